@@ -1,0 +1,1 @@
+"""Systolic Studio engine: pure Python, no Qt. Turns C loop nests into systolic-array designs."""

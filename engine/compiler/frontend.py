@@ -1,0 +1,349 @@
+"""C kernel file -> Kernel IR: preprocess, parse with pycparser, and read the `#pragma scop` region.
+
+Accepted inside the scop: `for` loops with unit step and affine bounds (either `for (int i = 0; ...)`
+or `for (i = 0; ...)`), `if` with affine conditions joined by `&&`, assignments to array elements
+(`=`, `+=`, `-=`, `*=`), scalar temporaries (inlined where used) and scalar accumulators (promoted
+to the array element they are stored into). Everything else is a KernelError with file:line:column.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pycparser
+from pycparser import c_ast
+
+from engine.compiler.accumulators import promote_accumulators
+from engine.compiler.c_expressions import (ExpressionBuilder, c_text, constant_value, location_of,
+                                           reject_unsupported, to_affine)
+from engine.compiler.ir import Affine, ArrayDecl, BinOp, Expr, Guard, Kernel, Loop, Ref, Statement, expr_refs
+from engine.compiler.preprocess import preprocess
+from engine.errors import KernelError, SourceLocation
+
+_TYPE_NAMES = {
+    "float": "float", "double": "double",
+    "int": "int32", "signed int": "int32", "int32_t": "int32", "long": "int64", "int64_t": "int64",
+    "unsigned int": "uint32", "unsigned": "uint32", "uint32_t": "uint32",
+    "short": "int16", "short int": "int16", "signed short": "int16", "int16_t": "int16",
+    "unsigned short": "uint16", "uint16_t": "uint16",
+    "char": "int8", "signed char": "int8", "int8_t": "int8", "unsigned char": "uint8", "uint8_t": "uint8",
+}
+_ACCEPTED_TYPES = "float, double, int, int16_t/short, int8_t/char (or their unsigned forms)"
+_PRAGMA_REDUCTION = re.compile(r"^\s*systolic\s+reduction\s*\(([^)]*)\)\s*$")
+
+
+def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None = None) -> Kernel:
+    """Read a kernel file. `defines` are -D overrides; `simd_info` is an AutoSA-style reduction file."""
+    pre = preprocess(path, defines)
+    try:
+        ast = pycparser.CParser().parse(pre.text, pre.path)
+    except pycparser.c_parser.ParseError as exc:
+        raise _parse_error(str(exc), pre.path) from None
+    declared = _declared_reductions(ast)
+    if simd_info is not None:
+        declared |= _reductions_from_simd_info(Path(simd_info))
+    scop, function, scop_loc = _find_scop(ast, pre.path)
+    declarations = _Declarations(ast, function)
+    builder = _ScopBuilder(declarations)
+    builder.block(promote_accumulators(scop, builder.scalar_names(scop)), (), (), ())
+    if not builder.statements:
+        raise KernelError("the scop region holds no statement: put the loop nest between "
+                          "#pragma scop and #pragma endscop", scop_loc)
+    arrays = {name: declarations.array(name) for name in builder.used_arrays}
+    used_sizes = {k: v for k, v in pre.sizes.items() if re.search(rf"\b{re.escape(k)}\b", pre.source)}
+    return Kernel(name=Path(path).stem, path=str(path), source=pre.source, sizes=used_sizes,
+                  arrays=arrays, statements=tuple(builder.statements), scop_location=scop_loc,
+                  declared_reduction_loops=frozenset(declared))
+
+
+def _parse_error(message: str, path: str) -> KernelError:
+    match = re.match(r"^(.*?):(\d+):(\d+): (.*)$", message)
+    if match:
+        file, line, col, reason = match.groups()
+        return KernelError(f"syntax error: {reason}", SourceLocation(file, int(line), int(col)))
+    match = re.match(r"^(.*?):(\d+): (.*)$", message)
+    if match:
+        file, line, reason = match.groups()
+        return KernelError(f"syntax error: {reason}", SourceLocation(file, int(line)))
+    return KernelError(f"syntax error: {message}", SourceLocation(path))
+
+
+def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
+    loops: set[str] = set()
+    for node in _walk(ast):
+        if isinstance(node, c_ast.Pragma):
+            match = _PRAGMA_REDUCTION.match(node.string)
+            if match:
+                loops |= {name.strip() for name in match.group(1).split(",") if name.strip()}
+    return loops
+
+
+def _reductions_from_simd_info(path: Path) -> set[str]:
+    """AutoSA's simd_info.json, `{"kernel3": {"reduction": ["k"]}}`: loop names declared reductions.
+
+    AutoSA lists "y"/"n" flags there; we take loop names, which say the same without depending on
+    the order in which a compiler happens to visit the loops.
+    """
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise KernelError(f"cannot read reduction file: {exc}", SourceLocation(str(path))) from None
+    loops: set[str] = set()
+    for entry in info.values() if isinstance(info, dict) else []:
+        for name in (entry or {}).get("reduction", []) if isinstance(entry, dict) else []:
+            if not isinstance(name, str) or not name.isidentifier() or name in ("y", "n"):
+                raise KernelError(f"reduction entries must be loop names, e.g. {{\"kernel\": "
+                                  f"{{\"reduction\": [\"k\"]}}}}; got {name!r}", SourceLocation(str(path)))
+            loops.add(name)
+    return loops
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def _find_scop(ast: c_ast.FileAST, path: str):
+    found = []
+    for func in ast.ext:
+        if not isinstance(func, c_ast.FuncDef):
+            continue
+        for node in _walk(func.body):
+            if isinstance(node, c_ast.Compound) and node.block_items:
+                items = node.block_items
+                starts = [k for k, item in enumerate(items)
+                          if isinstance(item, c_ast.Pragma) and item.string.strip() == "scop"]
+                for start in starts:
+                    end = next((k for k in range(start + 1, len(items))
+                                if isinstance(items[k], c_ast.Pragma)
+                                and items[k].string.strip() == "endscop"), None)
+                    if end is None:
+                        raise KernelError("#pragma scop without a matching #pragma endscop in the same "
+                                          "block", location_of(items[start]))
+                    found.append((items[start + 1:end], func, location_of(items[start])))
+    if not found:
+        raise KernelError("no #pragma scop region: mark the loop nest to map with '#pragma scop' "
+                          "before it and '#pragma endscop' after it", SourceLocation(path))
+    if len(found) > 1:
+        raise KernelError("more than one #pragma scop region: keep one per kernel file", found[1][2])
+    items, func, loc = found[0]
+    items = [item for item in items if not isinstance(item, c_ast.Pragma)]
+    if not items:
+        raise KernelError("the scop region is empty: put the loop nest between #pragma scop and "
+                          "#pragma endscop", loc)
+    return items, func, loc
+
+
+class _Declarations:
+    """Typedefs, arrays and scalars visible at the scop: globals, the function's parameters and locals."""
+
+    def __init__(self, ast: c_ast.FileAST, function: c_ast.FuncDef):
+        self.typedefs: dict[str, c_ast.Node] = {}
+        self.decls: dict[str, c_ast.Decl] = {}
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.Typedef):
+                self.typedefs[ext.name] = ext.type
+            elif isinstance(ext, c_ast.Decl) and ext.name and not isinstance(ext.type, c_ast.FuncDecl):
+                self.decls[ext.name] = ext
+        params = function.decl.type.args.params if function.decl.type.args else []
+        for param in params:
+            if isinstance(param, c_ast.Decl) and param.name:
+                self.decls[param.name] = param
+        for node in _walk(function.body):
+            if isinstance(node, c_ast.Decl) and node.name and node.name not in self.decls:
+                self.decls[node.name] = node
+
+    def rank(self, ident: c_ast.ID) -> int:
+        decl = self.decls.get(ident.name)
+        if decl is None:
+            raise KernelError(f"'{ident.name}' is not declared: declare the array with constant sizes "
+                              f"(e.g. float {ident.name}[N][N];) or define the size", location_of(ident))
+        node, rank = decl.type, 0
+        while isinstance(node, c_ast.ArrayDecl):
+            rank += 1
+            node = node.type
+        if isinstance(node, c_ast.PtrDecl):
+            raise KernelError(f"'{ident.name}' is a pointer: declare it as an array with constant sizes "
+                              f"(e.g. float {ident.name}[N][N])", location_of(ident))
+        return rank
+
+    def array(self, name: str) -> ArrayDecl:
+        decl = self.decls[name]
+        node, shape = decl.type, []
+        while isinstance(node, c_ast.ArrayDecl):
+            if node.dim is None:
+                raise KernelError(f"array '{name}' needs a constant size in every dimension",
+                                  location_of(decl))
+            shape.append(constant_value(node.dim))
+            node = node.type
+        return ArrayDecl(name, self._dtype(node, decl), tuple(shape), location_of(decl))
+
+    def _dtype(self, node: c_ast.Node, decl: c_ast.Decl) -> str:
+        while isinstance(node, c_ast.TypeDecl):
+            node = node.type
+        if isinstance(node, c_ast.IdentifierType):
+            names = " ".join(node.names)
+            if names in _TYPE_NAMES:
+                return _TYPE_NAMES[names]
+            if len(node.names) == 1 and names in self.typedefs:
+                return self._dtype(self.typedefs[names], decl)
+        raise KernelError(f"'{decl.name}' has element type '{c_text(node) if node else '?'}', which is "
+                          f"not supported: use {_ACCEPTED_TYPES}", location_of(decl))
+
+
+class _ScopBuilder:
+    """Walks the scop's statements, keeping the loop stack, guards and textual positions."""
+
+    def __init__(self, declarations: _Declarations):
+        self.declarations = declarations
+        self.statements: list[Statement] = []
+        self.used_arrays: dict[str, None] = {}
+        self.loop_uid = 0
+        self.assigned_scalars: set[str] = set()
+
+    def scalar_names(self, items) -> set[str]:
+        names = {n.name for item in items for n in _walk(item) if isinstance(n, c_ast.Decl) and n.name}
+        names |= {name for name, decl in self.declarations.decls.items()
+                  if isinstance(decl.type, c_ast.TypeDecl)}
+        return names
+
+    # -- blocks and loops -------------------------------------------------------------------------
+    # `prefix` holds the textual position at each enclosing loop depth; `counter` numbers the
+    # siblings at the current depth and is shared by the bodies of `if`s and bare `{}` blocks.
+    def block(self, items, loops: tuple[Loop, ...], guards: tuple[Guard, ...], prefix: tuple[int, ...],
+              temporaries: dict[str, Expr] | None = None, counter: list[int] | None = None) -> None:
+        temporaries = dict(temporaries or {}) if counter is None else temporaries
+        counter = [0] if counter is None else counter
+        for item in items:
+            if isinstance(item, c_ast.Decl) and not isinstance(item.type, (c_ast.ArrayDecl, c_ast.FuncDecl)):
+                if item.init is not None:
+                    self.temporary(item.name, item.init, loops, temporaries, item)
+                continue
+            if isinstance(item, c_ast.Assignment) and isinstance(item.lvalue, c_ast.ID):
+                self.temporary(item.lvalue.name, item, loops, temporaries, item)
+            elif isinstance(item, c_ast.For):
+                self.for_loop(item, loops, guards, prefix + (counter[0],), temporaries)
+                counter[0] += 1
+            elif isinstance(item, c_ast.Compound):
+                self.block(item.block_items or [], loops, guards, prefix, temporaries, counter)
+            elif isinstance(item, c_ast.If):
+                if item.iffalse is not None:
+                    raise KernelError("'else' is not supported in the scop: write a second 'if' with "
+                                      "the opposite condition", location_of(item.iffalse))
+                new_guards = guards + tuple(self.conditions(item.cond, {l.name for l in loops}))
+                body = item.iftrue.block_items if isinstance(item.iftrue, c_ast.Compound) else [item.iftrue]
+                self.block(body or [], loops, new_guards, prefix, dict(temporaries), counter)
+            elif isinstance(item, c_ast.Assignment):
+                self.assignment(item, loops, guards, prefix + (counter[0],), temporaries)
+                counter[0] += 1
+            elif not isinstance(item, c_ast.EmptyStatement):
+                raise reject_unsupported(item, "the scop")
+
+    def for_loop(self, node: c_ast.For, loops, guards, prefix, temporaries) -> None:
+        outer = {loop.name for loop in loops}
+        name, lower = self.loop_init(node)
+        if name in outer:
+            raise KernelError(f"loop variable '{name}' is already used by an enclosing loop", location_of(node))
+        upper = self.loop_upper(node, name, outer)
+        self.loop_step(node, name)
+        self.loop_uid += 1
+        loop = Loop(name, to_affine(lower, outer, "loop lower bound"), upper, self.loop_uid, location_of(node))
+        body = node.stmt.block_items if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        self.block(body or [], loops + (loop,), guards, prefix, temporaries)
+
+    def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
+        init = node.init
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+            return init.decls[0].name, init.decls[0].init
+        if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            return init.lvalue.name, init.rvalue
+        raise KernelError("loop must start with 'int i = <affine>' or 'i = <affine>'", location_of(node))
+
+    def loop_upper(self, node: c_ast.For, name: str, outer: set[str]) -> Affine:
+        cond = node.cond
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">="):
+            left_is_var = isinstance(cond.left, c_ast.ID) and cond.left.name == name
+            right_is_var = isinstance(cond.right, c_ast.ID) and cond.right.name == name
+            if left_is_var and cond.op in ("<", "<="):
+                bound, inclusive = cond.right, cond.op == "<="
+            elif right_is_var and cond.op in (">", ">="):
+                bound, inclusive = cond.left, cond.op == ">="
+            else:
+                bound = None
+            if bound is not None:
+                upper = to_affine(bound, outer, "loop upper bound")
+                return upper + Affine.of({}, 1) if inclusive else upper
+        raise KernelError(f"loop condition must be '{name} < <affine>' or '{name} <= <affine>'",
+                          location_of(cond or node))
+
+    def loop_step(self, node: c_ast.For, name: str) -> None:
+        step = node.next
+        ok = (isinstance(step, c_ast.UnaryOp) and step.op in ("p++", "++")
+              and isinstance(step.expr, c_ast.ID) and step.expr.name == name)
+        if isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == name:
+            rhs = c_text(step.rvalue).replace(" ", "")
+            ok = (step.op == "+=" and rhs == "1") or (step.op == "=" and rhs in (f"{name}+1", f"1+{name}"))
+        if not ok:
+            raise KernelError(f"loop step must be {name}++ (unit stride)", location_of(step or node))
+
+    def conditions(self, cond: c_ast.Node, iterators: set[str]) -> list[Guard]:
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+            return self.conditions(cond.left, iterators) + self.conditions(cond.right, iterators)
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "=="):
+            left = to_affine(cond.left, iterators, "condition")
+            right = to_affine(cond.right, iterators, "condition")
+            one = Affine.of({}, 1)
+            return [{"<": Guard(right - left - one), "<=": Guard(right - left),
+                     ">": Guard(left - right - one), ">=": Guard(left - right),
+                     "==": Guard(left - right, equality=True)}[cond.op]]
+        raise KernelError(f"condition '{c_text(cond)}' is not supported: use affine comparisons "
+                          f"joined by &&", location_of(cond))
+
+    # -- statements -------------------------------------------------------------------------------
+    def expressions(self, loops, temporaries) -> ExpressionBuilder:
+        return ExpressionBuilder({l.name for l in loops}, temporaries, self.resolve_array)
+
+    def resolve_array(self, ident: c_ast.ID) -> tuple[str, int]:
+        if ident.name in self.assigned_scalars:
+            raise KernelError(f"scalar '{ident.name}' is read where its value is not known (it is "
+                              f"assigned in another block, or an array it reads was written since): "
+                              f"compute it in the same block before its use", location_of(ident))
+        rank = self.declarations.rank(ident)
+        self.used_arrays[ident.name] = None
+        return ident.name, rank
+
+    def temporary(self, name: str, node, loops, temporaries: dict[str, Expr], where) -> None:
+        value_node = node.rvalue if isinstance(node, c_ast.Assignment) else node
+        op = node.op if isinstance(node, c_ast.Assignment) else "="
+        if op != "=" or name in {n.name for n in _walk(value_node) if isinstance(n, c_ast.ID)}:
+            raise KernelError(f"scalar '{name}' carries a value from one iteration to the next: "
+                              f"accumulate into an array element instead (e.g. C[i][j] += ...)",
+                              location_of(where))
+        if name in {loop.name for loop in loops}:
+            raise KernelError(f"loop variable '{name}' is assigned inside its loop", location_of(where))
+        temporaries[name] = self.expressions(loops, temporaries).expr(value_node)
+        self.assigned_scalars.add(name)
+
+    def assignment(self, node: c_ast.Assignment, loops, guards, position, temporaries) -> None:
+        if node.op not in ("=", "+=", "-=", "*="):
+            raise KernelError(f"assignment '{node.op}' is not supported: use =, +=, -= or *=",
+                              location_of(node))
+        if not isinstance(node.lvalue, c_ast.ArrayRef):
+            raise reject_unsupported(node.lvalue, "an assignment target")
+        builder = self.expressions(loops, temporaries)
+        target = builder.access(node.lvalue)
+        value = builder.expr(node.rvalue)
+        if node.op != "=":
+            value = BinOp(node.op[0], Ref(target), value)
+        for name, expr in list(temporaries.items()):  # a later store may change a temporary's operands
+            if any(ref.array == target.array for ref in _refs(expr)):
+                del temporaries[name]
+        self.statements.append(Statement(
+            name=f"S{len(self.statements)}", loops=loops, guards=guards, target=target, expr=value,
+            position=position, location=location_of(node), text=c_text(node) + ";"))
+
+
+def _refs(expr: Expr):
+    return list(expr_refs(expr))

@@ -1,0 +1,84 @@
+"""Small free functions over islpy, addressing dimensions by position; one isl context for the engine."""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+import islpy as isl
+
+from engine.compiler.ir import Affine, Guard
+
+CTX = isl.DEFAULT_CONTEXT
+
+
+def affine_text(expr: Affine) -> str:
+    return str(expr)
+
+
+def domain_set(statement: str, iterators: Iterable[str], bounds: Iterable[tuple[Affine, Affine]],
+               guards: Iterable[Guard]) -> isl.Set:
+    """{ S[i, j] : lower_i <= i < upper_i and ... and guards }"""
+    names = list(iterators)
+    constraints = [f"{lo} <= {name} < {hi}" for name, (lo, hi) in zip(names, bounds)]
+    constraints += [f"{g.expr} = 0" if g.equality else f"{g.expr} >= 0" for g in guards]
+    body = " and ".join(constraints) if constraints else "true"
+    return isl.Set(f"{{ {statement}[{', '.join(names)}] : {body} }}", context=CTX)
+
+
+def access_map(statement: str, iterators: Iterable[str], array: str, index: Iterable[Affine],
+               domain: isl.Set) -> isl.Map:
+    text = f"{{ {statement}[{', '.join(iterators)}] -> {array}[{', '.join(str(i) for i in index)}] }}"
+    return isl.Map(text, context=CTX).intersect_domain(domain)
+
+
+def basic_maps(relation: isl.UnionMap | isl.Map) -> Iterator[isl.BasicMap]:
+    maps = maps_of(relation) if isinstance(relation, isl.UnionMap) else [relation]
+    for m in maps:
+        yield from m.get_basic_maps()
+
+
+def maps_of(relation: isl.UnionMap) -> list[isl.Map]:
+    listed = relation.get_map_list()
+    return [listed.get_at(k) for k in range(listed.n_map())]
+
+
+def distance_range(bmap: isl.BasicMap | isl.Map) -> list[tuple[int, int]]:
+    """(min, max) of each component of the distance vectors of a map between equal-sized spaces."""
+    deltas = isl.Map.from_basic_map(bmap).deltas() if isinstance(bmap, isl.BasicMap) else bmap.deltas()
+    return [(deltas.dim_min_val(d).to_python(), deltas.dim_max_val(d).to_python())
+            for d in range(deltas.dim(isl.dim_type.set))]
+
+
+def fixed_distance(bmap: isl.BasicMap) -> tuple[int, ...] | None:
+    """The constant distance vector of a uniform dependence piece, or None if it varies."""
+    ranges = distance_range(bmap)
+    if all(lo == hi for lo, hi in ranges):
+        return tuple(lo for lo, _ in ranges)
+    return None
+
+
+def compute_dependences(sinks: isl.UnionMap, schedule: isl.UnionMap, *, must: isl.UnionMap | None = None,
+                        may: isl.UnionMap | None = None, kill: isl.UnionMap | None = None) -> isl.UnionMap:
+    """isl dataflow analysis: for each sink access, its last source(s) before it in `schedule`."""
+    info = isl.UnionAccessInfo.from_sink(sinks)
+    if must is not None:
+        info = info.set_must_source(must)
+    if may is not None:
+        info = info.set_may_source(may)
+    if kill is not None:
+        info = info.set_kill(kill)
+    flow = info.set_schedule_map(schedule).compute_flow()
+    return flow.get_may_dependence() if may is not None else flow.get_must_dependence()
+
+
+def tuple_name(space_holder) -> str:
+    return space_holder.get_tuple_name(isl.dim_type.in_) if isinstance(space_holder, (isl.Map, isl.BasicMap)) \
+        else space_holder.get_tuple_name()
+
+
+def readable_relation(relation: isl.BasicMap | isl.Map) -> str:
+    """`{ S0[i, j] -> S0[i' = i + j, j' = 0] : ... }` -> `S0[i, j] -> S0[i + j, 0]`."""
+    text = str(relation).strip()
+    text = text.strip("{} ")
+    text = text.split(" : ", 1)[0]
+    return re.sub(r"\b\w+'* = ", "", text).strip()

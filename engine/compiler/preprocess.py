@@ -1,0 +1,115 @@
+"""C preprocessing: a kernel file (+ `#include "x.h"` beside it, + `-D NAME=VALUE`) -> plain C text.
+
+Uses pcpp, a C99 preprocessor in pure Python, so no compiler needs to be installed. The output keeps
+`#line` markers, so the parser's coordinates point into the user's files. `-D` values win over the
+file's own `#define`s (the file's definition of an overridden name is skipped), which is how users
+resize a kernel without editing it. System headers (`#include <...>`) are skipped; the few typedefs
+kernels take from them are supplied by a prelude.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pcpp
+
+from engine.errors import KernelError, SourceLocation
+
+# Types a kernel file may take from <stdint.h>, <stdio.h>, <stdlib.h> without us parsing those headers.
+PRELUDE = """\
+typedef signed char int8_t; typedef unsigned char uint8_t;
+typedef short int16_t; typedef unsigned short uint16_t;
+typedef int int32_t; typedef unsigned int uint32_t;
+typedef long int64_t; typedef unsigned long uint64_t;
+typedef unsigned long size_t; typedef struct __file FILE;
+"""
+
+
+@dataclass(frozen=True)
+class PreprocessedSource:
+    path: str
+    text: str  # preprocessed C, prelude included, with #line markers
+    source: str  # the kernel file as written
+    sizes: dict[str, int]  # integer-valued object-like macros, after -D overrides
+
+
+def parse_defines(pairs: list[str] | tuple[str, ...] | dict[str, int] | None) -> dict[str, str]:
+    """`["N=64", "T=float"]` or `{"N": 64}` -> {"N": "64", ...}; a bare `NAME` means NAME=1."""
+    if not pairs:
+        return {}
+    if isinstance(pairs, dict):
+        return {str(k): str(v) for k, v in pairs.items()}
+    defines: dict[str, str] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        name = name.strip()
+        if not name.isidentifier():
+            raise KernelError(f"bad -D option '{pair}': expected NAME=VALUE with NAME a C identifier")
+        defines[name] = value.strip() or "1"
+    return defines
+
+
+class _Preprocessor(pcpp.Preprocessor):
+    def __init__(self, overrides: dict[str, str]):
+        super().__init__()
+        self.line_directive = "#line"
+        self.overrides = overrides
+        self.errors: list[tuple[str, int, str]] = []
+        for name, value in overrides.items():
+            self.define(f"{name} {value}")
+
+    def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+        if is_system_include:
+            raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
+        line = self.lastdirective.lineno if self.lastdirective else None
+        self.errors.append((self.lastdirective.source if self.lastdirective else "", line,
+                            f'cannot find included file "{includepath}" next to the kernel'))
+        raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
+
+    def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+        if directive.value == "define" and toks and toks[0].value in self.overrides:
+            raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
+        return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+    def on_error(self, file, line, msg):
+        self.errors.append((file, line, msg))
+
+
+def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
+    path = Path(path)
+    if not path.is_file():
+        raise KernelError(f"no such kernel file (expected a C file with a #pragma scop region)",
+                          SourceLocation(str(path)))
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KernelError(f"cannot read the kernel file: {exc}", SourceLocation(str(path))) from None
+    overrides = parse_defines(defines)
+    pp = _Preprocessor(overrides)
+    pp.add_path(str(path.parent))
+    pp.parse(source, str(path))
+    out = io.StringIO()
+    pp.write(out)
+    if pp.errors:
+        file, line, msg = pp.errors[0]
+        raise KernelError(f"preprocessor: {msg}", SourceLocation(file or str(path), line))
+    text = f'#line 1 "<prelude>"\n{PRELUDE}#line 1 "{path}"\n{out.getvalue()}'
+    return PreprocessedSource(str(path), text, source, _integer_macros(pp))
+
+
+def _integer_macros(pp: _Preprocessor) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for name, macro in pp.macros.items():
+        if name.startswith("__") or macro.arglist is not None:
+            continue
+        tokens = pp.expand_macros(pp.tokenize(name))
+        if any(tok.type == "CPP_ID" for tok in tokens):
+            continue  # a type or an undefined name: pcpp would evaluate it as 0
+        try:
+            value, _ = pp.evalexpr(tokens)
+        except Exception:  # not an integer constant expression (a type name, a string): not a size
+            continue
+        if isinstance(value, int):
+            sizes[name] = value
+    return sizes
