@@ -9,6 +9,8 @@ kernels take from them are supplied by a prelude.
 from __future__ import annotations
 
 import io
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +90,9 @@ def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
     overrides = parse_defines(defines)
     pp = _Preprocessor(overrides)
     pp.add_path(str(path.parent))
+    # Name files in messages the way the user named the kernel, not relative to the cwd.
+    folder = str(path.parent).replace("\\", "/")
+    pp.rewrite_paths = [(re.escape(str(path.parent.resolve()) + os.sep) + "(.*)", folder + "/\\1")]
     pp.parse(source, str(path))
     out = io.StringIO()
     pp.write(out)

@@ -1,0 +1,21 @@
+"""Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file."""
+from __future__ import annotations
+
+import argparse
+
+from engine.resources import preset_defines
+
+
+def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kernel", help="C file with a #pragma scop region")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a #define in the kernel (repeatable), e.g. -D I=64")
+    parser.add_argument("--preset", metavar="NAME",
+                        help="a named size preset of a bundled kernel (resources/kernels/presets.json)")
+    parser.add_argument("--simd-info", metavar="JSON",
+                        help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
+
+
+def kernel_defines(args: argparse.Namespace) -> list[str]:
+    """Preset sizes first, so that explicit -D options win over them."""
+    return (preset_defines(args.kernel, args.preset) if args.preset else []) + list(args.defines)

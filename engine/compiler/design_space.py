@@ -1,0 +1,62 @@
+"""Kernel file -> DesignSpace: every legal systolic array (dataflow x permutation class) with its
+tuning parameters. This is the front end's pipeline, one pass per module:
+
+  parse_kernel -> build_model -> analyze_dependences -> find_band -> check_uniform /
+  check_space_loops -> enumerate_dataflows x permutation_classes -> PE choices and parameters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.compiler.band import Band, find_band
+from engine.compiler.dependences import Dependences, analyze_dependences
+from engine.compiler.design import Design
+from engine.compiler.frontend import parse_kernel
+from engine.compiler.ir import Kernel
+from engine.compiler.legality import check_space_loops, check_uniform
+from engine.compiler.permutation import permutation_classes
+from engine.compiler.polyhedral import PolyhedralModel, build_model
+from engine.compiler.space_time import enumerate_dataflows
+from engine.compiler.tuning import choose_simd, parallel_loops, simd_candidates, tuning_parameters
+from engine.errors import DesignError
+
+
+@dataclass(frozen=True)
+class DesignSpace:
+    kernel: Kernel
+    model: PolyhedralModel
+    dependences: Dependences
+    band: Band
+    designs: tuple[Design, ...]
+
+    def design(self, key: str) -> Design:
+        """A design by id or by name."""
+        for design in self.designs:
+            if key in (design.id, design.name):
+                return design
+        known = ", ".join(d.id for d in self.designs)
+        raise DesignError(f"no design '{key}' for {self.kernel.name}; known ids: {known}")
+
+
+def explore_designs(kernel: Kernel) -> DesignSpace:
+    model = build_model(kernel)
+    deps = analyze_dependences(model)
+    band = find_band(model, deps)
+    check_uniform(kernel, band, deps)
+    check_space_loops(kernel, band, deps)
+    classes = permutation_classes(model, band)
+    parallel = parallel_loops(band, deps)
+    designs = []
+    for dataflow in enumerate_dataflows(model, band, deps):
+        simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), band)
+        hiding = tuple(l for l in parallel if l != (simd.loop if simd else None)
+                       and band.extents[band.index(l)] > 1)
+        params = tuning_parameters(kernel, band, list(hiding), simd)
+        for perm in classes:
+            designs.append(Design(kernel.name, band.loops, band.extents, dataflow, perm, hiding, simd, params))
+    return DesignSpace(kernel, model, deps, band, tuple(designs))
+
+
+def compile_kernel(path: str | Path, *, defines=None, simd_info=None) -> DesignSpace:
+    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info))

@@ -1,0 +1,139 @@
+"""Band + dependences + dataflow -> PE optimisation choices and the design's tuning parameters.
+
+- array partitioning: every band loop l is tiled by `l_t1` in 1..N_l (any integer; a non-divisor pads
+  the problem with zeros, Odyssey sec. 2.3);
+- latency hiding: parallel loops (no flow/anti/output/reduction dependence carried) are strip-mined
+  again by `l_t2`, a divisor of `l_t1`, and the point loops move innermost (AutoSA sec. 5.3);
+- SIMD: one time loop that is parallel or a reduction loop and along which every reference of the
+  compute statements is stride-0 or stride-1, after moving one array dimension last where needed
+  (AutoSA sec. 5.4). Its factor `l_t2` divides `l_t1`, is a power of two and at most 8 by default.
+  When several loops qualify we take a reduction loop first (an adder tree in the PE, as AutoSA and
+  Odyssey do for MM and CNN), then the loop that allows the widest SIMD, then the one needing fewest
+  layout changes, then the innermost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.compiler.band import Band
+from engine.compiler.dependences import Dependences
+from engine.compiler.ir import Kernel
+
+MAX_SIMD = 8
+AXI_BITS = 512
+DTYPE_BITS = {"float": 32, "double": 64, "int64": 64, "int32": 32, "uint32": 32, "int16": 16, "uint16": 16,
+              "int8": 8, "uint8": 8}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    kind: str  # "divides" (this parameter divides `other`), "power_of_two"
+    other: str | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "of": self.other} if self.other else {"kind": self.kind}
+
+    def __str__(self) -> str:
+        return f"divides {self.other}" if self.kind == "divides" else self.kind.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class TuningParameter:
+    name: str
+    role: str  # array_partition, latency_hiding, simd, data_packing
+    lower: int
+    upper: int
+    loop: str | None = None
+    array: str | None = None
+    constraints: tuple[Constraint, ...] = ()
+    tunable: bool = True  # data-packing factors are inferred unless the user gives them
+
+    def to_json(self) -> dict:
+        data = {"name": self.name, "role": self.role, "bounds": [self.lower, self.upper],
+                "constraints": [c.to_json() for c in self.constraints], "tunable": self.tunable}
+        data.update({k: v for k, v in (("loop", self.loop), ("array", self.array)) if v})
+        return data
+
+
+@dataclass(frozen=True)
+class SimdChoice:
+    loop: str
+    is_reduction: bool
+    layout: dict[str, tuple[int, ...]] = field(default_factory=dict)  # array -> new dimension order
+
+
+def parallel_loops(band: Band, deps: Dependences) -> list[str]:
+    carried = deps.validity + deps.reduction
+    return [loop for loop in band.loops
+            if all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in carried)]
+
+
+def reduction_loops(band: Band, deps: Dependences) -> list[str]:
+    parallel = set(parallel_loops(band, deps))
+    return [loop for loop in band.loops if loop not in parallel
+            and all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in deps.validity)]
+
+
+def simd_candidates(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> list[SimdChoice]:
+    parallel, reductions = set(parallel_loops(band, deps)), set(reduction_loops(band, deps))
+    choices = []
+    for loop in band.loops:
+        if loop in space or band.extents[band.index(loop)] < 2 or loop not in parallel | reductions:
+            continue
+        layout = _stride_one_layout(kernel, band, loop)
+        if layout is not None:
+            choices.append(SimdChoice(loop, loop in reductions, layout))
+    return choices
+
+
+def choose_simd(choices: list[SimdChoice], band: Band) -> SimdChoice | None:
+    def key(choice: SimdChoice):
+        width = min(MAX_SIMD, _power_of_two_floor(band.extents[band.index(choice.loop)]))
+        return (not choice.is_reduction, -width, len(choice.layout), -band.index(choice.loop))
+    return min(choices, key=key) if choices else None
+
+
+def _stride_one_layout(kernel: Kernel, band: Band, loop: str) -> dict[str, tuple[int, ...]] | None:
+    """The dimension orders that make every compute reference stride-0/1 along `loop`, or None."""
+    layout: dict[str, tuple[int, ...]] = {}
+    for stmt in (kernel.statement(name) for name in band.full_statements):
+        if loop not in stmt.iterators:
+            return None
+        for access in (stmt.target, *stmt.reads()):
+            dims = [(d, index.coeff(loop)) for d, index in enumerate(access.index) if index.coeff(loop)]
+            if not dims:
+                continue
+            if len(dims) > 1 or dims[0][1] != 1:
+                return None
+            moved = dims[0][0]
+            rank = len(access.index)
+            order = tuple(d for d in range(rank) if d != moved) + (moved,)
+            if moved == rank - 1:
+                order = tuple(range(rank))
+            if layout.get(access.array, order) != order:
+                return None
+            layout[access.array] = order
+    return {array: order for array, order in layout.items() if order != tuple(range(len(order)))}
+
+
+def _power_of_two_floor(n: int) -> int:
+    return 1 << (max(n, 1).bit_length() - 1)
+
+
+def tuning_parameters(kernel: Kernel, band: Band, latency_hiding: list[str],
+                      simd: SimdChoice | None) -> tuple[TuningParameter, ...]:
+    params = [TuningParameter(f"{loop}_t1", "array_partition", 1, extent, loop=loop)
+              for loop, extent in zip(band.loops, band.extents)]
+    for loop in latency_hiding:
+        params.append(TuningParameter(f"{loop}_t2", "latency_hiding", 1, band.extents[band.index(loop)],
+                                      loop=loop, constraints=(Constraint("divides", f"{loop}_t1"),)))
+    if simd is not None:
+        upper = min(MAX_SIMD, band.extents[band.index(simd.loop)])
+        params.append(TuningParameter(f"{simd.loop}_t2", "simd", 1, upper, loop=simd.loop,
+                                      constraints=(Constraint("divides", f"{simd.loop}_t1"),
+                                                   Constraint("power_of_two"))))
+    for name, decl in kernel.arrays.items():
+        bits = DTYPE_BITS[decl.dtype]
+        params.append(TuningParameter(f"{name}_pack", "data_packing", 1, AXI_BITS // bits, array=name,
+                                      constraints=(Constraint("power_of_two"),), tunable=False))
+    return tuple(params)
