@@ -1,0 +1,1 @@
+"""Qt widgets; each binds to a model from app.models."""
