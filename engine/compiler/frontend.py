@@ -19,6 +19,7 @@ from engine.compiler.c_expressions import (ExpressionBuilder, c_text, constant_v
                                            reject_unsupported, to_affine)
 from engine.compiler.ir import Affine, ArrayDecl, BinOp, Expr, Guard, Kernel, Loop, Ref, Statement, expr_refs
 from engine.compiler.preprocess import preprocess
+from engine.compiler.syntax_errors import syntax_error
 from engine.errors import KernelError, SourceLocation
 
 _TYPE_NAMES = {
@@ -36,10 +37,11 @@ _PRAGMA_REDUCTION = re.compile(r"^\s*systolic\s+reduction\s*\(([^)]*)\)\s*$")
 def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None = None) -> Kernel:
     """Read a kernel file. `defines` are -D overrides; `simd_info` is an AutoSA-style reduction file."""
     pre = preprocess(path, defines)
+    parser = pycparser.CParser()
     try:
-        ast = pycparser.CParser().parse(pre.text, pre.path)
+        ast = parser.parse(pre.text, pre.path)
     except pycparser.c_parser.ParseError as exc:
-        raise _parse_error(str(exc), pre.path) from None
+        raise syntax_error(exc, parser, pre.path) from None
     declared = _declared_reductions(ast)
     if simd_info is not None:
         declared |= _reductions_from_simd_info(Path(simd_info))
@@ -55,18 +57,6 @@ def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None
     return Kernel(name=Path(path).stem, path=str(path), source=pre.source, sizes=used_sizes,
                   arrays=arrays, statements=tuple(builder.statements), scop_location=scop_loc,
                   declared_reduction_loops=frozenset(declared))
-
-
-def _parse_error(message: str, path: str) -> KernelError:
-    match = re.match(r"^(.*?):(\d+):(\d+): (.*)$", message)
-    if match:
-        file, line, col, reason = match.groups()
-        return KernelError(f"syntax error: {reason}", SourceLocation(file, int(line), int(col)))
-    match = re.match(r"^(.*?):(\d+): (.*)$", message)
-    if match:
-        file, line, reason = match.groups()
-        return KernelError(f"syntax error: {reason}", SourceLocation(file, int(line)))
-    return KernelError(f"syntax error: {message}", SourceLocation(path))
 
 
 def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
@@ -231,7 +221,7 @@ class _ScopBuilder:
             elif isinstance(item, c_ast.If):
                 if item.iffalse is not None:
                     raise KernelError("'else' is not supported in the scop: write a second 'if' with "
-                                      "the opposite condition", location_of(item.iffalse))
+                                      "the opposite condition", _else_keyword(item))
                 new_guards = guards + tuple(self.conditions(item.cond, {l.name for l in loops}))
                 body = item.iftrue.block_items if isinstance(item.iftrue, c_ast.Compound) else [item.iftrue]
                 self.block(body or [], loops, new_guards, prefix, dict(temporaries), counter)
@@ -273,6 +263,9 @@ class _ScopBuilder:
             else:
                 bound = None
             if bound is not None:
+                if name in {n.name for n in _walk(bound) if isinstance(n, c_ast.ID)}:
+                    raise KernelError(f"the bound of loop '{name}' uses '{name}' itself: bounds may use "
+                                      f"only enclosing loop iterators and sizes", location_of(bound))
                 upper = to_affine(bound, outer, "loop upper bound")
                 return upper + Affine.of({}, 1) if inclusive else upper
         raise KernelError(f"loop condition must be '{name} < <affine>' or '{name} <= <affine>'",
@@ -343,6 +336,21 @@ class _ScopBuilder:
         self.statements.append(Statement(
             name=f"S{len(self.statements)}", loops=loops, guards=guards, target=target, expr=value,
             position=position, location=location_of(node), text=c_text(node) + ";"))
+
+
+def _else_keyword(node: c_ast.If) -> SourceLocation:
+    """Where the `else` keyword is: pycparser only places the branch after it."""
+    branch = location_of(node.iffalse)
+    try:
+        lines = Path(branch.file).read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return branch
+    for line in range(branch.line, max(branch.line - 50, 0), -1):
+        text = lines[line - 1][:branch.column - 1] if line == branch.line else lines[line - 1]
+        found = [m.start() for m in re.finditer(r"\belse\b", text)]
+        if found:
+            return SourceLocation(branch.file, line, found[-1] + 1)
+    return branch
 
 
 def _refs(expr: Expr):

@@ -91,8 +91,8 @@ def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
     pp = _Preprocessor(overrides)
     pp.add_path(str(path.parent))
     # Name files in messages the way the user named the kernel, not relative to the cwd.
-    folder = str(path.parent).replace("\\", "/")
-    pp.rewrite_paths = [(re.escape(str(path.parent.resolve()) + os.sep) + "(.*)", folder + "/\\1")]
+    folder = "" if str(path.parent) == "." else str(path.parent).replace("\\", "/") + "/"
+    pp.rewrite_paths = [(re.escape(str(path.parent.resolve()) + os.sep) + "(.*)", folder + "\\1")]
     pp.parse(source, str(path))
     out = io.StringIO()
     pp.write(out)
