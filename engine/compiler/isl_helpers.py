@@ -11,10 +11,6 @@ from engine.compiler.ir import Affine, Guard
 CTX = isl.DEFAULT_CONTEXT
 
 
-def affine_text(expr: Affine) -> str:
-    return str(expr)
-
-
 def domain_set(statement: str, iterators: Iterable[str], bounds: Iterable[tuple[Affine, Affine]],
                guards: Iterable[Guard]) -> isl.Set:
     """{ S[i, j] : lower_i <= i < upper_i and ... and guards }"""
@@ -69,11 +65,6 @@ def compute_dependences(sinks: isl.UnionMap, schedule: isl.UnionMap, *, must: is
         info = info.set_kill(kill)
     flow = info.set_schedule_map(schedule).compute_flow()
     return flow.get_may_dependence() if may is not None else flow.get_must_dependence()
-
-
-def tuple_name(space_holder) -> str:
-    return space_holder.get_tuple_name(isl.dim_type.in_) if isinstance(space_holder, (isl.Map, isl.BasicMap)) \
-        else space_holder.get_tuple_name()
 
 
 def readable_relation(relation: isl.BasicMap | isl.Map) -> str:

@@ -6,6 +6,8 @@ permutable (band.py guarantees it or fails); (2) every dependence is uniform, pi
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.compiler.band import Band
 from engine.compiler.dependences import Dependences
 from engine.compiler.ir import Kernel
@@ -35,5 +37,4 @@ def check_space_loops(kernel: Kernel, band: Band, deps: Dependences) -> None:
 
 
 def _line_only(location):
-    from dataclasses import replace
     return replace(location, column=None)

@@ -81,7 +81,7 @@ class _Preprocessor(pcpp.Preprocessor):
 def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
     path = Path(path)
     if not path.is_file():
-        raise KernelError(f"no such kernel file (expected a C file with a #pragma scop region)",
+        raise KernelError("no such kernel file (expected a C file with a #pragma scop region)",
                           SourceLocation(str(path)))
     try:
         source = path.read_text()

@@ -10,22 +10,7 @@ import pytest
 
 from engine.cli.main import main
 
-HEADER = """\
-#define N 8
-float A[N][N], B[N][N], C[N][N];
-void kernel(void) {
-#pragma scop
-"""
-FOOTER = """\
-#pragma endscop
-}
-"""
-MM_LOOPS = """\
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++)
-      for (int k = 0; k < N; k++)
-"""
-VALID_MM = HEADER + MM_LOOPS + "        C[i][j] += A[i][k] * B[k][j];\n" + FOOTER
+from kernel_snippets import FOOTER, HEADER, MM_LOOPS, VALID_MM
 
 # name -> (kernel text, the line the error must name, a phrase of the reason)
 BAD_KERNELS = {

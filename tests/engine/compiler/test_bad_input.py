@@ -15,22 +15,7 @@ from engine.compiler.design_space import compile_kernel
 from engine.compiler.frontend import parse_kernel
 from engine.errors import EngineError, KernelError, LegalityError, SourceLocation
 
-HEADER = """\
-#define N 8
-float A[N][N], B[N][N], C[N][N];
-void kernel(void) {
-#pragma scop
-"""
-FOOTER = """\
-#pragma endscop
-}
-"""
-MM_LOOPS = """\
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++)
-      for (int k = 0; k < N; k++)
-"""
-VALID_MM = HEADER + MM_LOOPS + "        C[i][j] += A[i][k] * B[k][j];\n" + FOOTER
+from kernel_snippets import FOOTER, HEADER, MM_LOOPS, VALID_MM
 
 ANY = object()  # "any column": the parser gives no column for this construct
 
