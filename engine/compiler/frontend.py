@@ -42,9 +42,10 @@ def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None
         ast = parser.parse(pre.text, pre.path)
     except pycparser.c_parser.ParseError as exc:
         raise syntax_error(exc, parser, pre.path) from None
-    declared = _declared_reductions(ast)
+    declared, flags = _declared_reductions(ast), ()
     if simd_info is not None:
-        declared |= _reductions_from_simd_info(Path(simd_info))
+        named, flags = _reductions_from_simd_info(Path(simd_info))
+        declared |= named
     scop, function, scop_loc = _find_scop(ast, pre.path)
     declarations = _Declarations(ast, function)
     builder = _ScopBuilder(declarations)
@@ -56,7 +57,7 @@ def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None
     used_sizes = {k: v for k, v in pre.sizes.items() if re.search(rf"\b{re.escape(k)}\b", pre.source)}
     return Kernel(name=Path(path).stem, path=str(path), source=pre.source, sizes=used_sizes,
                   arrays=arrays, statements=tuple(builder.statements), scop_location=scop_loc,
-                  declared_reduction_loops=frozenset(declared))
+                  declared_reduction_loops=frozenset(declared), declared_reduction_flags=flags)
 
 
 def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
@@ -69,24 +70,29 @@ def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
     return loops
 
 
-def _reductions_from_simd_info(path: Path) -> set[str]:
-    """AutoSA's simd_info.json, `{"kernel3": {"reduction": ["k"]}}`: loop names declared reductions.
+def _reductions_from_simd_info(path: Path) -> tuple[set[str], tuple[bool, ...]]:
+    """AutoSA's simd_info.json, `{"kernel3": {"reduction": ["y"]}}` -> (loop names, y/n flags).
 
-    AutoSA lists "y"/"n" flags there; we take loop names, which say the same without depending on
-    the order in which a compiler happens to visit the loops.
+    AutoSA lists one "y"/"n" flag per candidate loop; the flags apply, in source order, to the loops
+    a statement's own target does not use (for MM: k). Loop names are accepted too and say the same
+    without depending on that order.
     """
     try:
         info = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise KernelError(f"cannot read reduction file: {exc}", SourceLocation(str(path))) from None
     loops: set[str] = set()
+    flags: list[bool] = []
     for entry in info.values() if isinstance(info, dict) else []:
-        for name in (entry or {}).get("reduction", []) if isinstance(entry, dict) else []:
-            if not isinstance(name, str) or not name.isidentifier() or name in ("y", "n"):
-                raise KernelError(f"reduction entries must be loop names, e.g. {{\"kernel\": "
-                                  f"{{\"reduction\": [\"k\"]}}}}; got {name!r}", SourceLocation(str(path)))
-            loops.add(name)
-    return loops
+        for item in (entry or {}).get("reduction", []) if isinstance(entry, dict) else []:
+            if item in ("y", "n"):
+                flags.append(item == "y")
+            elif isinstance(item, str) and item.isidentifier():
+                loops.add(item)
+            else:
+                raise KernelError(f'reduction entries are "y"/"n" flags or loop names, e.g. '
+                                  f'{{"kernel": {{"reduction": ["y"]}}}}; got {item!r}', SourceLocation(str(path)))
+    return loops, tuple(flags)
 
 
 def _walk(node: c_ast.Node):

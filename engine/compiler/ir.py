@@ -203,6 +203,7 @@ class Kernel:
     statements: tuple[Statement, ...]
     scop_location: SourceLocation
     declared_reduction_loops: frozenset[str] = field(default_factory=frozenset)
+    declared_reduction_flags: tuple[bool, ...] = ()  # AutoSA y/n flags, see reductions.py
 
     def copy(self, **changes) -> "Kernel":
         return replace(self, **changes)

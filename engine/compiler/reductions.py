@@ -5,7 +5,8 @@ loops that f does not use: its updates of one element may run in any order, so t
 has on itself through X do not constrain loop permutation, and the accumulation chain follows
 whatever order the space-time schedule gives. Users can declare more (`#pragma systolic
 reduction(k)` or an AutoSA simd_info.json): a statement that reads its own target element is then a
-reduction along each declared loop its target does not use.
+reduction along each declared loop its target does not use. AutoSA's "y"/"n" flags name those loops
+by position: the n-th flag is about the n-th loop (in source order) the target does not use.
 """
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def find_reductions(kernel: Kernel) -> dict[str, Reduction]:
         if op is not None and invariant:
             found[stmt.name] = Reduction(stmt.name, stmt.target.array, op, invariant)
             continue
-        declared = tuple(name for name in invariant if name in kernel.declared_reduction_loops)
+        flagged = {name for name, flag in zip(invariant, kernel.declared_reduction_flags) if flag}
+        declared = tuple(name for name in invariant if name in kernel.declared_reduction_loops | flagged)
         if declared and stmt.target in set(stmt.reads()):
             found[stmt.name] = Reduction(stmt.name, stmt.target.array, "declared", declared)
     return found

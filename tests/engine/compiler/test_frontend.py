@@ -135,10 +135,14 @@ def test_reduction_declared_by_pragma_or_simd_info(write_kernel, tmp_path):
     assert pragma.dependences.reductions["S0"].loops == ("k",)
     assert pragma.design("i-j__i-j.k").simd_loop == "k"
 
-    info = tmp_path / "simd_info.json"
-    info.write_text(json.dumps({"kernel3": {"reduction": ["k"]}}))
-    declared = compile_kernel(write_kernel(body, prelude=MM_PRELUDE, name="json.c"), simd_info=info)
-    assert declared.design("i-j__i-j.k").simd_loop == "k"
+    for entry in (["k"], ["y"]):  # a loop name, or AutoSA's flag for the first loop C does not use
+        info = tmp_path / "simd_info.json"
+        info.write_text(json.dumps({"kernel3": {"reduction": entry}}))
+        declared = compile_kernel(write_kernel(body, prelude=MM_PRELUDE, name="json.c"), simd_info=info)
+        assert declared.design("i-j__i-j.k").simd_loop == "k"
+    info.write_text(json.dumps({"kernel3": {"reduction": ["n"]}}))
+    refused = compile_kernel(write_kernel(body, prelude=MM_PRELUDE, name="json.c"), simd_info=info)
+    assert not refused.dependences.reductions
 
 
 def test_affine_printing():
