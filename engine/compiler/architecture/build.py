@@ -1,0 +1,60 @@
+"""Design space + design -> Architecture: the PE, the I/O network and the compute description,
+with every size left symbolic in the design's tuning parameters."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from engine.compiler.architecture.io_groups import io_groups
+from engine.compiler.architecture.io_network import build_io_network
+from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.pe import build_pe
+from engine.compiler.architecture.symbols import DesignSymbols
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
+from engine.compiler.ir import BinOp, Expr, UnaryOp
+from engine.compiler.tuning import DTYPE_BITS
+from engine.errors import DesignError
+from engine.resources import RESOURCES
+
+OPERATORS = json.loads((RESOURCES / "operators.json").read_text())
+_OP_NAMES = {"*": "mul", "+": "add", "-": "add", "/": "div", "%": "div"}
+
+
+def build_architecture(space: DesignSpace, design: Design) -> Architecture:
+    statements = [space.kernel.statement(name) for name in space.band.full_statements]
+    if any(loop not in statements[0].iterators for loop in space.band.loops):
+        raise DesignError(f"{design.id}: hardware construction needs band loops that are loops of the source "
+                          f"(this band comes from isl's scheduler: {', '.join(space.band.loops)})")
+    bits = {name: DTYPE_BITS[decl.dtype] for name, decl in space.kernel.arrays.items()}
+    syms = DesignSymbols(design)
+    compute = compute_info(space, statements)
+    groups = io_groups(space, design, bits)
+    add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
+    depth = sum(OPERATORS[compute["dtype"]][op]["latency"] for op in compute["ops"] if op in ("mul", "add")) + 2
+    pe = build_pe(syms, groups, add_latency, depth)
+    modules, fifos, packing = build_io_network(syms, groups)
+    return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
+                        (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing))
+
+
+def compute_info(space: DesignSpace, statements) -> dict:
+    ops: Counter[str] = Counter()
+    for stmt in statements:
+        _count_ops(stmt.expr, ops)
+    reads = {ref.array for stmt in statements for ref in stmt.reads()}
+    dtypes = [space.kernel.arrays[a].dtype for a in reads] or [space.kernel.arrays[statements[0].target.array].dtype]
+    dtype = max(dtypes, key=lambda t: DTYPE_BITS[t] + (100 if t in ("float", "double") else 0))
+    unsupported = [op for op in ops if op not in ("mul", "add")]
+    if unsupported:
+        raise DesignError(f"the compute statement uses {', '.join(unsupported)}, which has no DSP model yet")
+    return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text}
+
+
+def _count_ops(expr: Expr, ops: Counter) -> None:
+    if isinstance(expr, BinOp):
+        ops[_OP_NAMES[expr.op]] += 1
+        _count_ops(expr.lhs, ops)
+        _count_ops(expr.rhs, ops)
+    elif isinstance(expr, UnaryOp):
+        _count_ops(expr.operand, ops)

@@ -1,0 +1,170 @@
+"""I/O groups -> I/O modules and FIFOs (AutoSA sec. 6.2-6.3): daisy chains clustered level by level
+from the PEs to one DRAM-facing module per group.
+
+For a 2-D array with space loops (s0, s1):
+- interior input: L1 modules, one per PE, chained along s1 and holding the PE's tile (double
+  buffered); L2 modules, one per PE row, chained along s0; one L3 module reads DRAM;
+- exterior input along d: the L1 module is embedded in the PE, which forwards data along d; L2
+  modules, one per PE at the boundary of d, hold the boundary slice (double buffered); one L3;
+- drains mirror the inputs, from the PEs (interior) or from the last PE along d (exterior);
+- an accumulated array whose partial results leave the array between tiles also gets input
+  modules (`C_in`); one initialised on chip and finished within a tile gets none (pruned).
+A 1-D array has one level less: its L2 module is the DRAM-facing one.
+"""
+from __future__ import annotations
+
+import sympy
+
+from engine.compiler.architecture.footprint import footprint, innermost_extent
+from engine.compiler.architecture.io_groups import IOGroup
+from engine.compiler.architecture.modules import Buffer, Fifo, Loop, Module, PackingParameter, Phase
+from engine.compiler.architecture.symbols import DesignSymbols, symbol
+
+AXI_BITS = 512
+
+
+class _GroupNetwork:
+    """Builds the modules and FIFOs of one group in one direction (`in` or `out`)."""
+
+    def __init__(self, syms: DesignSymbols, group: IOGroup, direction: str, events: sympy.Expr):
+        self.syms, self.g, self.direction, self.events = syms, group, direction, events
+        self.space = syms.design.space_loops
+        self.top = len(self.space) + 1  # DRAM-facing level
+        self.layout = (syms.design.simd.layout.get(group.array) if syms.design.simd else None)
+        self.modules: list[Module] = []
+        self.fifos: list[Fifo] = []
+        self.packing: list[PackingParameter] = []
+
+    # -- scopes ---------------------------------------------------------------------------------
+    def ranges(self, fixed: tuple[str, ...]) -> dict[str, sympy.Expr]:
+        """Loop ranges of the data one module handles: space loops in `fixed` at one PE's range."""
+        return {l: (self.syms.pe_range(l) if l in fixed else self.syms.t1(l)) for l in self.syms.design.band_loops}
+
+    def pack(self, level: int, ranges, rate: sympy.Expr | None = None) -> sympy.Symbol:
+        name = f"{self.g.name}_{self.direction}_pack_l{level}"
+        self.packing.append(PackingParameter(name, self.g.name, level,
+                                             innermost_extent(self.g.access, ranges, self.layout),
+                                             AXI_BITS // self.g.element_bits, rate))
+        return symbol(name)
+
+    def rate(self, data_per_event: sympy.Expr) -> sympy.Expr:
+        """Elements a buffered module must move per cycle of PE computation to keep up with it."""
+        return self.events * data_per_event / (self.syms.tile_count * self.syms.pe_iterations_per_tile)
+
+    def simd_pack(self) -> sympy.Expr:
+        simd_loop = self.syms.design.simd_loop
+        if simd_loop is None or simd_loop in self.g.invariant:
+            return sympy.Integer(1)
+        return self.syms.simd
+
+    def name(self, level: int) -> str:
+        return f"{self.g.name}_L{level}_{self.direction}"
+
+    # -- modules --------------------------------------------------------------------------------
+    def transfer(self, level: int, data, pack, body: str, count, grid, *, buffer=None, feed=None) -> Module:
+        phases = [Phase("load" if self.direction == "in" else "drain",
+                        (Loop("events", self.events, "tile"), Loop("words", sympy.ceiling(data / pack), "transfer")),
+                        body, elements=self.events * data)]
+        if feed is not None:
+            phases.append(feed)
+        return Module(self.name(level), "io" if self.direction == "in" else "drain", count, grid, tuple(phases),
+                      array=self.g.array, level=level, dram=(level == self.top),
+                      overlapped=buffer is not None and buffer.double_buffered,
+                      buffers=(buffer,) if buffer is not None else (), depth=2)
+
+    def build(self) -> None:
+        tile = footprint(self.g.access, self.ranges(()))
+        dram_pack = self.pack(self.top, self.ranges(()))
+        verb = "read" if self.direction == "in" else "write"
+        self.modules.append(self.transfer(self.top, tile, dram_pack, f"{verb} {self.g.array} words on DRAM",
+                                          sympy.Integer(1), ()))
+        if self.g.exterior:
+            self.build_exterior(tile, dram_pack)
+        else:
+            self.build_interior(tile, dram_pack)
+
+    def build_interior(self, tile, dram_pack) -> None:
+        syms, space = self.syms, self.space
+        pe_data = footprint(self.g.access, self.ranges(space))
+        upstream, upstream_pack = self.name(self.top), dram_pack
+        if len(space) == 2:
+            s0 = space[0]
+            pack2 = self.pack(2, self.ranges((s0,)))
+            self.modules.append(self.transfer(2, tile, pack2, f"pass {self.g.array} along the {s0} chain",
+                                              syms.pes(s0), (syms.pes(s0),)))
+            self.link(upstream, self.name(2), 1, upstream_pack)
+            self.link(self.name(2), self.name(2), syms.pes(s0) - 1, pack2, "chain")
+            upstream, upstream_pack, rows = self.name(2), pack2, syms.pes(s0)
+            chain_data = footprint(self.g.access, self.ranges((s0,)))
+        else:
+            rows, chain_data = sympy.Integer(1), tile
+        feed = self.feed_phase(pe_data)
+        # words must not straddle one PE's block
+        pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data))
+        buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, True)
+        self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
+                                          syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
+        self.link(upstream, self.name(1), rows, upstream_pack)
+        self.link(self.name(1), self.name(1), syms.pe_count - rows, pack1, "chain")
+        self.link(self.name(1), "PE", syms.pe_count, self.simd_pack())
+
+    def build_exterior(self, tile, dram_pack) -> None:
+        syms, d = self.syms, self.g.exterior_loop
+        others = tuple(l for l in self.space if l != d)
+        slice_data = footprint(self.g.access, self.ranges(others))
+        boundary = sympy.Mul(*(syms.pes(l) for l in others))
+        if len(self.space) == 2:
+            feed = self.feed_phase(slice_data)
+            pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile))
+            buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, pack2,
+                            self.g.element_bits, True)
+            self.modules.append(self.transfer(2, tile, pack2, f"keep the {self.g.array} slice of this boundary PE",
+                                              boundary, (boundary,), buffer=buffer, feed=feed))
+            self.link(self.name(self.top), self.name(2), 1, dram_pack)
+            self.link(self.name(2), self.name(2), boundary - 1, pack2, "chain")
+            edge = self.name(2)
+        else:
+            top = self.modules.pop()  # the DRAM-facing module also holds the slice for PE 0
+            buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, dram_pack,
+                            self.g.element_bits, True)
+            self.modules.append(Module(top.name, top.kind, top.count, top.grid,
+                                       top.phases + (self.feed_phase(slice_data),), array=top.array, level=top.level,
+                                       dram=True, overlapped=True, buffers=(buffer,), depth=top.depth))
+            edge = top.name
+        self.link(edge, "PE", boundary, self.simd_pack())
+        self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "chain")
+
+    def feed_phase(self, local_data) -> Phase:
+        """Between a buffer and the PE: one word per PE iteration in, or the finished block out."""
+        if self.direction == "out" or self.g.kind == "acc":
+            return Phase("feed" if self.direction == "in" else "collect",
+                         (Loop("events", self.events, "tile"), Loop("elements", local_data, "transfer")),
+                         f"{'send partial' if self.direction == 'in' else 'collect finished'} {self.g.array} elements")
+        return Phase("feed", (Loop("tiles", self.syms.tile_count, "tile"),
+                              Loop("pe_iterations", self.syms.pe_iterations_per_tile, "time")),
+                     f"send {self.g.array} to the PE, one SIMD word per PE iteration")
+
+    def link(self, source: str, target: str, count, pack, kind: str = "data") -> None:
+        if self.direction == "out":
+            source, target = target, source
+        self.fifos.append(Fifo(source, target, self.g.array, count, self.g.element_bits, pack, kind))
+
+
+def build_io_network(syms: DesignSymbols, groups: list[IOGroup]):
+    """All I/O and drain modules, their FIFOs and their packing parameters."""
+    modules, fifos, packing = [], [], []
+    for g in groups:
+        directions = []
+        if g.kind == "in":
+            directions.append(("in", g.loads))
+        elif g.reloads != 0:
+            directions.append(("in", g.reloads))
+        if g.needs_drain:
+            directions.append(("out", g.loads))
+        for direction, events in directions:
+            net = _GroupNetwork(syms, g, direction, events)
+            net.build()
+            modules += net.modules
+            fifos += net.fifos
+            packing += net.packing
+    return modules, fifos, packing

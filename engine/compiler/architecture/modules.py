@@ -1,0 +1,125 @@
+"""The hardware vocabulary of an architecture: modules, their loop nests, buffers and FIFOs.
+
+Every quantity that depends on the tuning parameters is a sympy expression. A module's work is a
+list of phases; a phase is a perfect loop nest whose innermost loop is pipelined (II = 1 unless the
+module says otherwise) and whose body moves or computes what `body` says.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+
+
+@dataclass(frozen=True)
+class Loop:
+    name: str
+    trip: sympy.Expr
+    role: str  # tile, pe, time, latency_hiding, transfer, chain
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str  # compute, load (inter_trans), feed (intra_trans), drain, ...
+    loops: tuple[Loop, ...]
+    body: str
+    ii: sympy.Expr = sympy.Integer(1)
+    elements: sympy.Expr | None = None  # array elements a transfer phase moves over the run
+
+    @property
+    def iterations(self) -> sympy.Expr:
+        return sympy.Mul(*(loop.trip for loop in self.loops))
+
+    @property
+    def cycles(self) -> sympy.Expr:
+        return self.iterations * self.ii
+
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    array: str
+    elements: sympy.Expr  # per buffer (one of the two when double buffered)
+    pack: sympy.Expr  # elements per word
+    element_bits: int
+    double_buffered: bool
+    storage: str = "bram"  # bram, uram, or registers for accumulators kept in the PE
+
+    @property
+    def width_bits(self) -> sympy.Expr:
+        return self.pack * self.element_bits
+
+    @property
+    def depth(self) -> sympy.Expr:
+        return sympy.ceiling(self.elements / self.pack)
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    kind: str  # pe, io, drain
+    count: sympy.Expr
+    grid: tuple[sympy.Expr, ...]
+    phases: tuple[Phase, ...]
+    array: str | None = None
+    level: int | None = None  # 1, 2, 3 for I/O modules; DRAM-facing is the highest level
+    dram: bool = False
+    overlapped: bool = False  # double buffered: load and feed phases overlap
+    buffers: tuple[Buffer, ...] = ()
+    depth: int = 1  # pipeline depth in cycles
+    embedded_l1: bool = False  # exterior I/O: the L1 module lives inside the PE
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class PackingParameter:
+    """A data-packing factor: elements per word on one level of one group's I/O chain.
+
+    Inferred (unless given) as the largest power of two <= `upper` dividing `innermost`, the extent
+    of the transferred block along the array's last stored dimension, so words never straddle rows.
+    A level that keeps a buffer takes the narrowest such word that still moves its data within the
+    PEs' computing time (`rate`: elements per PE cycle), because a wide, shallow buffer spends block
+    RAMs on width it does not need.
+    """
+
+    name: str
+    group: str
+    level: int
+    innermost: sympy.Expr
+    upper: int
+    rate: sympy.Expr | None = None
+
+
+@dataclass(frozen=True)
+class Fifo:
+    source: str
+    target: str
+    array: str
+    count: sympy.Expr
+    element_bits: int
+    pack: sympy.Expr
+    kind: str = "data"  # data, chain (to the next module of the same kind)
+
+    @property
+    def width_bits(self) -> sympy.Expr:
+        return self.pack * self.element_bits
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Everything the models, the topology viewer and the exporter need to know about one design."""
+
+    design_id: str
+    design_name: str
+    kernel: str
+    space_loops: tuple[str, ...]
+    pe_grid: tuple[sympy.Expr, ...]
+    simd: sympy.Expr
+    modules: tuple[Module, ...]
+    fifos: tuple[Fifo, ...]
+    compute: dict  # operations per lane, data types, operator latency
+    groups: tuple = field(default_factory=tuple)  # the IOGroups it was built from
+    packing: tuple = field(default_factory=tuple)  # PackingParameter, filled by packing.py
+
+    def module(self, name: str) -> Module:
+        return next(m for m in self.modules if m.name == name)

@@ -1,0 +1,62 @@
+"""Design -> the processing element: its loop nest (array partitioning, latency hiding, SIMD), its
+local accumulators, and the initiation interval its accumulation allows.
+
+PE loops, outermost first: the tile loops in the permutation-class order; the time loops (band
+loops that are not space loops, in band order, each divided by its second-level factor); the
+latency-hiding point loops; the SIMD loop is unrolled inside the body.
+"""
+from __future__ import annotations
+
+import sympy
+
+from engine.compiler.architecture.footprint import footprint
+from engine.compiler.architecture.io_groups import IOGroup
+from engine.compiler.architecture.modules import Buffer, Loop, Module, Phase
+from engine.compiler.architecture.symbols import DesignSymbols, smax
+
+
+def pe_loops(syms: DesignSymbols) -> tuple[Loop, ...]:
+    design = syms.design
+    loops = [Loop(f"{l}_tile", syms.tiles(l), "tile") for l in design.permutation.order]
+    for l in design.band_loops:
+        if l in design.space_loops:
+            continue
+        loops.append(Loop(f"{l}_time", syms.t1(l) / syms.t2(l), "time"))
+    loops += [Loop(f"{l}_lh", syms.t2(l), "latency_hiding") for l in design.latency_hiding_loops]
+    return tuple(loops)
+
+
+def accumulation_ii(syms: DesignSymbols, groups: list[IOGroup], add_latency: int) -> sympy.Expr:
+    """II of the PE pipeline. An accumulator updated again before the adder has finished stalls the
+    pipeline: consecutive updates of one accumulator are separated by the latency-hiding iterations,
+    so II = ceil(add_latency / prod(latency-hiding factors)) when an accumulation is carried by a
+    time loop of the PE (the SIMD loop included: only t2 of its t1 values are unrolled into lanes).
+    A reduction carried only across PEs (a reduction loop in space, none in time) does not."""
+    design = syms.design
+    carried = any(g.kind == "acc" and any(l in g.invariant and l not in design.space_loops
+                                          for l in design.band_loops)
+                  for g in groups)
+    if not carried or add_latency <= 1:
+        return sympy.Integer(1)
+    independent = sympy.Mul(*(syms.t2(l) for l in design.latency_hiding_loops))
+    return smax(1, sympy.ceiling(sympy.Integer(add_latency) / independent))
+
+
+def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int) -> Module:
+    ranges = {l: syms.pe_range(l) for l in syms.design.band_loops}
+    ii = accumulation_ii(syms, groups, add_latency)
+    phases = [Phase("compute", pe_loops(syms), f"{syms.simd} SIMD lanes of the statement", ii)]
+    buffers = []
+    for g in groups:
+        if g.kind not in ("acc", "out"):
+            continue
+        local = footprint(g.access, ranges)
+        buffers.append(Buffer(f"local_{g.name}", g.array, local, sympy.Integer(1), g.element_bits, False))
+        phases.append(Phase(f"write_{g.name}", (Loop("events", g.loads, "tile"), Loop("elements", local, "transfer")),
+                            f"send finished {g.array} elements out"))
+        if g.reloads != 0:
+            phases.append(Phase(f"read_{g.name}", (Loop("events", g.reloads, "tile"),
+                                                   Loop("elements", local, "transfer")),
+                                f"load partial {g.array} elements into the accumulator"))
+    return Module("PE", "pe", syms.pe_count, syms.pe_grid, tuple(phases), buffers=tuple(buffers), depth=depth,
+                  embedded_l1=any(g.exterior for g in groups))

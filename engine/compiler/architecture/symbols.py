@@ -1,0 +1,76 @@
+"""The tuning parameters as sympy symbols, and the derived quantities every architecture pass uses.
+
+Symbols are named exactly like the design's parameters (`i_t1`, `k_t2`, `A_pack_l3`), so a model
+can be evaluated from a `{name: value}` dict. Problem sizes are numbers.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+
+from engine.compiler.design import Design
+
+
+# max() kept unevaluated: sympy.Max compares its arguments symbolically, which costs far more than
+# the model is worth; lambdify maps smax to numpy.maximum (engine/models/evaluate.py).
+smax = sympy.Function("smax")
+
+
+@lru_cache(maxsize=None)
+def symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name)  # no assumptions: they cost more to maintain than they simplify
+
+
+class DesignSymbols:
+    """T1, T2, tile counts and PE-level ranges of one design, as sympy expressions."""
+
+    def __init__(self, design: Design):
+        self.design = design
+        self.sizes = dict(zip(design.band_loops, design.problem_size))
+        self.hiding = set(design.latency_hiding_loops)
+        self.simd_loop = design.simd_loop
+
+    def t1(self, loop: str) -> sympy.Expr:
+        return symbol(f"{loop}_t1")
+
+    def t2(self, loop: str) -> sympy.Expr:
+        """Second-level factor: latency hiding or SIMD; 1 for loops that have neither."""
+        if loop in self.hiding or loop == self.simd_loop:
+            return symbol(f"{loop}_t2")
+        return sympy.Integer(1)
+
+    @property
+    def simd(self) -> sympy.Expr:
+        return self.t2(self.simd_loop) if self.simd_loop else sympy.Integer(1)
+
+    def tiles(self, loop: str) -> sympy.Expr:
+        """Number of array-partitioning tiles along a loop (the problem is zero-padded to a multiple)."""
+        return sympy.ceiling(sympy.Integer(self.sizes[loop]) / self.t1(loop))
+
+    def pes(self, loop: str) -> sympy.Expr:
+        """PEs along a space loop."""
+        return self.t1(loop) / self.t2(loop) if loop in self.hiding else self.t1(loop)
+
+    @property
+    def pe_grid(self) -> tuple[sympy.Expr, ...]:
+        return tuple(self.pes(loop) for loop in self.design.space_loops)
+
+    @property
+    def pe_count(self) -> sympy.Expr:
+        return sympy.Mul(*self.pe_grid)
+
+    @property
+    def tile_count(self) -> sympy.Expr:
+        return sympy.Mul(*(self.tiles(loop) for loop in self.design.band_loops))
+
+    def pe_range(self, loop: str) -> sympy.Expr:
+        """How many values of `loop` one PE sees inside one tile."""
+        if loop in self.design.space_loops:
+            return self.t2(loop) if loop in self.hiding else sympy.Integer(1)
+        return self.t1(loop)
+
+    @property
+    def pe_iterations_per_tile(self) -> sympy.Expr:
+        """Pipelined iterations of one PE per tile (the SIMD loop is unrolled)."""
+        return sympy.Mul(*(self.pe_range(loop) for loop in self.design.band_loops)) / self.simd

@@ -1,0 +1,52 @@
+"""Tuning-parameter values -> every constraint they break, by name (for users), or as a mask over a
+whole population (for the tuner)."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.compiler.design import Design
+from engine.errors import DesignError
+
+
+def violations(design: Design, values: dict[str, int]) -> list[str]:
+    """All broken bounds and constraints of one configuration, one readable line each."""
+    problems = []
+    tunable = [p for p in design.params if p.tunable]
+    unknown = sorted(set(values) - {p.name for p in design.params})
+    problems += [f"{name} is not a parameter of {design.id}" for name in unknown]
+    for p in tunable:
+        if p.name not in values:
+            problems.append(f"{p.name} is missing (bounds {p.lower}..{p.upper})")
+            continue
+        v = values[p.name]
+        if not p.lower <= v <= p.upper:
+            problems.append(f"{p.name}={v} is outside its bounds {p.lower}..{p.upper}")
+        for c in p.constraints:
+            if c.kind == "divides" and c.other in values and values[c.other] % v != 0:
+                problems.append(f"{p.name}={v} must divide {c.other}={values[c.other]}")
+            if c.kind == "power_of_two" and v & (v - 1):
+                problems.append(f"{p.name}={v} must be a power of two")
+    return problems
+
+
+def check(design: Design, values: dict[str, int]) -> None:
+    problems = violations(design, values)
+    if problems:
+        raise DesignError(f"{design.id}: " + "; ".join(problems))
+
+
+def feasible_mask(design: Design, values: dict[str, np.ndarray]) -> np.ndarray:
+    """True where a configuration of the population meets every bound and constraint."""
+    n = len(next(iter(values.values())))
+    ok = np.ones(n, dtype=bool)
+    for p in design.params:
+        if not p.tunable:
+            continue
+        v = np.asarray(values[p.name])
+        ok &= (v >= p.lower) & (v <= p.upper)
+        for c in p.constraints:
+            if c.kind == "divides":
+                ok &= np.asarray(values[c.other]) % v == 0
+            elif c.kind == "power_of_two":
+                ok &= (v & (v - 1)) == 0
+    return ok

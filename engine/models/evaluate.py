@@ -1,0 +1,120 @@
+"""Symbolic model -> numbers. `PerformanceModel(space, design, device).evaluate(params)` takes a dict
+of parameter values (scalars, or numpy arrays for a population) and returns numpy arrays for
+latency (with prologue / main / epilogue and each module's term), resources, traffic, throughput
+and whether the configuration fits the device. Data-packing factors not given are inferred.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+
+import numpy as np
+import sympy
+
+from engine.compiler.architecture.build import build_architecture
+from engine.compiler.architecture.symbols import symbol
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
+from engine.models.device import RESOURCE_NAMES, Device
+from engine.models.symbolic import SymbolicModel, build_symbolic_model
+
+
+_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args)}, "numpy"]
+
+
+def _compile(args, exprs):
+    return sympy.lambdify(args, exprs, _NUMERIC, cse=True)
+
+
+def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None) -> np.ndarray:
+    """Elements per word: the largest power of two <= upper dividing the extent; for a buffered
+    level, no wider than the next power of two of the rate it must load at."""
+    x = np.rint(extent).astype(np.int64)
+    pack = np.minimum(x & -x, upper)
+    if rate is not None:
+        needed = np.exp2(np.ceil(np.log2(np.maximum(rate, 1.0)))).astype(np.int64)
+        pack = np.minimum(pack, needed)
+    return pack
+
+
+@dataclass
+class Evaluation:
+    values: dict[str, np.ndarray]
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.values[key]
+
+
+class PerformanceModel:
+    def __init__(self, space: DesignSpace, design: Design, device: Device):
+        self.design, self.device = design, device
+        self.architecture = build_architecture(space, design)
+        self.symbolic: SymbolicModel = build_symbolic_model(self.architecture,
+                                                            dict(zip(design.band_loops, design.problem_size)))
+        self.tunable = [p.name for p in design.params if p.tunable]
+        self.packing = list(self.architecture.packing)
+        args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]
+        s = self.symbolic
+        self.module_names = list(s.module_terms)
+        self.bram_arrays = list(s.bram_by_array)
+        self.offchip_arrays = list(s.offchip_elements)
+        fast = [s.latency, s.resources["DSP"], s.resources["BRAM18K"]]
+        full = ([s.latency, s.prologue, s.main, s.epilogue, *[s.resources[r] for r in RESOURCE_NAMES],
+                 s.offchip_bytes, s.fifo_bytes] + [s.module_terms[m] for m in self.module_names]
+                + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
+        self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
+        self._fast = _compile(args, fast)
+        self._extents = _compile([symbol(n) for n in self.tunable],
+                                 [e for p in self.packing for e in (p.innermost, p.rate if p.rate is not None else 0)])
+
+    def _arguments(self, params: dict) -> list:
+        values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
+        extents = self._extents(*values) if self.packing else []
+        shape = np.shape(values[0])
+        packs = []
+        for k, p in enumerate(self.packing):
+            given = params.get(p.name)
+            if given is not None:
+                packs.append(np.asarray(given, dtype=np.float64))
+                continue
+            extent = np.broadcast_to(extents[2 * k], shape)
+            rate = np.broadcast_to(extents[2 * k + 1], shape) if p.rate is not None else None
+            packs.append(infer_packing(extent, p.upper, rate).astype(np.float64))
+        return values + packs
+
+    def inferred_packing(self, params: dict) -> dict[str, np.ndarray]:
+        args = self._arguments(params)
+        return {p.name: args[len(self.tunable) + k].astype(np.int64) for k, p in enumerate(self.packing)}
+
+    def evaluate_fast(self, params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(latency, DSP, BRAM18K) only: the tuner's inner loop."""
+        return tuple(np.asarray(v, dtype=np.float64) for v in self._fast(*self._arguments(params)))
+
+    def evaluate(self, params: dict) -> Evaluation:
+        args = self._arguments(params)
+        shape = np.shape(args[0])
+        if self._full is None:
+            self._full = _compile(self._args, self._full_exprs)
+        out = [np.broadcast_to(np.asarray(v, dtype=np.float64), shape) for v in self._full(*args)]
+        names = (["latency_cycles", "prologue", "main", "epilogue", *RESOURCE_NAMES, "offchip_bytes", "fifo_bytes"]
+                 + [f"module:{m}" for m in self.module_names] + [f"bram:{a}" for a in self.bram_arrays]
+                 + [f"offchip:{a}" for a in self.offchip_arrays])
+        values = dict(zip(names, out))
+        seconds = values["latency_cycles"] / (self.device.clock_mhz * 1e6)
+        values["throughput_gops"] = 2.0 * self.symbolic.macs / seconds / 1e9
+        fits = np.ones(shape, dtype=bool)
+        for r in RESOURCE_NAMES:
+            fits &= values[r] <= self.device.budget(r)
+        values["fits"] = fits
+        return Evaluation(values)
+
+    def over_budget(self, evaluation: Evaluation, index=()) -> list[str]:
+        """Which resources a configuration overuses, and by how much."""
+        lines = []
+        for r in RESOURCE_NAMES:
+            used = float(np.asarray(evaluation[r])[index])
+            budget = self.device.budget(r)
+            if used > budget:
+                lines.append(f"{r} {used:.0f} > {budget:.0f} ({self.device.usable_ratio:.0%} of "
+                             f"{self.device.resources[r]}) by {used - budget:.0f}")
+        return lines

@@ -1,0 +1,117 @@
+"""Architecture -> symbolic performance model (sympy): latency with prologue / main / epilogue and a
+term per module, DSP / BRAM18K / URAM / LUT / FF, off-chip and on-chip traffic.
+
+Latency (cycles):
+- a module's term is its pipelined iteration count (II as the phase says, 1 by default) plus its
+  depth; a double-buffered module overlaps loading the next block with feeding the current one,
+  so its term is the larger of the two phases, otherwise their sum; DRAM-facing modules move one
+  bus word per cycle, their packing factor being at most one bus width;
+- main = the largest module term (everything runs as a dataflow pipeline);
+- prologue = the first block of every input group travelling down its chain before PEs start;
+- epilogue = the last results leaving the PEs and travelling up the drain chain.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from engine.compiler.architecture.build import OPERATORS
+from engine.compiler.architecture.modules import Architecture, Module, Phase
+from engine.compiler.architecture.symbols import smax
+from engine.models.memory import bram18k, uram
+
+CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
+
+
+@dataclass(frozen=True)
+class SymbolicModel:
+    architecture: Architecture
+    module_terms: dict[str, sympy.Expr]
+    prologue: sympy.Expr
+    epilogue: sympy.Expr
+    main: sympy.Expr
+    latency: sympy.Expr
+    resources: dict[str, sympy.Expr]  # DSP, BRAM18K, URAM, LUT, FF
+    bram_by_array: dict[str, sympy.Expr]
+    offchip_elements: dict[str, sympy.Expr]  # per array, both directions
+    offchip_bytes: sympy.Expr
+    fifo_bytes: sympy.Expr
+    macs: int  # multiply-accumulates of the (unpadded) problem
+
+
+def module_term(module: Module) -> sympy.Expr:
+    cycles = [phase.cycles for phase in module.phases]
+    if module.overlapped and len(cycles) > 1:
+        work = smax(*cycles)
+    else:
+        work = sympy.Add(*cycles)
+    return work + module.depth
+
+
+def _per_event(phase: Phase) -> sympy.Expr:
+    """Cycles of one event of a transfer phase (its loops after the `events` loop)."""
+    return sympy.Mul(*(loop.trip for loop in phase.loops if loop.name != "events")) * phase.ii
+
+
+def _chain_time(phases: list[Phase]) -> sympy.Expr:
+    if not phases:
+        return sympy.Integer(0)
+    return smax(*(_per_event(p) for p in phases)) + CHAIN_LEVEL_CYCLES * len(phases)
+
+
+def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
+    terms = {m.name: module_term(m) for m in arch.modules}
+    main = smax(*terms.values())
+    pe = arch.module("PE")
+    # levels of a chain are pipelined through FIFOs: one block takes as long as its slowest level,
+    # plus a few cycles per level to get through
+    fills = [_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
+                          for p in m.phases if p.name == "load"])
+             for g in arch.groups if g.needs_input_modules]
+    drains = [_chain_time([p for m in (pe, *arch.modules) if m.kind in ("drain", "pe")
+                           for p in m.phases if p.name in ("drain", f"write_{g.name}")
+                           and (m.kind == "pe" or m.array == g.array)])
+              for g in arch.groups if g.needs_drain]
+    prologue = smax(0, *fills)
+    epilogue = pe.depth + smax(0, *drains)
+    dtype = arch.compute["dtype"]
+    ops = arch.compute["ops"]
+    lanes = pe.count * arch.simd
+    dsp = lanes * sum(OPERATORS[dtype][op]["dsp"] * n for op, n in ops.items())
+    bram, ur, by_array = sympy.Integer(0), sympy.Integer(0), {}
+    for m in arch.modules:
+        for b in m.buffers:
+            copies = 2 if b.double_buffered else 1
+            use = m.count * copies * (uram(b.width_bits, b.depth) if b.storage == "uram" else bram18k(b.width_bits, b.depth))
+            if b.storage == "uram":
+                ur += use
+            else:
+                bram += use
+                by_array[b.array] = by_array.get(b.array, sympy.Integer(0)) + use
+    overhead = OPERATORS["module_overhead"]
+    io_count = sympy.Add(*(m.count for m in arch.modules if m.kind != "pe"))
+    fifo_bits = sympy.Add(*(f.count * f.width_bits for f in arch.fifos))
+    lut = (pe.count * overhead["pe"]["lut"] + lanes * OPERATORS[dtype]["lut_per_lane"]
+           + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"])
+    ff = (pe.count * overhead["pe"]["ff"] + lanes * OPERATORS[dtype]["ff_per_lane"]
+          + io_count * overhead["io"]["ff"] + fifo_bits * overhead["fifo_ff_per_bit"])
+    offchip: dict[str, sympy.Expr] = {}
+    offchip_bytes, fifo_bytes = sympy.Integer(0), sympy.Integer(0)
+    bits = {g.array: g.element_bits for g in arch.groups}
+    for m in arch.modules:
+        for phase in m.phases:
+            if phase.elements is None:
+                continue
+            if m.dram:
+                offchip[m.array] = offchip.get(m.array, sympy.Integer(0)) + phase.elements
+                offchip_bytes += phase.elements * bits[m.array] / 8
+            else:
+                fifo_bytes += m.count * phase.elements * bits[m.array] / 8
+    macs = 1
+    for n in problem_size.values():
+        macs *= n
+    return SymbolicModel(arch, terms, prologue, epilogue, main, prologue + main + epilogue,
+                         {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
+                         offchip, offchip_bytes, fifo_bytes, macs)
+
