@@ -5,10 +5,10 @@ import argparse
 import os
 import sys
 
-from engine.cli import designs
+from engine.cli import designs, model
 from engine.errors import EngineError
 
-SUBCOMMANDS = {"designs": designs}
+SUBCOMMANDS = {"designs": designs, "model": model}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -82,6 +82,12 @@ class PerformanceModel:
             packs.append(infer_packing(extent, p.upper, rate).astype(np.float64))
         return values + packs
 
+    def packing_blocks(self, params: dict) -> dict[str, np.ndarray]:
+        """Extent of the block each packing factor must divide, at these tuning parameters."""
+        values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
+        extents = self._extents(*values) if self.packing else []
+        return {p.name: np.rint(extents[2 * k]).astype(np.int64) for k, p in enumerate(self.packing)}
+
     def inferred_packing(self, params: dict) -> dict[str, np.ndarray]:
         args = self._arguments(params)
         return {p.name: args[len(self.tunable) + k].astype(np.int64) for k, p in enumerate(self.packing)}

@@ -92,7 +92,7 @@ class _GroupNetwork:
             pack2 = self.pack(2, self.ranges((s0,)))
             self.modules.append(self.transfer(2, tile, pack2, f"pass {self.g.array} along the {s0} chain",
                                               syms.pes(s0), (syms.pes(s0),)))
-            self.link(upstream, self.name(2), 1, upstream_pack)
+            self.link(upstream, self.name(2), 1, upstream_pack, "to_first")
             self.link(self.name(2), self.name(2), syms.pes(s0) - 1, pack2, "chain")
             upstream, upstream_pack, rows = self.name(2), pack2, syms.pes(s0)
             chain_data = footprint(self.g.access, self.ranges((s0,)))
@@ -104,9 +104,9 @@ class _GroupNetwork:
         buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, True)
         self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
                                           syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
-        self.link(upstream, self.name(1), rows, upstream_pack)
+        self.link(upstream, self.name(1), rows, upstream_pack, "to_row_heads" if len(space) == 2 else "to_first")
         self.link(self.name(1), self.name(1), syms.pe_count - rows, pack1, "chain")
-        self.link(self.name(1), "PE", syms.pe_count, self.simd_pack())
+        self.link(self.name(1), "PE", syms.pe_count, self.simd_pack(), "to_pe")
 
     def build_exterior(self, tile, dram_pack) -> None:
         syms, d = self.syms, self.g.exterior_loop
@@ -120,7 +120,7 @@ class _GroupNetwork:
                             self.g.element_bits, True)
             self.modules.append(self.transfer(2, tile, pack2, f"keep the {self.g.array} slice of this boundary PE",
                                               boundary, (boundary,), buffer=buffer, feed=feed))
-            self.link(self.name(self.top), self.name(2), 1, dram_pack)
+            self.link(self.name(self.top), self.name(2), 1, dram_pack, "to_first")
             self.link(self.name(2), self.name(2), boundary - 1, pack2, "chain")
             edge = self.name(2)
         else:
@@ -131,8 +131,8 @@ class _GroupNetwork:
                                        top.phases + (self.feed_phase(slice_data),), array=top.array, level=top.level,
                                        dram=True, overlapped=True, buffers=(buffer,), depth=top.depth))
             edge = top.name
-        self.link(edge, "PE", boundary, self.simd_pack())
-        self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "chain")
+        self.link(edge, "PE", boundary, self.simd_pack(), "to_boundary_pe", along=d)
+        self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "pe_chain", along=d)
 
     def feed_phase(self, local_data) -> Phase:
         """Between a buffer and the PE: one word per PE iteration in, or the finished block out."""
@@ -144,10 +144,10 @@ class _GroupNetwork:
                               Loop("pe_iterations", self.syms.pe_iterations_per_tile, "time")),
                      f"send {self.g.array} to the PE, one SIMD word per PE iteration")
 
-    def link(self, source: str, target: str, count, pack, kind: str = "data") -> None:
-        if self.direction == "out":
-            source, target = target, source
-        self.fifos.append(Fifo(source, target, self.g.array, count, self.g.element_bits, pack, kind))
+    def link(self, source: str, target: str, count, pack, pattern: str, along: str | None = None) -> None:
+        """A FIFO kind from the DRAM side (`source`) towards the PEs (`target`); drains flow back."""
+        self.fifos.append(Fifo(source, target, self.g.array, count, self.g.element_bits, pack, pattern, along,
+                               reversed=self.direction == "out"))
 
 
 def build_io_network(syms: DesignSymbols, groups: list[IOGroup]):

@@ -92,13 +92,22 @@ class PackingParameter:
 
 @dataclass(frozen=True)
 class Fifo:
+    """FIFOs of one kind between two modules. `pattern` says which instances they join:
+    to_first (the single upstream module to instance 0), chain (instance k to k + 1 along the
+    module's last grid dimension), to_row_heads (row r to instance (r, 0)), to_pe (each instance
+    to the PE at the same grid index), to_boundary_pe (instance r to the first PE along `along`
+    in line r), pe_chain (PE to the next PE along `along`). Drains use the same patterns with the
+    data flowing the other way."""
+
     source: str
     target: str
     array: str
     count: sympy.Expr
     element_bits: int
     pack: sympy.Expr
-    kind: str = "data"  # data, chain (to the next module of the same kind)
+    pattern: str
+    along: str | None = None  # the space loop of to_boundary_pe / pe_chain
+    reversed: bool = False  # True for drains: data flows from target-side instances to source-side
 
     @property
     def width_bits(self) -> sympy.Expr:

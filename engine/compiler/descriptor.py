@@ -1,0 +1,96 @@
+"""Architecture -> design descriptor: the versioned JSON document that models, tuner, topology viewer
+and exporter read (docs/descriptor.md describes every field). Expressions are sympy text in the
+tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); `expression` and `evaluate` read them.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+
+from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
+from engine.compiler.architecture.symbols import smax
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
+from engine.compiler.tuning import DTYPE_BITS
+
+SCHEMA = "systolic-studio/design-descriptor"
+VERSION = "1.0"
+
+
+def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> dict:
+    kernel = space.kernel
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "kernel": {
+            "name": kernel.name,
+            "path": kernel.path,
+            "sizes": dict(kernel.sizes),
+            "arrays": {name: {"dtype": a.dtype, "shape": list(a.shape), "element_bits": DTYPE_BITS[a.dtype]}
+                       for name, a in kernel.arrays.items()},
+            "statements": [s.text for s in kernel.statements],
+        },
+        "design": {k: v for k, v in design.to_json().items() if k != "params"},
+        "parameters": [p.to_json() for p in design.params if p.role != "data_packing"]
+                      + [_packing(p) for p in arch.packing],
+        "io_groups": [{"name": g.name, "array": g.array, "kind": g.kind, "exterior_loop": g.exterior_loop,
+                       "invariant_loops": list(g.invariant), "element_bits": g.element_bits,
+                       "load_events": str(g.loads), "reload_events": str(g.reloads),
+                       "initialised_on_chip": g.initialised_on_chip} for g in arch.groups],
+        "topology": {
+            "space_loops": list(arch.space_loops),
+            "pe_grid": [str(e) for e in arch.pe_grid],
+            "simd": str(arch.simd),
+            "modules": [_module(m) for m in arch.modules],
+            "fifos": [_fifo(f) for f in arch.fifos],
+        },
+        "compute": {**arch.compute, "simd_lanes": str(arch.simd)},
+    }
+
+
+def _packing(p: PackingParameter) -> dict:
+    return {"name": p.name, "role": "data_packing", "group": p.group, "level": p.level, "bounds": [1, p.upper],
+            "constraints": [{"kind": "power_of_two"}, {"kind": "divides_expression", "of": str(p.innermost)}],
+            "tunable": True, "inferred_unless_given": True,
+            "rate": str(p.rate) if p.rate is not None else None}
+
+
+def _phase(p: Phase) -> dict:
+    return {"name": p.name, "body": p.body, "ii": str(p.ii),
+            "loops": [{"name": l.name, "trip": str(l.trip), "role": l.role} for l in p.loops],
+            "iterations": str(p.iterations),
+            "elements": str(p.elements) if p.elements is not None else None}
+
+
+def _buffer(b: Buffer) -> dict:
+    return {"name": b.name, "array": b.array, "elements": str(b.elements), "pack": str(b.pack),
+            "element_bits": b.element_bits, "width_bits": str(b.width_bits), "depth": str(b.depth),
+            "double_buffered": b.double_buffered, "storage": b.storage}
+
+
+def _module(m: Module) -> dict:
+    return {"name": m.name, "kind": m.kind, "array": m.array, "level": m.level, "dram": m.dram,
+            "count": str(m.count), "grid": [str(g) for g in m.grid], "overlapped": m.overlapped,
+            "embedded_l1": m.embedded_l1, "pipeline_depth": m.depth,
+            "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
+
+
+def _fifo(f: Fifo) -> dict:
+    return {"source": f.source, "target": f.target, "array": f.array, "count": str(f.count),
+            "element_bits": f.element_bits, "pack": str(f.pack), "width_bits": str(f.width_bits),
+            "pattern": f.pattern, "along": f.along, "reversed": f.reversed}
+
+
+@lru_cache(maxsize=4096)
+def expression(text: str) -> sympy.Expr:
+    """A descriptor expression as sympy."""
+    return sympy.sympify(text, locals={"smax": smax})
+
+
+def evaluate(text: str, values: dict[str, int]) -> float:
+    """A descriptor expression at concrete parameter values (packing factors included)."""
+    expr = expression(text)
+    result = expr.subs({sympy.Symbol(k): v for k, v in values.items()}).replace(
+        smax, lambda *args: sympy.Max(*args))
+    return float(result)

@@ -1,0 +1,95 @@
+"""One evaluated configuration -> a plain dict (the `systolic model --json` object) and a text report."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.models.constraints import violations
+from engine.models.device import RESOURCE_NAMES
+from engine.models.evaluate import PerformanceModel
+from engine.errors import DesignError
+
+
+def packing_violations(model: PerformanceModel, values: dict[str, int]) -> list[str]:
+    """Given data-packing factors: power of two, at most one bus word, dividing their block."""
+    given = [p for p in model.packing if p.name in values]
+    if not given:
+        return []
+    blocks = model.packing_blocks({k: v for k, v in values.items() if k in model.tunable})
+    problems = []
+    for p in given:
+        v, block = values[p.name], int(blocks[p.name])
+        if not 1 <= v <= p.upper:
+            problems.append(f"{p.name}={v} is outside its bounds 1..{p.upper}")
+        elif v & (v - 1):
+            problems.append(f"{p.name}={v} must be a power of two")
+        elif block % v:
+            problems.append(f"{p.name}={v} must divide its block's innermost extent {block}")
+    return problems
+
+
+def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> dict:
+    """Check the parameters (all problems at once), evaluate, and report as plain data."""
+    known = {p.name for p in model.design.params if p.tunable}
+    problems = violations(model.design, {k: v for k, v in values.items() if k in known})
+    problems += [f"{k} is not a parameter of {model.design.id}" for k in values
+                 if k not in known and k not in {p.name for p in model.packing}]
+    if not problems:
+        problems += packing_violations(model, values)
+    if problems:
+        raise DesignError(f"{model.design.id}: " + "; ".join(problems))
+    ev = model.evaluate(values)
+    scalar = {k: (bool(v) if k == "fits" else float(v)) for k, v in ev.values.items()}
+    modules = {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("module:")}
+    bottleneck = max(modules, key=modules.get)
+    packing = {k: int(v) for k, v in model.inferred_packing(values).items()}
+    return {
+        "design": model.design.id,
+        "params": {**{k: int(v) for k, v in values.items() if k in model.tunable}, **packing},
+        "latency_cycles": scalar["latency_cycles"],
+        "prologue": scalar["prologue"],
+        "main": scalar["main"],
+        "epilogue": scalar["epilogue"],
+        "modules": modules,
+        "bottleneck": bottleneck,
+        "dsp": scalar["DSP"], "bram18k": scalar["BRAM18K"], "uram": scalar["URAM"],
+        "lut": scalar["LUT"], "ff": scalar["FF"],
+        "bram18k_by_array": {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("bram:")},
+        "offchip_bytes": scalar["offchip_bytes"],
+        "offchip_elements": {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("offchip:")},
+        "fifo_bytes": scalar["fifo_bytes"],
+        "throughput_gops": scalar["throughput_gops"],
+        "fits": scalar["fits"],
+        "violations": model.over_budget(ev),
+        "device": {"name": model.device.name, "usable_ratio": model.device.usable_ratio,
+                   "clock_mhz": model.device.clock_mhz,
+                   "budget": {r: model.device.budget(r) for r in RESOURCE_NAMES}},
+    }
+
+
+def format_report(result: dict) -> str:
+    dev = result["device"]
+    lines = [f"design {result['design']}  " + " ".join(f"{k}={v}" for k, v in result["params"].items()),
+             f"latency {result['latency_cycles']:,.0f} cycles = prologue {result['prologue']:,.0f} "
+             f"+ main {result['main']:,.0f} + epilogue {result['epilogue']:,.0f}",
+             f"throughput {result['throughput_gops']:,.1f} GOP/s at {dev['clock_mhz']:.0f} MHz", "modules:"]
+    for name, cycles in sorted(result["modules"].items(), key=lambda kv: -kv[1]):
+        mark = "  <- bottleneck" if name == result["bottleneck"] else ""
+        lines.append(f"  {name:14} {cycles:>16,.0f}{mark}")
+    lines.append(f"resources (budget = {dev['usable_ratio']:.0%} of {dev['name']}):")
+    for key, resource in (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF")):
+        budget = dev["budget"][resource]
+        share = result[key] / budget if budget else float(result[key] > 0)
+        lines.append(f"  {resource:8} {result[key]:>12,.0f} / {budget:>12,.0f}  {share:6.1%}")
+    lines.append("off-chip traffic: " + ", ".join(f"{a} {n:,.0f} elements" for a, n in result["offchip_elements"].items())
+                 + f" ({result['offchip_bytes'] / 2**20:,.1f} MiB)")
+    lines.append("fits the device" if result["fits"] else "does NOT fit: " + "; ".join(result["violations"]))
+    return "\n".join(lines)
+
+
+def as_int_params(values: dict) -> dict[str, int]:
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, float) and v.is_integer()):
+            raise DesignError(f"parameter {k}={v!r} must be an integer")
+        out[k] = int(v)
+    return out
