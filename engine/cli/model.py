@@ -7,6 +7,7 @@ import json
 import sys
 
 from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.errors import DesignError
 from engine.models.device import load_device
@@ -25,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="evaluate many configurations: one JSON object of parameters per line")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--descriptor", action="store_true",
+                        help="print the design descriptor (docs/descriptor.md) instead of evaluating")
 
 
 def parse_params(pairs: list[str]) -> dict[str, int]:
@@ -43,6 +46,9 @@ def parse_params(pairs: list[str]) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device))
+    if args.descriptor:
+        print(json.dumps(build_descriptor(space, model.design, model.architecture), indent=2))
+        return 0
     if args.params_file:
         return _batch(model, args.params_file)
     result = evaluate_configuration(model, parse_params(args.param))

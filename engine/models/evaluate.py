@@ -22,8 +22,8 @@ from engine.models.symbolic import SymbolicModel, build_symbolic_model
 _NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args)}, "numpy"]
 
 
-def _compile(args, exprs):
-    return sympy.lambdify(args, exprs, _NUMERIC, cse=True)
+def _compile(args, exprs, *, cse: bool = True):
+    return sympy.lambdify(args, exprs, _NUMERIC, cse=cse)
 
 
 def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None) -> np.ndarray:
@@ -64,8 +64,9 @@ class PerformanceModel:
                 + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
         self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
         self._fast = _compile(args, fast)
-        self._extents = _compile([symbol(n) for n in self.tunable],
-                                 [e for p in self.packing for e in (p.innermost, p.rate if p.rate is not None else 0)])
+        self._extents = _compile([symbol(n) for n in self.tunable],  # small expressions: CSE costs more than it saves
+                                 [e for p in self.packing for e in (p.innermost, p.rate if p.rate is not None else 0)],
+                                 cse=False)
 
     def _arguments(self, params: dict) -> list:
         values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
@@ -93,15 +94,16 @@ class PerformanceModel:
         return {p.name: args[len(self.tunable) + k].astype(np.int64) for k, p in enumerate(self.packing)}
 
     def evaluate_fast(self, params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(latency, DSP, BRAM18K) only: the tuner's inner loop."""
-        return tuple(np.asarray(v, dtype=np.float64) for v in self._fast(*self._arguments(params)))
+        """(latency, DSP, BRAM18K) only: the tuner's inner loop. Counts are whole numbers; the
+        generated code multiplies by reciprocals, so results are rounded."""
+        return tuple(np.rint(np.asarray(v, dtype=np.float64)) for v in self._fast(*self._arguments(params)))
 
     def evaluate(self, params: dict) -> Evaluation:
         args = self._arguments(params)
         shape = np.shape(args[0])
         if self._full is None:
             self._full = _compile(self._args, self._full_exprs)
-        out = [np.broadcast_to(np.asarray(v, dtype=np.float64), shape) for v in self._full(*args)]
+        out = [np.broadcast_to(np.rint(np.asarray(v, dtype=np.float64)), shape) for v in self._full(*args)]
         names = (["latency_cycles", "prologue", "main", "epilogue", *RESOURCE_NAMES, "offchip_bytes", "fifo_bytes"]
                  + [f"module:{m}" for m in self.module_names] + [f"bram:{a}" for a in self.bram_arrays]
                  + [f"offchip:{a}" for a in self.offchip_arrays])

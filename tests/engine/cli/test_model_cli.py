@@ -1,0 +1,67 @@
+"""`systolic model`: one configuration as a report or JSON, many as JSON lines, errors as one line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from engine.cli.main import main
+
+TABLE_3 = ["--param", "i_t1=129", "--param", "j_t1=130", "--param", "k_t1=64",
+           "--param", "i_t2=3", "--param", "j_t2=13", "--param", "k_t2=4"]
+
+
+def test_json_has_the_documented_fields(bundled, capsys):
+    assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", *TABLE_3, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("latency_cycles", "prologue", "epilogue", "modules", "dsp", "bram18k", "offchip_bytes",
+                "throughput_gops", "fits", "violations"):
+        assert key in result
+    assert result["dsp"] == 8600 and result["fits"] is True and result["violations"] == []
+    assert result["latency_cycles"] == result["prologue"] + result["main"] + result["epilogue"]
+    assert result["bottleneck"] == max(result["modules"], key=result["modules"].get)
+
+
+def test_text_report_marks_the_bottleneck(bundled, capsys):
+    assert main(["model", str(bundled("mm")), "--design", "mm [i,j] <[i,j],k>", *TABLE_3]) == 0
+    out = capsys.readouterr().out
+    assert "<- bottleneck" in out and "DSP" in out and "fits the device" in out
+    assert out.count("<- bottleneck") == 1
+
+
+def test_params_file_gives_one_result_per_line_in_order(bundled, tmp_path, capsys):
+    lines = [{"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 8, "j_t2": 8, "k_t2": 8},
+             {"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 5, "j_t2": 8, "k_t2": 8},
+             {"i_t1": 512, "j_t1": 512, "k_t1": 64, "i_t2": 4, "j_t2": 4, "k_t2": 8}]
+    path = tmp_path / "configs.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", "--params-file", str(path)]) == 0
+    results = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(results) == 3
+    assert results[0]["fits"] is True
+    assert "i_t2=5 must divide i_t1=64" in results[1]["error"]
+    assert results[2]["fits"] is False and results[2]["violations"][0].startswith("DSP")
+
+
+def test_bad_parameters_are_one_line_listing_every_problem(bundled):
+    result = subprocess.run([sys.executable, "-m", "engine.cli.main", "model", str(bundled("mm")),
+                             "--design", "i-j__i-j.k", "--param", "i_t1=2000", "--param", "j_t1=64",
+                             "--param", "k_t1=64", "--param", "i_t2=7", "--param", "j_t2=8", "--param", "k_t2=3"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "i_t1=2000 is outside its bounds 1..1024" in line and "k_t2=3 must be a power of two" in line
+
+
+def test_unknown_design_and_device_are_one_line_errors(bundled, capsys):
+    assert main(["model", str(bundled("mm")), "--design", "nope", *TABLE_3]) == 2
+    assert "no design 'nope'" in capsys.readouterr().err
+    assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", "--device", "vu9p", *TABLE_3]) == 2
+    assert "unknown device 'vu9p'" in capsys.readouterr().err
+
+
+def test_descriptor_is_printed_on_request(bundled, capsys):
+    assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", "--descriptor"]) == 0
+    descriptor = json.loads(capsys.readouterr().out)
+    assert descriptor["version"] == "1.0" and descriptor["design"]["id"] == "i-j__i-j.k"
+    assert [m["name"] for m in descriptor["topology"]["modules"]][0] == "PE"
