@@ -26,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="evaluate many configurations: one JSON object of parameters per line")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--no-double-buffering", action="store_true",
+                        help="single local buffers in I/O modules (less BRAM, loads no longer overlap)")
     parser.add_argument("--descriptor", action="store_true",
                         help="print the design descriptor (docs/descriptor.md) instead of evaluating")
 
@@ -45,7 +47,8 @@ def parse_params(pairs: list[str]) -> dict[str, int]:
 
 def run(args: argparse.Namespace) -> int:
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
-    model = PerformanceModel(space, space.design(args.design), load_device(args.device))
+    model = PerformanceModel(space, space.design(args.design), load_device(args.device),
+                             double_buffering=not args.no_double_buffering)
     if args.descriptor:
         print(json.dumps(build_descriptor(space, model.design, model.architecture), indent=2))
         return 0

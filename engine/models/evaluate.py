@@ -46,9 +46,9 @@ class Evaluation:
 
 
 class PerformanceModel:
-    def __init__(self, space: DesignSpace, design: Design, device: Device):
+    def __init__(self, space: DesignSpace, design: Design, device: Device, *, double_buffering: bool = True):
         self.design, self.device = design, device
-        self.architecture = build_architecture(space, design)
+        self.architecture = build_architecture(space, design, double_buffering=double_buffering)
         self.symbolic: SymbolicModel = build_symbolic_model(self.architecture,
                                                             dict(zip(design.band_loops, design.problem_size)))
         self.tunable = [p.name for p in design.params if p.tunable]

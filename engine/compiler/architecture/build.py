@@ -21,7 +21,9 @@ OPERATORS = json.loads((RESOURCES / "operators.json").read_text())
 _OP_NAMES = {"*": "mul", "+": "add", "-": "add", "/": "div", "%": "div"}
 
 
-def build_architecture(space: DesignSpace, design: Design) -> Architecture:
+def build_architecture(space: DesignSpace, design: Design, *, double_buffering: bool = True) -> Architecture:
+    """`double_buffering`: I/O modules with local buffers keep two, so loading the next block
+    overlaps feeding the current one (AutoSA's default; off halves their BRAM and serialises them)."""
     statements = [space.kernel.statement(name) for name in space.band.full_statements]
     if any(loop not in statements[0].iterators for loop in space.band.loops):
         raise DesignError(f"{design.id}: hardware construction needs band loops that are loops of the source "
@@ -33,7 +35,7 @@ def build_architecture(space: DesignSpace, design: Design) -> Architecture:
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = sum(OPERATORS[compute["dtype"]][op]["latency"] for op in compute["ops"] if op in ("mul", "add")) + 2
     pe = build_pe(syms, groups, add_latency, depth)
-    modules, fifos, packing = build_io_network(syms, groups)
+    modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
                         (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing))
 

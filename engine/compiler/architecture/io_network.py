@@ -26,8 +26,10 @@ AXI_BITS = 512
 class _GroupNetwork:
     """Builds the modules and FIFOs of one group in one direction (`in` or `out`)."""
 
-    def __init__(self, syms: DesignSymbols, group: IOGroup, direction: str, events: sympy.Expr):
+    def __init__(self, syms: DesignSymbols, group: IOGroup, direction: str, events: sympy.Expr,
+                 double_buffering: bool):
         self.syms, self.g, self.direction, self.events = syms, group, direction, events
+        self.double_buffering = double_buffering
         self.space = syms.design.space_loops
         self.top = len(self.space) + 1  # DRAM-facing level
         self.layout = (syms.design.simd.layout.get(group.array) if syms.design.simd else None)
@@ -101,7 +103,7 @@ class _GroupNetwork:
         feed = self.feed_phase(pe_data)
         # words must not straddle one PE's block
         pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data))
-        buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, True)
+        buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, self.double_buffering)
         self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
                                           syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
         self.link(upstream, self.name(1), rows, upstream_pack, "to_row_heads" if len(space) == 2 else "to_first")
@@ -117,7 +119,7 @@ class _GroupNetwork:
             feed = self.feed_phase(slice_data)
             pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile))
             buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, pack2,
-                            self.g.element_bits, True)
+                            self.g.element_bits, self.double_buffering)
             self.modules.append(self.transfer(2, tile, pack2, f"keep the {self.g.array} slice of this boundary PE",
                                               boundary, (boundary,), buffer=buffer, feed=feed))
             self.link(self.name(self.top), self.name(2), 1, dram_pack, "to_first")
@@ -126,10 +128,11 @@ class _GroupNetwork:
         else:
             top = self.modules.pop()  # the DRAM-facing module also holds the slice for PE 0
             buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, dram_pack,
-                            self.g.element_bits, True)
+                            self.g.element_bits, self.double_buffering)
             self.modules.append(Module(top.name, top.kind, top.count, top.grid,
                                        top.phases + (self.feed_phase(slice_data),), array=top.array, level=top.level,
-                                       dram=True, overlapped=True, buffers=(buffer,), depth=top.depth))
+                                       dram=True, overlapped=self.double_buffering, buffers=(buffer,),
+                                       depth=top.depth))
             edge = top.name
         self.link(edge, "PE", boundary, self.simd_pack(), "to_boundary_pe", along=d)
         self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "pe_chain", along=d)
@@ -150,7 +153,7 @@ class _GroupNetwork:
                                reversed=self.direction == "out"))
 
 
-def build_io_network(syms: DesignSymbols, groups: list[IOGroup]):
+def build_io_network(syms: DesignSymbols, groups: list[IOGroup], *, double_buffering: bool = True):
     """All I/O and drain modules, their FIFOs and their packing parameters."""
     modules, fifos, packing = [], [], []
     for g in groups:
@@ -162,7 +165,7 @@ def build_io_network(syms: DesignSymbols, groups: list[IOGroup]):
         if g.needs_drain:
             directions.append(("out", g.loads))
         for direction, events in directions:
-            net = _GroupNetwork(syms, g, direction, events)
+            net = _GroupNetwork(syms, g, direction, events, double_buffering)
             net.build()
             modules += net.modules
             fifos += net.fifos

@@ -125,3 +125,13 @@ def test_models_build_for_every_design_of_the_other_kernels(name):
         model = PerformanceModel(space, design, device)
         latency, dsp, bram = model.evaluate_fast(random_configuration(design, rng))
         assert latency > 0 and dsp > 0 and bram >= 0
+
+
+def test_double_buffering_trades_bram_for_overlap():
+    space = compile_kernel(KERNELS / "mm.c")
+    design = space.design("i__i-j.k")
+    params = dict(i_t1=64, j_t1=64, k_t1=64, i_t2=8, j_t2=8, k_t2=8)
+    double = PerformanceModel(space, design, load_device()).evaluate(params)
+    single = PerformanceModel(space, design, load_device(), double_buffering=False).evaluate(params)
+    assert float(single["bram:A"]) == float(double["bram:A"]) / 2  # A_L1_in keeps one tile, not two
+    assert single["module:A_L1_in"] > double["module:A_L1_in"]  # its load and feed now run one after the other
