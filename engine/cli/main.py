@@ -5,10 +5,10 @@ import argparse
 import os
 import sys
 
-from engine.cli import designs, model
+from engine.cli import designs, model, runs, search
 from engine.errors import EngineError
 
-SUBCOMMANDS = {"designs": designs, "model": model}
+SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,133 @@
+"""`systolic search KERNEL.c`: tune every design (or some) with one method, show live progress,
+end with a table per design, and store the run (kernel, sizes, device, method, seed, budget, trace,
+results) in the run database. Ctrl-C stops the search, stores what it found and prints the best."""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.compiler.design_space import compile_kernel
+from engine.errors import EngineError
+from engine.models.device import load_device
+from engine.search.explore import Budget, explore, smallest_design_needs
+from engine.search.methods import METHODS, strategy_class
+from engine.search.progress import Candidate, DesignResult, ExplorationResult, Progress
+from engine.search.store import RunStore
+
+HELP = "tune the tuning parameters of every design (or some) with a search method"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_kernel_arguments(parser)
+    parser.add_argument("--design", action="append", default=[], metavar="ID", help="only these designs (repeatable)")
+    parser.add_argument("--method", default="hybrid", help=f"one of {', '.join(METHODS)} (default hybrid)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--seconds", type=float, help="total time budget, split across designs (default 2 s per design)")
+    budget.add_argument("--samples", type=int, help="total number of evaluated configurations, split across designs")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="u250")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
+    parser.add_argument("--no-store", action="store_true", help="do not store the run")
+
+
+def candidate_json(design: str, c: Candidate) -> dict:
+    return {"design": design, "params": c.params, "latency_cycles": c.latency_cycles,
+            "throughput_gops": c.throughput_gops, "dsp": c.dsp, "bram18k": c.bram18k}
+
+
+class _ProgressLine:
+    """One line on stderr, rewritten in place at most ~5 times a second when stderr is a terminal."""
+
+    def __init__(self, designs: int):
+        self.designs, self.done, self.last = designs, 0, 0.0
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if not self.live or now - self.last < 0.2:
+            return
+        self.last = now
+        best = f"best {p.best.throughput_gops:8.1f} GOP/s" if p.best else "no feasible point yet"
+        sys.stderr.write(f"\r[{self.done + 1}/{self.designs}] {p.design:24} {p.samples:>9,} samples "
+                         f"{p.elapsed:6.1f} s  {best}   ")
+        sys.stderr.flush()
+
+    def design_done(self, _result: DesignResult) -> None:
+        self.done += 1
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+
+
+def run(args: argparse.Namespace) -> int:
+    strategy_class(args.method)  # unknown methods fail before any work
+    defines = kernel_defines(args)
+    space = compile_kernel(args.kernel, defines=defines, simd_info=args.simd_info)
+    device = load_device(args.device)
+    designs = [space.design(d).id for d in args.design] or [d.id for d in space.designs]
+    budget = Budget(seconds=args.seconds, samples=args.samples)  if (args.seconds or args.samples) is not None \
+        else Budget(seconds=2.0 * len(designs))
+    line = _ProgressLine(len(designs))
+    cancel = threading.Event()
+    finished: list[DesignResult] = []
+
+    def on_design_done(result: DesignResult) -> None:
+        finished.append(result)
+        line.design_done(result)
+
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        result = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
+                         callbacks=(line,), cancel_event=cancel, on_design_done=on_design_done)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        line.close()
+    status = "interrupted" if cancel.is_set() else "finished"
+    run_id = None
+    if not args.no_store:
+        with RunStore(args.db) as store:
+            run_id = store.save(kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
+                                device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
+                                result=result, status=status, options={"designs": designs, "defines": defines})
+    _print(result, run_id, status, args.json)
+    if result.best is None and status == "finished":
+        raise EngineError("no configuration of any design fits the device: " + smallest_design_needs(space, device))
+    return 130 if status == "interrupted" else 0
+
+
+def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> None:
+    best = result.best
+    if as_json:
+        print(json.dumps({
+            "run_id": run_id, "status": status, "method": result.method, "seed": result.seed,
+            "best": candidate_json(best.design, best.best) if best else None,
+            "designs": [{**candidate_json(d.design, d.best), "samples": d.samples, "seconds": d.elapsed,
+                         "notes": list(d.notes)} if d.best else
+                        {"design": d.design, "best": None, "samples": d.samples, "notes": list(d.notes)}
+                        for d in result.designs]}, indent=2))
+        return
+    header = f"{'design':24} {'samples':>9} {'s':>6} {'latency':>12} {'GOP/s':>8} {'DSP':>6} {'BRAM':>6}  params"
+    print(header)
+    print("-" * len(header))
+    for d in sorted(result.designs, key=lambda d: d.best.latency_cycles if d.best else float("inf")):
+        if d.best is None:
+            print(f"{d.design:24} {d.samples:9,} {d.elapsed:6.1f} {'no feasible configuration':>34}")
+            continue
+        c = d.best
+        params = " ".join(f"{k}={v}" for k, v in c.params.items())
+        mark = "*" if best and d.design == best.design else " "
+        print(f"{d.design:23}{mark} {d.samples:9,} {d.elapsed:6.1f} {c.latency_cycles:12,.0f} {c.throughput_gops:8.1f} "
+              f"{c.dsp:6.0f} {c.bram18k:6.0f}  {params}")
+    notes = sorted({n for d in result.designs for n in d.notes})
+    for note in notes[:5]:
+        print(f"note: {note}")
+    stored = f"stored as run {run_id}" if run_id is not None else "not stored"
+    print(f"{status}; {stored}" + (f"; best: {best.design} at {best.best.throughput_gops:.1f} GOP/s" if best else ""))

@@ -1,0 +1,77 @@
+"""Design space + device + method -> ExplorationResult: every design (or a chosen subset) tuned with
+one method, the total budget split evenly across designs, in this process. The result keeps each
+design's best configuration, its trace and the Pareto set of (latency, DSP, BRAM18K) it saw."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from engine.compiler.design_space import DesignSpace
+from engine.errors import EngineError
+from engine.models.device import Device
+from engine.models.evaluate import PerformanceModel
+from engine.search.methods import strategy_class
+from engine.search.progress import DesignResult, ExplorationResult
+from engine.search.run import Callback, SearchRun
+from engine.search.space import SearchSpace
+
+
+@dataclass(frozen=True)
+class Budget:
+    seconds: float | None = None
+    samples: int | None = None
+
+    def __post_init__(self):
+        if self.seconds is None and self.samples is None:
+            raise EngineError("a search needs a budget: --seconds S or --samples N")
+        if (self.seconds is not None and self.seconds <= 0) or (self.samples is not None and self.samples <= 0):
+            raise EngineError("the search budget must be positive")
+
+    def split(self, parts: int) -> "Budget":
+        return Budget(self.seconds / parts if self.seconds is not None else None,
+                      max(1, self.samples // parts) if self.samples is not None else None)
+
+    def to_json(self) -> dict:
+        return {"seconds": self.seconds, "samples": self.samples}
+
+
+def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budget: Budget,
+            designs: list[str] | None = None, seed: int = 0, callbacks: tuple[Callback, ...] = (),
+            cancel_event: threading.Event | None = None,
+            on_design_done=None) -> ExplorationResult:
+    """`on_design_done(DesignResult)` is called as each design finishes (to store partial runs)."""
+    cls = strategy_class(method)
+    chosen = [space.design(d) for d in designs] if designs else list(space.designs)
+    share = budget.split(len(chosen))
+    cancel_event = cancel_event or threading.Event()
+    results: list[DesignResult] = []
+    for n, design in enumerate(chosen):
+        if cancel_event.is_set():
+            break
+        started = time.perf_counter()
+        search_space = SearchSpace(PerformanceModel(space, design, device))
+        seconds = share.seconds
+        if seconds is not None:  # time spent building the model counts against this design's share
+            seconds = max(0.05, seconds - (time.perf_counter() - started))
+        run = SearchRun(search_space, cls(search_space, seed=seed + n), seconds=seconds, samples=share.samples,
+                        callbacks=callbacks, cancel_event=cancel_event)
+        result = run.run()
+        results.append(result)
+        if on_design_done is not None:
+            on_design_done(result)
+    return ExplorationResult(space.kernel.name, method, seed, tuple(results))
+
+
+def smallest_design_needs(space: DesignSpace, device: Device) -> str:
+    """What the cheapest configuration of any design needs: for 'nothing fits' messages."""
+    best = None
+    for design in space.designs:
+        model = PerformanceModel(space, design, device)
+        values = {p.name: p.lower for p in design.params if p.tunable}
+        result = model.evaluate(values)
+        need = (float(result["DSP"]), float(result["BRAM18K"]))
+        if best is None or need < best[1]:
+            best = (design.id, need)
+    return (f"the smallest design ({best[0]}, every factor 1) needs {best[1][0]:.0f} DSP and {best[1][1]:.0f} "
+            f"BRAM18K; the device allows {device.budget('DSP'):.0f} DSP and {device.budget('BRAM18K'):.0f} BRAM18K")

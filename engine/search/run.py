@@ -1,0 +1,137 @@
+"""SearchRun: the loop around one strategy on one design. It owns the budget (seconds and/or
+samples), the cancel flag, the best feasible configuration, the Pareto set and the trace, and hands
+callbacks an immutable Progress after each batch (at most every `report_every` seconds)."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from engine.search.progress import Candidate, DesignResult, Progress, TracePoint
+from engine.search.space import SearchSpace, batch_row, batch_size
+from engine.search.strategy import SearchStrategy
+
+Callback = Callable[[Progress], None]
+
+
+class SearchRun:
+    def __init__(self, space: SearchSpace, strategy: SearchStrategy, *, seconds: float | None = None,
+                 samples: int | None = None, batch: int = 64, callbacks: tuple[Callback, ...] = (),
+                 report_every: float = 0.1, cancel_event: threading.Event | None = None):
+        if seconds is None and samples is None:
+            raise ValueError("a search needs a budget: seconds or samples")
+        self.space, self.strategy = space, strategy
+        self.seconds, self.samples_budget, self.batch = seconds, samples, batch
+        self.callbacks, self.report_every = callbacks, report_every
+        self.cancel_event = cancel_event or threading.Event()
+        self.samples = 0
+        self.best: Candidate | None = None
+        self.best_objective = np.inf  # equals best.latency_cycles unless the space minimises something else
+        self.trace: list[TracePoint] = []
+        self._pareto = np.empty((0, 3))
+        self._pareto_configs: list[dict] = []
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def _left(self, start: float) -> bool:
+        if self.cancel_event.is_set():
+            return False
+        if self.seconds is not None and time.perf_counter() - start >= self.seconds:
+            return False
+        return self.samples_budget is None or self.samples < self.samples_budget
+
+    def run(self) -> DesignResult:
+        start = time.perf_counter()
+        self.strategy.start(time_limit=self.seconds if self.seconds is not None else 60.0)
+        last_report, stopped = -1.0, "budget"
+        while self._left(start):
+            want = getattr(self.strategy, "batch_size", self.batch)
+            n = want if self.samples_budget is None else min(want, self.samples_budget - self.samples)
+            configs = self.strategy.propose(n)
+            if configs is None or batch_size(configs) == 0:
+                stopped = "exhausted"
+                break
+            batch = self.space.evaluate(configs)
+            fitness = batch.fitness
+            self.strategy.tell(configs, fitness)
+            self.samples += batch_size(configs)
+            self._record(configs, batch, fitness, time.perf_counter() - start)
+            now = time.perf_counter() - start
+            if now - last_report >= self.report_every:
+                last_report = now
+                self._report(now)
+        if self.cancel_event.is_set():
+            stopped = "cancelled"
+        elapsed = time.perf_counter() - start
+        self._report(elapsed)
+        return DesignResult(self.space.design.id, self.strategy.name, self.samples, elapsed, self.best,
+                            tuple(self.trace), self.pareto(), tuple(self.strategy.notes), stopped)
+
+    def _record(self, configs, batch, fitness, elapsed: float) -> None:
+        feasible = np.flatnonzero(np.isfinite(fitness))
+        if feasible.size:
+            k = int(feasible[np.argmin(fitness[feasible])])
+            if fitness[k] < self.best_objective:
+                self.best_objective = float(fitness[k])
+                self.best = self.space.candidate(batch_row(configs, k), batch.latency[k], batch.dsp[k], batch.bram[k])
+                self.trace.append(TracePoint(self.samples, elapsed, self.best.latency_cycles))
+            self._update_pareto(configs, batch, feasible)
+
+    def _update_pareto(self, configs, batch, feasible) -> None:
+        points = np.stack([batch.latency[feasible], batch.dsp[feasible], batch.bram[feasible]], axis=1)
+        front = _non_dominated(points)  # thin the batch first: it can be large
+        feasible, points = feasible[front], points[front]
+        allp = np.vstack([self._pareto, points])
+        cfgs = self._pareto_configs + [batch_row(configs, i) for i in feasible]
+        keep = _non_dominated(allp)
+        self._pareto = allp[keep]
+        self._pareto_configs = [cfgs[i] for i in np.flatnonzero(keep)]
+
+    def pareto(self) -> tuple[Candidate, ...]:
+        order = np.argsort(self._pareto[:, 0]) if len(self._pareto) else []
+        return tuple(self.space.candidate(self._pareto_configs[i], *self._pareto[i]) for i in order)
+
+    def _report(self, elapsed: float) -> None:
+        progress = Progress(self.space.design.id, self.strategy.name, self.samples, elapsed, self.best,
+                            "; ".join(self.strategy.notes))
+        for callback in self.callbacks:
+            callback(progress)
+
+
+def _non_dominated(points: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """Mask of the points no other point dominates (<= everywhere, < somewhere); duplicates kept once.
+
+    Sorted lexicographically, a point can only be dominated by points before it, so the points are
+    swept in chunks against the front found so far: about n x |front| work instead of n^2."""
+    order = np.lexsort(points.T[::-1])
+    keep = np.zeros(len(points), dtype=bool)
+    front = np.empty((0, points.shape[1]))
+    for start in range(0, len(order), chunk):
+        idx = order[start:start + chunk]
+        block = points[idx]
+        candidates = ~_dominated_by(front, block) & ~_duplicate_of(front, block)
+        idx, block = idx[candidates], block[candidates]
+        inner = ~_dominated_by(block, block)
+        _, first = np.unique(block, axis=0, return_index=True)
+        unique = np.zeros(len(block), dtype=bool)
+        unique[first] = True
+        keep[idx[inner & unique]] = True
+        front = np.vstack([front, block[inner & unique]])
+    return keep
+
+
+def _dominated_by(front: np.ndarray, points: np.ndarray) -> np.ndarray:
+    if len(front) == 0 or len(points) == 0:
+        return np.zeros(len(points), dtype=bool)
+    le = np.all(front[None, :, :] <= points[:, None, :], axis=2)
+    lt = np.any(front[None, :, :] < points[:, None, :], axis=2)
+    return np.any(le & lt, axis=1)
+
+
+def _duplicate_of(front: np.ndarray, points: np.ndarray) -> np.ndarray:
+    if len(front) == 0 or len(points) == 0:
+        return np.zeros(len(points), dtype=bool)
+    return np.any(np.all(front[None, :, :] == points[:, None, :], axis=2), axis=1)

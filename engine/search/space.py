@@ -1,0 +1,102 @@
+"""Design + model + device -> SearchSpace: the tunable loops of a design and a batched evaluator.
+
+Each original (band) loop l has an array-partitioning factor `l_t1` in 1..N_l and maybe a second
+level `l_t2` (latency hiding: a divisor of l_t1; SIMD: a power-of-two divisor up to the bound).
+A configuration is feasible when it meets every constraint and its DSP and BRAM18K stay within
+the device budget, the Odyssey paper's constraints; infeasible ones get fitness = inf.
+
+The fitness is the full latency model by default. Studies of the simplifications prior work made
+use other objectives (OBJECTIVES): the larger of compute and off-chip communication (TENET), or the
+off-chip traffic alone (Marvel's pruning).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.compiler.design import Design
+from engine.models.constraints import feasible_mask
+from engine.models.evaluate import PerformanceModel
+from engine.compiler.architecture.symbols import smax
+from engine.search.progress import Candidate
+
+OBJECTIVES = ("latency", "max_compute_comm", "offchip")
+
+Config = dict[str, int]
+Columns = dict[str, np.ndarray]  # a batch in columns: parameter name -> values
+
+
+def batch_size(configs: list[Config] | Columns) -> int:
+    return len(configs) if isinstance(configs, list) else len(next(iter(configs.values())))
+
+
+def batch_row(configs: list[Config] | Columns, i: int) -> Config:
+    return dict(configs[i]) if isinstance(configs, list) else {n: int(v[i]) for n, v in configs.items()}
+
+
+@dataclass(frozen=True)
+class LoopGenes:
+    loop: str
+    extent: int
+    t1: str
+    t2: str | None  # the second-level parameter, if any
+    simd: bool  # t2 is a SIMD factor (power of two)
+    t2_upper: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    latency: np.ndarray
+    dsp: np.ndarray
+    bram: np.ndarray
+    feasible: np.ndarray
+    objective: np.ndarray  # what the search minimises: the latency unless the space says otherwise
+
+    @property
+    def fitness(self) -> np.ndarray:
+        return np.where(self.feasible, self.objective, np.inf)
+
+
+class SearchSpace:
+    def __init__(self, model: PerformanceModel, *, objective: str = "latency"):
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}")
+        self.model = model
+        self.objective = objective
+        self._objective = None
+        if objective == "max_compute_comm":  # compute vs DRAM transfers; no prologue, epilogue or on-chip I/O
+            sym = model.symbolic
+            dram = [sym.module_terms[m.name] for m in model.architecture.modules if m.dram]
+            self._objective = model.compile_objective(smax(sym.module_terms["PE"], *dram))
+        elif objective == "offchip":
+            self._objective = model.compile_objective(model.symbolic.offchip_bytes)
+        self.design: Design = model.design
+        self.device = model.device
+        params = {p.name: p for p in self.design.params if p.tunable}
+        self.names = list(model.tunable)
+        self.loops: list[LoopGenes] = []
+        for loop, extent in zip(self.design.band_loops, self.design.problem_size):
+            t2 = params.get(f"{loop}_t2")
+            self.loops.append(LoopGenes(loop, extent, f"{loop}_t1", t2.name if t2 else None,
+                                        bool(t2 and t2.role == "simd"), t2.upper if t2 else 1))
+        self.dsp_budget = self.device.budget("DSP")
+        self.bram_budget = self.device.budget("BRAM18K")
+        self.macs = model.symbolic.macs
+
+    def evaluate(self, configs: list[Config] | Columns) -> Batch:
+        """Latency, DSP, BRAM and feasibility of a batch (a list of configurations, or columns)."""
+        if isinstance(configs, list):
+            arrays = {n: np.fromiter((c[n] for c in configs), dtype=np.int64, count=len(configs)) for n in self.names}
+        else:
+            arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
+        latency, dsp, bram = self.model.evaluate_fast(arrays)
+        ok = feasible_mask(self.design, arrays) & (dsp <= self.dsp_budget) & (bram <= self.bram_budget)
+        objective = latency if self._objective is None else self._objective(arrays)
+        return Batch(latency, dsp, bram, ok, objective)
+
+    def throughput(self, latency: float) -> float:
+        return 2.0 * self.macs / (latency / (self.device.clock_mhz * 1e6)) / 1e9
+
+    def candidate(self, config: Config, latency: float, dsp: float, bram: float) -> Candidate:
+        return Candidate(dict(config), float(latency), float(dsp), float(bram), self.throughput(latency))

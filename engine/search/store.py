@@ -1,0 +1,256 @@
+"""RunStore: turns finished (or interrupted) searches -- an ExplorationResult plus the kernel, sizes,
+device, budget and options that produced it -- into rows of an SQLite database, and those rows back
+into the same dataclasses, so runs can be listed, reopened, compared and replayed.
+
+Tables: `runs` (one row per run, dicts as JSON), `designs` (one row per DesignResult, the best
+configuration in plain columns, Pareto set and notes as JSON) and `trace` (one row per TracePoint,
+so a plot can be redrawn with one query). Each write is one transaction.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import asdict, astuple, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Self
+
+from engine.errors import EngineError
+from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
+
+SCHEMA_VERSION = 1
+STATUSES = ("running", "finished", "interrupted")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, kernel_path TEXT NOT NULL,
+    kernel_text TEXT NOT NULL, sizes TEXT NOT NULL, device TEXT NOT NULL, method TEXT NOT NULL,
+    seed INTEGER NOT NULL, budget TEXT NOT NULL, options TEXT NOT NULL, status TEXT NOT NULL,
+    kernel TEXT NOT NULL, result_method TEXT NOT NULL, result_seed INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS designs (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+    design TEXT NOT NULL, method TEXT NOT NULL, samples INTEGER NOT NULL, elapsed REAL NOT NULL,
+    stopped TEXT NOT NULL, notes TEXT NOT NULL, pareto TEXT NOT NULL, best_params TEXT,
+    best_latency REAL, best_dsp REAL, best_bram18k REAL, best_throughput REAL,
+    PRIMARY KEY (run_id, position));
+CREATE TABLE IF NOT EXISTS trace (
+    run_id INTEGER NOT NULL, position INTEGER NOT NULL, step INTEGER NOT NULL, samples INTEGER NOT NULL,
+    elapsed REAL NOT NULL, best_latency REAL, PRIMARY KEY (run_id, position, step),
+    FOREIGN KEY (run_id, position) REFERENCES designs(run_id, position) ON DELETE CASCADE);
+"""
+
+
+def default_database_path() -> Path:
+    """$SYSTOLIC_STUDIO_DB if set, else runs.sqlite in the user's data directory (not created here)."""
+    override = os.environ.get("SYSTOLIC_STUDIO_DB")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+    return Path(platformdirs.user_data_dir("systolic-studio")) / "runs.sqlite"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: int
+    created: str  # ISO 8601 local time with offset
+    kernel: str
+    device: str
+    method: str
+    seed: int
+    budget: dict
+    status: str
+    designs: int
+    best_design: str | None
+    best_latency: float | None
+    best_throughput: float | None
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    id: int
+    created: str
+    kernel_path: str
+    kernel_text: str
+    sizes: dict[str, int]
+    device: str
+    method: str
+    seed: int
+    budget: dict
+    options: dict
+    status: str
+    result: ExplorationResult
+
+
+def _json(value) -> str:
+    """JSON text keeping key order; numpy scalars become Python numbers."""
+    return json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+
+
+class RunStore:
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path).expanduser() if path is not None else default_database_path()
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EngineError(f"cannot create the folder of run database {self.path}: {exc.strerror}") from None
+        self._conn = None
+        try:
+            with self._guard():
+                self._conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+                self._conn.execute("PRAGMA foreign_keys = ON")
+            self._create_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def _create_schema(self) -> None:
+        with self._transaction("IMMEDIATE") as db:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "schema_version" not in tables:
+                raise EngineError(f"{self.path} is an SQLite file but not a Systolic Studio run database")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                db.execute(statement)
+            version = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+            if version is None:
+                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+            elif version > SCHEMA_VERSION:
+                raise EngineError(f"{self.path} has run-database schema {version}; this version of "
+                                  f"Systolic Studio reads up to {SCHEMA_VERSION}")
+
+    # -- plumbing ------------------------------------------------------------------------------
+    @contextmanager
+    def _guard(self):
+        try:
+            with self._lock:
+                yield
+        except sqlite3.Error as exc:
+            raise EngineError(f"cannot use run database {self.path}: {exc}") from None
+
+    @contextmanager
+    def _transaction(self, mode: str = "DEFERRED"):
+        """One transaction: IMMEDIATE for writes (take the write lock up front), DEFERRED for reads."""
+        with self._guard():
+            if self._conn is None:
+                raise EngineError(f"run database {self.path} is closed")
+            self._conn.execute(f"BEGIN {mode}")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            finally:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _check(self, db, run_id: int) -> None:
+        if db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+            raise EngineError(f"no stored run {run_id} in {self.path}")
+
+    def _insert_designs(self, db, run_id: int, result: ExplorationResult) -> None:
+        for pos, d in enumerate(result.designs):
+            b = d.best
+            best = (None,) * 5 if b is None else (_json(b.params), *map(float, astuple(b)[1:]))
+            db.execute("INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+                run_id, pos, d.design, d.method, int(d.samples), float(d.elapsed), d.stopped,
+                _json(list(d.notes)), _json([asdict(c) for c in d.pareto]), *best))
+            db.executemany("INSERT INTO trace VALUES (?,?,?,?,?,?)", [
+                (run_id, pos, step, int(t.samples), float(t.elapsed),
+                 None if t.best_latency is None else float(t.best_latency)) for step, t in enumerate(d.trace)])
+
+    # -- writing -------------------------------------------------------------------------------
+    def save(self, *, kernel_path: str, kernel_text: str, sizes: dict[str, int], device: str, method: str,
+             seed: int, budget: dict, result: ExplorationResult, status: str = "finished",
+             options: dict | None = None) -> int:
+        """Store one run in one transaction; returns its id."""
+        _check_status(status)
+        created = datetime.now().astimezone().isoformat(timespec="seconds")
+        with self._transaction("IMMEDIATE") as db:
+            cur = db.execute(
+                "INSERT INTO runs (created, kernel_path, kernel_text, sizes, device, method, seed, budget, "
+                "options, status, kernel, result_method, result_seed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (created, str(kernel_path), kernel_text, _json(sizes), device, method, int(seed), _json(budget),
+                 _json(options or {}), status, result.kernel, result.method, int(result.seed)))
+            run_id = cur.lastrowid
+            self._insert_designs(db, run_id, result)
+        return run_id
+
+    def update(self, run_id: int, *, result: ExplorationResult, status: str) -> None:
+        """Replace a run's results and status (e.g. a run saved as "running" that has now stopped)."""
+        _check_status(status)
+        with self._transaction("IMMEDIATE") as db:
+            self._check(db, run_id)
+            db.execute("DELETE FROM designs WHERE run_id = ?", (run_id,))
+            db.execute("UPDATE runs SET status = ?, kernel = ?, result_method = ?, result_seed = ? WHERE id = ?",
+                       (status, result.kernel, result.method, int(result.seed), run_id))
+            self._insert_designs(db, run_id, result)
+
+    def delete(self, run_id: int) -> None:
+        with self._transaction("IMMEDIATE") as db:
+            self._check(db, run_id)
+            db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    # -- reading -------------------------------------------------------------------------------
+    def list_runs(self) -> list[RunSummary]:
+        """Every stored run, newest first, with its best design (lowest latency, first on ties)."""
+        query = """
+            WITH ranked AS (SELECT run_id, design, best_latency, best_throughput, ROW_NUMBER() OVER
+                              (PARTITION BY run_id ORDER BY best_latency, position) AS rank
+                            FROM designs WHERE best_latency IS NOT NULL),
+                 counts AS (SELECT run_id, COUNT(*) AS n FROM designs GROUP BY run_id)
+            SELECT r.id, r.created, r.kernel, r.device, r.method, r.seed, r.budget, r.status,
+                   COALESCE(c.n, 0), b.design, b.best_latency, b.best_throughput
+            FROM runs r LEFT JOIN counts c ON c.run_id = r.id
+                        LEFT JOIN ranked b ON b.run_id = r.id AND b.rank = 1
+            ORDER BY r.id DESC"""
+        with self._transaction() as db:
+            rows = db.execute(query).fetchall()
+        return [RunSummary(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), *r[7:]) for r in rows]
+
+    def load(self, run_id: int) -> StoredRun:
+        with self._transaction() as db:
+            self._check(db, run_id)
+            run = db.execute("SELECT id, created, kernel_path, kernel_text, sizes, device, method, seed, budget, "
+                             "options, status, kernel, result_method, result_seed FROM runs WHERE id = ?",
+                             (run_id,)).fetchone()
+            designs = db.execute("SELECT * FROM designs WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+            traces: dict[int, list[TracePoint]] = {}
+            for pos, samples, elapsed, best in db.execute(
+                    "SELECT position, samples, elapsed, best_latency FROM trace WHERE run_id = ? "
+                    "ORDER BY position, step", (run_id,)):
+                traces.setdefault(pos, []).append(TracePoint(samples, elapsed, best))
+        results = tuple(DesignResult(
+            design=d[2], method=d[3], samples=d[4], elapsed=d[5], stopped=d[6], notes=tuple(json.loads(d[7])),
+            pareto=tuple(Candidate(**c) for c in json.loads(d[8])), trace=tuple(traces.get(d[1], ())),
+            best=None if d[9] is None else Candidate(json.loads(d[9]), *d[10:14])) for d in designs)
+        result = ExplorationResult(run[11], run[12], run[13], results)
+        return StoredRun(run[0], run[1], run[2], run[3], json.loads(run[4]), run[5], run[6], run[7],
+                         json.loads(run[8]), json.loads(run[9]), run[10], result)
+
+    def top_k(self, run_id: int, k: int = 1) -> list[tuple[str, Candidate]]:
+        """The k designs of a run with the lowest best latency (designs without a feasible one left out)."""
+        with self._transaction() as db:
+            self._check(db, run_id)
+            rows = db.execute("SELECT design, best_params, best_latency, best_dsp, best_bram18k, best_throughput "
+                              "FROM designs WHERE run_id = ? AND best_latency IS NOT NULL "
+                              "ORDER BY best_latency, position LIMIT ?", (run_id, max(0, int(k)))).fetchall()
+        return [(r[0], Candidate(json.loads(r[1]), *r[2:])) for r in rows]
+
+
+def _check_status(status: str) -> None:
+    if status not in STATUSES:
+        raise ValueError(f"run status must be one of {', '.join(STATUSES)}, not {status!r}")

@@ -1,0 +1,35 @@
+"""The interface every search strategy implements (after optuna's BaseSampler and TVM's
+SearchStrategy): `propose(n)` returns up to n configurations to evaluate, or None when it has
+nothing left; `tell(configs, fitness)` gives back their latencies (inf where infeasible). The loop,
+the budget, cancellation and reporting belong to the run (run.py), not to the strategy."""
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from engine.search.space import SearchSpace
+
+Config = dict[str, int]
+
+
+class SearchStrategy(ABC):
+    name = "strategy"
+
+    def __init__(self, space: SearchSpace, *, seed: int = 0):
+        self.space = space
+        self.seed = seed
+        self.rng = random.Random(seed)  # scalar draws: the stdlib generator is far cheaper than numpy's
+        self.notes: list[str] = []  # things the user should know (e.g. the MP seed failed)
+
+    def start(self, *, time_limit: float) -> None:
+        """Called once before the first proposal, with the time the run has."""
+
+    @abstractmethod
+    def propose(self, n: int) -> list[Config] | None:
+        ...
+
+    @abstractmethod
+    def tell(self, configs: list[Config], fitness: np.ndarray) -> None:
+        """fitness = latency in cycles, inf for configurations that break a constraint or the budget."""

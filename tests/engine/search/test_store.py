@@ -1,0 +1,169 @@
+"""RunStore: runs go into SQLite and come back as the same dataclasses."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from engine.errors import EngineError
+from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
+from engine.search.store import RunStore, default_database_path
+
+
+@pytest.fixture(autouse=True)
+def _no_user_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYSTOLIC_STUDIO_DB", str(tmp_path / "default" / "runs.sqlite"))
+
+
+def make_result(kernel="mm", seed=3, latency=1200.5) -> ExplorationResult:
+    fast = Candidate({"k_t1": 8, "i_t1": 64, "j_t1": 32}, latency, 512.0, 96.0, 41.25)
+    pareto = (fast, Candidate({"i_t1": 32, "j_t1": 32, "k_t1": 8}, 2400.0, 256.0, 48.0, 20.5))
+    found = DesignResult("i-j__i-j.k", "evolution", 640, 2.5, fast,
+                         (TracePoint(64, 0.1, 5000.0), TracePoint(128, 0.4, latency)),
+                         pareto, ("MP seed: SCIP timed out, continuing unseeded",), "budget")
+    empty = DesignResult("i__i.j-k", "evolution", 64, 0.25, None, (TracePoint(64, 0.2, None),),
+                         (), (), "exhausted")
+    return ExplorationResult(kernel, "evolution", seed, (found, empty))
+
+
+def save(store, result=None, **overrides):
+    fields = {"kernel_path": "resources/kernels/mm.c", "kernel_text": "/* mm */\n", "sizes": {"I": 64, "J": 64},
+              "device": "u250", "method": "evolution", "seed": 3, "budget": {"seconds": 10.0, "samples": None},
+              "result": result or make_result(), "options": {"batch": 64}}
+    fields.update(overrides)
+    return store.save(**fields)
+
+
+def test_round_trip_gives_back_equal_dataclasses(tmp_path):
+    result = make_result()
+    with RunStore(tmp_path / "nested" / "runs.sqlite") as store:
+        run_id = save(store, result)
+    with RunStore(tmp_path / "nested" / "runs.sqlite") as store:  # reopened from disk
+        stored = store.load(run_id)
+    assert stored.result == result
+    assert stored.result.designs[1].best is None
+    assert list(stored.result.designs[0].best.params) == ["k_t1", "i_t1", "j_t1"]  # order kept for display
+    assert isinstance(stored.result.designs[0].trace, tuple) and isinstance(stored.result.designs[0].pareto, tuple)
+    assert (stored.id, stored.kernel_path, stored.kernel_text) == (run_id, "resources/kernels/mm.c", "/* mm */\n")
+    assert stored.sizes == {"I": 64, "J": 64} and stored.device == "u250"
+    assert (stored.method, stored.seed, stored.status) == ("evolution", 3, "finished")
+    assert stored.budget == {"seconds": 10.0, "samples": None} and stored.options == {"batch": 64}
+    assert "T" in stored.created
+
+
+def test_designs_and_traces_live_in_their_own_tables(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        run_id = save(store)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT design, best_latency FROM designs WHERE run_id = ? ORDER BY position",
+                      (run_id,)).fetchall() == [("i-j__i-j.k", 1200.5), ("i__i.j-k", None)]
+    assert db.execute("SELECT samples, best_latency FROM trace WHERE run_id = ? AND position = 0 ORDER BY step",
+                      (run_id,)).fetchall() == [(64, 5000.0), (128, 1200.5)]
+    db.close()
+
+
+def test_list_runs_is_newest_first_with_the_best_design(tmp_path):
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        assert store.list_runs() == []
+        first = save(store, make_result(latency=900.0))
+        second = save(store, make_result(kernel="cnn", seed=7), device="u280", status="interrupted")
+        empty = save(store, ExplorationResult("ttm", "random", 0, ()))
+        runs = store.list_runs()
+    assert [r.id for r in runs] == [empty, second, first]
+    newest, middle, oldest = runs
+    assert (newest.designs, newest.best_design, newest.best_latency, newest.best_throughput) == (0, None, None, None)
+    assert (middle.kernel, middle.device, middle.seed, middle.status) == ("cnn", "u280", 3, "interrupted")
+    assert (oldest.designs, oldest.best_design, oldest.best_latency, oldest.best_throughput) == \
+        (2, "i-j__i-j.k", 900.0, 41.25)
+    assert oldest.budget == {"seconds": 10.0, "samples": None} and oldest.method == "evolution"
+
+
+def test_top_k_orders_designs_by_latency_and_skips_infeasible_ones(tmp_path):
+    a = Candidate({"x": 1}, 300.0, 1.0, 2.0, 3.0)
+    b = Candidate({"x": 2}, 100.0, 4.0, 5.0, 6.0)
+    result = ExplorationResult("mm", "random", 0, (
+        DesignResult("a", "random", 1, 0.1, a, ()), DesignResult("none", "random", 1, 0.1, None, ()),
+        DesignResult("b", "random", 1, 0.1, b, ())))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = save(store, result)
+        assert store.top_k(run_id) == [("b", b)]
+        assert store.top_k(run_id, 5) == [("b", b), ("a", a)]
+
+
+def test_update_replaces_results_and_status(tmp_path):
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = save(store, ExplorationResult("mm", "evolution", 3, ()), status="running")
+        assert store.list_runs()[0].status == "running"
+        store.update(run_id, result=make_result(), status="interrupted")
+        stored = store.load(run_id)
+        assert stored.status == "interrupted" and stored.result == make_result()
+        store.update(run_id, result=make_result(latency=10.0), status="finished")
+        assert store.load(run_id).result == make_result(latency=10.0)
+        assert store.list_runs()[0].best_latency == 10.0
+        with pytest.raises(ValueError, match="status"):
+            store.update(run_id, result=make_result(), status="done")
+
+
+def test_delete_removes_the_run_and_its_rows(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        keep, gone = save(store), save(store)
+        store.delete(gone)
+        assert [r.id for r in store.list_runs()] == [keep]
+        with pytest.raises(EngineError, match=f"no stored run {gone} in "):
+            store.load(gone)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT COUNT(*) FROM designs WHERE run_id = ?", (gone,)).fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM trace WHERE run_id = ?", (gone,)).fetchone() == (0,)
+    db.close()
+
+
+def test_unknown_run_id_is_an_engine_error_naming_the_database(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        for call in (lambda: store.load(7), lambda: store.top_k(7), lambda: store.delete(7),
+                     lambda: store.update(7, result=make_result(), status="finished")):
+            with pytest.raises(EngineError) as info:
+                call()
+            assert str(info.value) == f"no stored run 7 in {path}"
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path):
+    bad = ExplorationResult("mm", "evolution", 3, (make_result().designs[0], "not a design result"))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        with pytest.raises(AttributeError):
+            save(store, bad)
+        assert store.list_runs() == []
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 200])
+def test_corrupt_file_is_a_one_line_engine_error_naming_it(tmp_path, content):
+    path = tmp_path / "runs.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(EngineError) as info:
+        RunStore(path)
+    message = str(info.value)
+    assert str(path) in message and "\n" not in message
+
+
+def test_foreign_sqlite_database_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(EngineError, match="not a Systolic Studio run database"):
+        RunStore(path)
+
+
+def test_default_path_honours_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYSTOLIC_STUDIO_DB", str(tmp_path / "mine.sqlite"))
+    assert default_database_path() == tmp_path / "mine.sqlite"
+    with RunStore() as store:
+        assert store.path == tmp_path / "mine.sqlite"
+    assert (tmp_path / "mine.sqlite").exists()
+    monkeypatch.delenv("SYSTOLIC_STUDIO_DB")
+    path = default_database_path()  # only computed, never created here
+    assert path.name == "runs.sqlite" and "systolic-studio" in str(path.parent)
