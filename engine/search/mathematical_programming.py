@@ -261,7 +261,7 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
             if batch.feasible[0]:
                 value = mp_objectives(space, config)[objective]
                 if best is None or value < best[0]:
-                    best = (value, config, optimal and not tightened)
+                    best = (value, config, optimal)
                 if optimal:
                     break
             elif batch.bram[0] > space.bram_budget:

@@ -64,7 +64,7 @@ def test_obj1_fills_the_dsp_budget(mm2d):
 
 def test_obj2_moves_less_data_than_obj1(mm2d):
     by_dsp = solve_mp(mm2d, objective="obj1", time_limit=5)
-    by_traffic = solve_mp(mm2d, objective="obj2", time_limit=5)
+    by_traffic = solve_mp(mm2d, objective="obj2", time_limit=4)
     assert by_dsp.config is not None and by_traffic.config is not None
     assert_legal_and_feasible(mm2d, by_traffic.config)
     assert mp_objectives(mm2d, by_traffic.config)["obj2"] < mp_objectives(mm2d, by_dsp.config)["obj2"]
