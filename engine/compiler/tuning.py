@@ -4,6 +4,7 @@
   the problem with zeros, Odyssey sec. 2.3);
 - latency hiding: parallel loops (no flow/anti/output/reduction dependence carried) are strip-mined
   again by `l_t2`, a divisor of `l_t1`, and the point loops move innermost (AutoSA sec. 5.3);
+- data packing: per I/O level, defined with the I/O network (architecture/io_network.py);
 - SIMD: one time loop that is parallel or a reduction loop and along which every reference of the
   compute statements is stride-0 or stride-1, after moving one array dimension last where needed
   (AutoSA sec. 5.4). Its factor `l_t2` divides `l_t1`, is a power of two and at most 8 by default.
@@ -20,7 +21,6 @@ from engine.compiler.dependences import Dependences
 from engine.compiler.ir import Kernel
 
 MAX_SIMD = 8
-AXI_BITS = 512
 DTYPE_BITS = {"float": 32, "double": 64, "int64": 64, "int32": 32, "uint32": 32, "int16": 16, "uint16": 16,
               "int8": 8, "uint8": 8}
 
@@ -122,6 +122,8 @@ def _power_of_two_floor(n: int) -> int:
 
 def tuning_parameters(kernel: Kernel, band: Band, latency_hiding: list[str],
                       simd: SimdChoice | None) -> tuple[TuningParameter, ...]:
+    """Tiling parameters. Data-packing factors belong to the I/O network (one per group and level,
+    `<array>_<in|out>_pack_l<level>`), so the architecture defines them (descriptor `parameters`)."""
     params = [TuningParameter(f"{loop}_t1", "array_partition", 1, extent, loop=loop)
               for loop, extent in zip(band.loops, band.extents)]
     for loop in latency_hiding:
@@ -132,8 +134,4 @@ def tuning_parameters(kernel: Kernel, band: Band, latency_hiding: list[str],
         params.append(TuningParameter(f"{simd.loop}_t2", "simd", 1, upper, loop=simd.loop,
                                       constraints=(Constraint("divides", f"{simd.loop}_t1"),
                                                    Constraint("power_of_two"))))
-    for name, decl in kernel.arrays.items():
-        bits = DTYPE_BITS[decl.dtype]
-        params.append(TuningParameter(f"{name}_pack", "data_packing", 1, AXI_BITS // bits, array=name,
-                                      constraints=(Constraint("power_of_two"),), tunable=False))
     return tuple(params)
