@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.search.local_search import neighbourhood
+from engine.search.mathematical_programming import solve_mp
 from engine.search.space import Columns, Config, SearchSpace
 from engine.search.strategy import SearchStrategy
 from engine.search.vector_genome import ALPHA, VectorGenome
@@ -109,7 +110,6 @@ class HybridSearch(EvolutionarySearch):
         self.mp_share, self.mp_limit = mp_share, mp_limit
 
     def start(self, *, time_limit: float) -> None:
-        from engine.search.mathematical_programming import solve_mp  # noqa: PLC0415 (SCIP is loaded only when used)
         limit = min(self.mp_limit, max(0.05, self.mp_share * time_limit))
         result = solve_mp(self.space, objective="obj3", time_limit=limit)
         if result.config is None:
