@@ -5,10 +5,10 @@ import argparse
 import os
 import sys
 
-from engine.cli import designs, model, runs, search
+from engine.cli import designs, model, runs, search, study
 from engine.errors import EngineError
 
-SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs}
+SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -93,6 +93,11 @@ class PerformanceModel:
         args = self._arguments(params)
         return {p.name: args[len(self.tunable) + k].astype(np.int64) for k, p in enumerate(self.packing)}
 
+    def compile_objective(self, expr: sympy.Expr):
+        """A vectorised function of a parameter dict for another expression of this model."""
+        function = _compile(self._args, [expr])
+        return lambda params: np.rint(np.asarray(function(*self._arguments(params))[0], dtype=np.float64))
+
     def evaluate_fast(self, params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(latency, DSP, BRAM18K) only: the tuner's inner loop. Counts are whole numbers; the
         generated code multiplies by reciprocals, so results are rounded."""

@@ -14,6 +14,7 @@ from engine.search.space import SearchSpace, batch_row, batch_size
 from engine.search.strategy import SearchStrategy
 
 Callback = Callable[[Progress], None]
+SAMPLES_ONLY_TIME_LIMIT = 10.0
 
 
 class SearchRun:
@@ -45,7 +46,8 @@ class SearchRun:
 
     def run(self) -> DesignResult:
         start = time.perf_counter()
-        self.strategy.start(time_limit=self.seconds if self.seconds is not None else 60.0)
+        # a samples-only budget still bounds what a strategy may spend up front (e.g. an MP solve)
+        self.strategy.start(time_limit=self.seconds if self.seconds is not None else SAMPLES_ONLY_TIME_LIMIT)
         last_report, stopped = -1.0, "budget"
         while self._left(start):
             want = getattr(self.strategy, "batch_size", self.batch)

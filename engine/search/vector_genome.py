@@ -81,6 +81,9 @@ class VectorGenome:
         new_b = np.where(factorize, lb * factor, -(-(la * lb) // s))
         levels[rows, a], levels[rows, b] = new_a, new_b
         self._write(child, loop, levels)
+        if self.divisors_only:  # rounding a SIMD factor can leave a non-divisor t1: keep the parent then
+            leaked = np.any(self.extent[None, :] % child[:, self.t1] != 0, axis=1)
+            child[leaked] = pop[leaked]
         return child
 
     def crossover(self, a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -1,0 +1,78 @@
+"""`systolic study NAME`: run one of the Odyssey paper's studies on a kernel's designs and write its
+CSV, PNG and summary.txt into an output folder; the summary (measured vs paper) is printed at the end."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine.compiler.design_space import compile_kernel
+from engine.errors import EngineError
+from engine.models.device import load_device
+from engine.resources import DEFAULT_KERNEL, preset_defines
+from engine.studies import STUDIES
+from engine.studies.common import BEST_KNOWN, prepare_output
+
+HELP = "reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid)"
+PAPER_DEFINES = ["I=1024", "J=1024", "K=1024"]
+
+EPILOG = "studies (default budget per run; time on MM 1024^3, all 18 designs, 1 seed):\n" + "\n".join(
+    f"  {s.name:16} {s.what}\n  {'':16} {s.seconds:g} s x {s.runs} runs per design: about "
+    f"{18 * s.runs * s.seconds / 60:.1f} min" for s in STUDIES.values()) + """
+
+Without --kernel the problem is the paper's: resources/kernels/mm.c with I=J=K=1024 (-D overrides
+sizes). A run takes about designs x runs per design x seconds x seeds, plus ~0.3 s per design to
+build its model. Output: <out>/<study>.csv, <study>.png (methods also convergence.csv/.png) and
+summary.txt."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("name", metavar="NAME", help=f"one of {', '.join(STUDIES)}")
+    parser.add_argument("-o", "--out", type=Path, help="output folder (default ./study-NAME); must be empty")
+    parser.add_argument("--force", action="store_true", help="write into a non-empty output folder")
+    parser.add_argument("--seconds", type=float, help="budget per design per method (default: per study, above)")
+    parser.add_argument("--samples", type=int,
+                        help="sample budget per design per method (with or instead of --seconds; "
+                             "the MP solves of hybrid and mp runs are timed, not counted in samples)")
+    parser.add_argument("--seeds", type=int, default=1, help="repeat each search with seeds 0..N-1 (default 1)")
+    parser.add_argument("--designs", nargs="+", action="extend", default=[], metavar="ID", help="only these designs")
+    parser.add_argument("--methods", nargs="+", metavar="METHOD", help="methods study: the methods to compare")
+    parser.add_argument("--kernel", type=Path, help="C kernel (default: mm.c at the paper's 1024^3)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a #define of the kernel (repeatable)")
+    parser.add_argument("--preset", metavar="NAME", help="a named size preset of a bundled kernel")
+    parser.add_argument("--device", default="u250")
+    parser.add_argument("--best-known", type=Path, default=BEST_KNOWN, metavar="JSON",
+                        help="methods study: best-known latencies to normalise to (default bench/best_known.json)")
+    parser.add_argument("--quiet", action="store_true", help="no per-run progress on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    study = STUDIES.get(args.name)
+    if study is None:
+        raise EngineError(f"unknown study '{args.name}' (known: {', '.join(STUDIES)})")
+    if args.methods and args.name != "methods":
+        raise EngineError("--methods applies to the methods study only")
+    out = args.out or Path(f"study-{args.name}")
+    prepare_output(out, force=args.force)  # fail before any long work
+    kernel = args.kernel or DEFAULT_KERNEL
+    defines = ([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
+    defines += list(args.defines)
+    space = compile_kernel(kernel, defines=defines)
+    device = load_device(args.device)
+    seconds = args.seconds if args.seconds is not None or args.samples is not None else study.seconds
+    log = (lambda message: print(message, file=sys.stderr, flush=True)) if not args.quiet else None
+    designs = len(args.designs) or len(space.designs)
+    if log and seconds is not None:
+        runs = len(args.methods) if args.methods else study.runs
+        estimate = designs * runs * seconds * args.seeds
+        log(f"study {args.name}: {designs} designs x {runs} runs x {seconds:g} s x {args.seeds} seed(s): "
+            f"about {estimate / 60:.1f} min")
+    extra = {"methods": args.methods, "best_known": args.best_known} if args.name == "methods" else {}
+    report = study.run(space, device, designs=args.designs or None, seconds=seconds, samples=args.samples,
+                       seeds=args.seeds, out_dir=out, force=True, log=log, **extra)
+    print(report.text(), end="")
+    print(f"written to {out}/")
+    return 0

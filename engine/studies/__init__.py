@@ -1,0 +1,34 @@
+"""Studies of the Odyssey paper's claims (sec. 1, 4.2, 5.2, 6): each runs searches on a kernel's designs
+and writes `<name>.csv`, `<name>.png` and `summary.txt` (the measured numbers next to the paper's) into
+an output folder. `STUDIES` is what `systolic study NAME` offers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.studies.latency_model import run_latency_model
+from engine.studies.methods import DEFAULT_METHODS, run_methods
+from engine.studies.mp_vs_hybrid import run_mp_vs_hybrid
+from engine.studies.mutation import run_mutation
+from engine.studies.traffic_pruning import run_traffic_pruning
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    run: Callable
+    seconds: float  # default budget per design per method
+    runs: int  # searches per design and seed (for time estimates)
+    what: str
+
+
+STUDIES = {s.name: s for s in (
+    Study("methods", run_methods, 1.0, len(DEFAULT_METHODS),
+          "(a) every tuning method on every design, normalised to the best known (Figs. 7-9)"),
+    Study("mutation", run_mutation, 2.0, 3, "(b) divisor-only vs hybrid mutation (Table 3, Fig. 15): paper 39% loss"),
+    Study("latency-model", run_latency_model, 2.0, 2,
+          "(c) max(compute, communication) model vs full model (Limitation 2): paper 9% loss"),
+    Study("traffic-pruning", run_traffic_pruning, 2.0, 3,
+          "(d) pruning to the lowest off-chip traffic (Limitation 3): paper 45% loss"),
+    Study("mp-vs-hybrid", run_mp_vs_hybrid, 2.0, 4, "(e) MP alone vs hybrid (Table 4): paper 1.5x slower"),
+)}

@@ -1,0 +1,38 @@
+"""The vectorised Odyssey operators: children are always legal, non-divisor factors appear, and the
+divisor-only mode keeps every array-partitioning factor a divisor of its problem size."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.compiler.design_space import compile_kernel
+from engine.models.constraints import feasible_mask
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.resources import KERNELS
+from engine.search.space import SearchSpace
+from engine.search.vector_genome import VectorGenome
+
+
+@pytest.fixture(scope="module")
+def space():
+    kernel = compile_kernel(KERNELS / "mm.c", defines=["I=1000", "J=70", "K=96"])  # not powers of two
+    return SearchSpace(PerformanceModel(kernel, kernel.design("i-j__i-j.k"), load_device()))
+
+
+def test_mutation_and_crossover_keep_every_constraint(space):
+    genome, rng = VectorGenome(space), np.random.default_rng(1)
+    pop = genome.random(4000, rng)
+    for _ in range(25):
+        pop = genome.crossover(genome.mutate(pop, rng), genome.random(4000, rng), rng)
+        assert feasible_mask(space.design, genome.to_columns(pop)).all()
+    assert np.mean(space.loops[0].extent % pop[:, genome.t1[0]] != 0) > 0.3  # non-divisors are explored
+
+
+def test_divisor_only_mode_stays_on_divisors(space):
+    genome, rng = VectorGenome(space, divisors_only=True), np.random.default_rng(2)
+    pop = genome.random(4000, rng)
+    for _ in range(30):
+        pop = genome.mutate(pop, rng)
+        assert np.all(genome.extent[None, :] % pop[:, genome.t1] == 0)
+        assert feasible_mask(space.design, genome.to_columns(pop)).all()
