@@ -115,7 +115,7 @@ def _expr(e: isl.AstExpr) -> tuple[Fn, frozenset[str]]:
         return (lambda env: int(bool(a(env) or b(env)))), names
     if op in _BINARY:
         return _fold(_BINARY[op], args), names
-    raise NotImplementedError(f"isl AST expression {e.to_C_str()!r}")
+    raise ValueError(f"unsupported isl AST expression {e.to_C_str()!r}")
 
 
 def _upper_bound(cond: isl.AstExpr, it: str) -> tuple[Fn, int] | None:
@@ -159,7 +159,7 @@ def _node(n: isl.AstNode) -> tuple[Fn, frozenset[str]]:
         return (lambda env: then(env) if cond(env) else other(env)), cond_names | then_names | other_names
     if kind == _NODE.for_:
         return _for(n)
-    raise NotImplementedError(f"isl AST node {n.to_C_str()!r}")
+    raise ValueError(f"unsupported isl AST node {n.to_C_str()!r}")
 
 
 def _for(n: isl.AstNode) -> tuple[Fn, frozenset[str]]:

@@ -6,8 +6,8 @@ for loops with a second level). Mutation moves factors between the levels of one
   another level of the same loop by it: the product stays, only divisors appear;
 - random: set one level to a random s in [1, bound], the other to ceil(bound * other / s): the
   product never shrinks, so non-divisor array-partitioning factors appear.
-t1 = b1 * b2 (at most N), t2 = b2 (a power of two for SIMD). Crossover exchanges all factors of one
-original loop together, so the child is always legal.
+t1 = b1 * b2 (at most N), t2 = b2 (a power of two for SIMD). vector_genome.py applies the same
+operators, and crossover, to whole populations; this scalar form serves the step-by-step baselines.
 """
 from __future__ import annotations
 
@@ -67,19 +67,6 @@ def mutate(space: SearchSpace, config: Config, rng: random.Random, alpha: float 
     return child
 
 
-def factorization_only_mutate(space: SearchSpace, config: Config, rng: random.Random) -> Config:
-    """The divisor-only baseline of Odyssey Table 3."""
-    return mutate(space, config, rng, alpha=1.0)
-
-
-def crossover(space: SearchSpace, a: Config, b: Config, rng: random.Random) -> Config:
-    child = dict(a)
-    for genes in space.loops:
-        if rng.random() < 0.5:
-            child[genes.t1] = b[genes.t1]
-            if genes.t2:
-                child[genes.t2] = b[genes.t2]
-    return child
 
 
 def random_config(space: SearchSpace, rng: random.Random) -> Config:
@@ -93,7 +80,3 @@ def random_config(space: SearchSpace, rng: random.Random) -> Config:
             choices = [d for d in _divisors(t1) if d <= genes.t2_upper and (not genes.simd or d & (d - 1) == 0)]
             config[genes.t2] = rng.choice(choices)
     return config
-
-
-def key(space: SearchSpace, config: Config) -> tuple[int, ...]:
-    return tuple(config[n] for n in space.names)

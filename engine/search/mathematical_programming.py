@@ -173,7 +173,7 @@ class _Program:
                 if exp == 0:
                     continue
                 if not exp.is_Integer:
-                    raise NotImplementedError(f"cannot translate the power {base}**{exp} into the program")
+                    raise ValueError(f"cannot translate the power {base}**{exp} into the program")
                 b = self._tr(base)
                 out = out * (b ** int(exp) if exp > 0 else 1.0 / b ** int(-exp))
         elif isinstance(e, sympy.ceiling):
@@ -183,7 +183,7 @@ class _Program:
             self.model.c.add(c <= x + 1 - 1e-6)
             out = c
         else:
-            raise NotImplementedError(f"cannot translate {type(e).__name__} ({e}) into the program")
+            raise ValueError(f"cannot translate {type(e).__name__} ({e}) into the program")
         self.memo[key] = out
         return out
 
