@@ -20,6 +20,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--methods", nargs="+", default=["hybrid", "evolution", "annealing"])
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0, help="so that later passes try new seeds")
     parser.add_argument("--designs", nargs="*")
     args = parser.parse_args()
     space, device = problem()
@@ -37,7 +38,7 @@ def main() -> None:
             entry = None  # found with another model: not comparable
         old = entry["throughput_gops"] if entry else None
         for method in args.methods:
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 result = run_method(search, method, seconds=args.seconds, seed=seed)
                 if result.best and (entry is None or result.best.latency_cycles < entry["latency_cycles"]):
                     entry = {"latency_cycles": result.best.latency_cycles, "throughput_gops": result.best.throughput_gops,
