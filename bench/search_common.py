@@ -1,7 +1,6 @@
 """Shared by the search benchmarks: the MM 1024^3 problem on the U250 and the best-known table."""
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -9,6 +8,7 @@ from engine.compiler.design_space import compile_kernel
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.resources import KERNELS
+from engine.search.best_known import fingerprint  # noqa: F401 (used by the scripts)
 from engine.search.run import SearchRun
 from engine.search.space import SearchSpace
 from engine.search.methods import strategy_class
@@ -25,13 +25,6 @@ def problem():
 
 def search_space(space, device, design_id: str) -> SearchSpace:
     return SearchSpace(PerformanceModel(space, space.design(design_id), device))
-
-
-def fingerprint(search: SearchSpace) -> str:
-    """Changes whenever the design's latency or resource model changes, so stale entries show."""
-    s = search.model.symbolic
-    text = "|".join(str(e) for e in (s.latency, s.resources["DSP"], s.resources["BRAM18K"]))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def load_best_known() -> dict:

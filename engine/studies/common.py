@@ -20,7 +20,6 @@ changes the process's matplotlib backend and never touches Qt).
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import math
 import time
@@ -35,6 +34,7 @@ from engine.compiler.design_space import DesignSpace
 from engine.errors import EngineError
 from engine.models.device import Device
 from engine.models.evaluate import PerformanceModel
+from engine.search.best_known import fingerprint
 from engine.search.progress import Candidate, DesignResult
 from engine.search.run import SearchRun
 from engine.search.space import Batch, SearchSpace
@@ -391,13 +391,6 @@ def warm_up_solver() -> None:
 
 
 # --- best-known table --------------------------------------------------------------------------
-
-def fingerprint(search: SearchSpace) -> str:
-    """As bench/search_common.py computes it: changes whenever the design's models change."""
-    s = search.model.symbolic
-    text = "|".join(str(e) for e in (s.latency, s.resources["DSP"], s.resources["BRAM18K"]))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
 
 def load_best_known(path: Path | None, device: Device) -> dict:
     """The table's designs, or {} when there is none or it was made for another device setting."""
