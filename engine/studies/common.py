@@ -343,6 +343,12 @@ class Setup:
     def models(self, design: Design) -> DesignModels:
         return DesignModels(self.space, design, self.device)
 
+    def each_design(self):
+        """(design, its models), one after the other, logging progress."""
+        for k, design in enumerate(self.designs):
+            self.log(f"[{k + 1}/{len(self.designs)}] {design.id}")
+            yield design, self.models(design)
+
     def run(self, make: Callable[[int], SearchStrategy | None], label: str, design: str, *,
             seeds: int | None = None) -> Runs:
         """`make(seed)` -> a strategy (over its own search space) or None to skip that seed; one run
@@ -374,7 +380,16 @@ def setup(space: DesignSpace, device: Device, *, designs, seconds, samples, seed
         raise EngineError("a study needs at least one seed")
     chosen = [space.design(d) for d in designs] if designs else list(space.designs)
     out = prepare_output(out_dir, force=force)
+    warm_up_solver()
     return Setup(space, device, chosen, seconds, samples, seeds, out, log or (lambda _message: None))
+
+
+def relate_to_hybrid(rows: list[dict], by: dict) -> None:
+    """Fill each row's throughput relative to the hybrid tuner's on the same design, and its loss."""
+    for row in rows:
+        full = by[row["design"], "hybrid"].throughput
+        row["relative_to_hybrid"] = row["throughput_gops"] / full if full > 0 else None
+        row["loss"] = loss(row["throughput_gops"], full) if row["method"] != "hybrid" else None
 
 
 def warm_up_solver() -> None:

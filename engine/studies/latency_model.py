@@ -16,9 +16,25 @@ from pathlib import Path
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import Device
 from engine.search.evolution import HybridSearch
-from engine.studies.common import (COMMON_COLUMNS, TAIL_COLUMNS, BarPanel, Comparison, Log, StudyReport, bar_chart,
-                                   finish, gops, loss, loss_comparisons, percent, run_row, setup, summarise_loss,
-                                   times, warm_up_solver, write_csv)
+from engine.studies.common import (
+    COMMON_COLUMNS,
+    TAIL_COLUMNS,
+    BarPanel,
+    Comparison,
+    Log,
+    StudyReport,
+    bar_chart,
+    finish,
+    gops,
+    loss_comparisons,
+    percent,
+    relate_to_hybrid,
+    run_row,
+    setup,
+    summarise_loss,
+    times,
+    write_csv,
+)
 
 NAME = "latency_model"
 METHODS = {"hybrid": "latency", "max-model": "max_compute_comm"}
@@ -32,11 +48,8 @@ def run_latency_model(space: DesignSpace, device: Device, *, designs: list[str] 
     started = time.perf_counter()
     s = setup(space, device, designs=designs, seconds=seconds, samples=samples, seeds=seeds, out_dir=out_dir,
               force=force, log=log)
-    warm_up_solver()
     rows, by = [], {}
-    for k, design in enumerate(s.designs):
-        s.log(f"[{k + 1}/{len(s.designs)}] {design.id}")
-        models = s.models(design)
+    for design, models in s.each_design():
         for method, objective in METHODS.items():
             search = models.space(objective)
             runs = s.run(lambda seed, ss=search: HybridSearch(ss, seed=seed), method, design.id)
@@ -47,10 +60,7 @@ def run_latency_model(space: DesignSpace, device: Device, *, designs: list[str] 
                 row["max_model_cycles"] = score["max_model_cycles"]
                 row["full_over_max"] = score["latency_cycles"] / score["max_model_cycles"]
             rows.append(row)
-    for row in rows:
-        full = by[row["design"], "hybrid"].throughput
-        row["relative_to_hybrid"] = row["throughput_gops"] / full if full > 0 else None
-        row["loss"] = loss(row["throughput_gops"], full) if row["method"] != "hybrid" else None
+    relate_to_hybrid(rows, by)
     ids = [d.id for d in s.designs]
     summary = summarise_loss({d: (by[d, "max-model"].throughput, by[d, "hybrid"].throughput) for d in ids})
 

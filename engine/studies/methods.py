@@ -25,9 +25,25 @@ from engine.compiler.design_space import DesignSpace
 from engine.models.device import Device
 from engine.search.methods import strategy_class
 from engine.search.progress import DesignResult
-from engine.studies.common import (BEST_KNOWN, COMMON_COLUMNS, TAIL_COLUMNS, BarPanel, Comparison, LinePanel, Log,
-                                   StudyReport, bar_chart, best_known_latency, finish, line_chart, load_best_known,
-                                   percent, run_row, setup, warm_up_solver, write_csv)
+from engine.studies.common import (
+    BEST_KNOWN,
+    COMMON_COLUMNS,
+    TAIL_COLUMNS,
+    BarPanel,
+    Comparison,
+    LinePanel,
+    Log,
+    StudyReport,
+    bar_chart,
+    best_known_latency,
+    finish,
+    line_chart,
+    load_best_known,
+    percent,
+    run_row,
+    setup,
+    write_csv,
+)
 
 NAME = "methods"
 DEFAULT_METHODS = ("hybrid", "evolution", "annealing", "random", "exhaustive", "bayes", "mp")
@@ -56,12 +72,10 @@ def run_methods(space: DesignSpace, device: Device, *, designs: list[str] | None
         strategy_class(m)  # unknown names fail before any work
     s = setup(space, device, designs=designs, seconds=seconds, samples=samples, seeds=seeds, out_dir=out_dir,
               force=force, log=log)
-    warm_up_solver()
     table = load_best_known(Path(best_known) if best_known else None, device)
     by, searches, reference, source = {}, {}, {}, {}
-    for k, design in enumerate(s.designs):
-        s.log(f"[{k + 1}/{len(s.designs)}] {design.id}")
-        search = searches[design.id] = s.models(design).space("latency")
+    for design, models in s.each_design():
+        search = searches[design.id] = models.space("latency")
         for m in methods:
             cls = strategy_class(m)
             by[design.id, m] = s.run(lambda seed, c=cls: c(search, seed=seed), m, design.id,

@@ -24,8 +24,21 @@ from engine.compiler.design_space import DesignSpace
 from engine.models.device import Device
 from engine.search.evolution import HybridSearch
 from engine.search.mathematical_programming import MPSearch, mp_objectives
-from engine.studies.common import (COMMON_COLUMNS, TAIL_COLUMNS, BarPanel, Comparison, Log, StudyReport, bar_chart,
-                                   finish, gops, run_row, setup, times, warm_up_solver, write_csv)
+from engine.studies.common import (
+    COMMON_COLUMNS,
+    TAIL_COLUMNS,
+    BarPanel,
+    Comparison,
+    Log,
+    StudyReport,
+    bar_chart,
+    finish,
+    gops,
+    run_row,
+    setup,
+    times,
+    write_csv,
+)
 
 NAME = "mp_vs_hybrid"
 MP = {"mp-obj1": "obj1", "mp-obj2": "obj2", "mp-obj3": "obj3"}
@@ -49,11 +62,8 @@ def run_mp_vs_hybrid(space: DesignSpace, device: Device, *, designs: list[str] |
     started = time.perf_counter()
     s = setup(space, device, designs=designs, seconds=seconds, samples=samples, seeds=seeds, out_dir=out_dir,
               force=force, log=log)
-    warm_up_solver()
     rows, by = [], {}
-    for k, design in enumerate(s.designs):
-        s.log(f"[{k + 1}/{len(s.designs)}] {design.id}")
-        models = s.models(design)
+    for design, models in s.each_design():
         search = models.space("latency")
         by[design.id, "hybrid"] = s.run(lambda seed: HybridSearch(search, seed=seed), "hybrid", design.id)
         for method, objective in MP.items():

@@ -16,9 +16,26 @@ from pathlib import Path
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import Device
 from engine.search.evolution import EvolutionarySearch, HybridSearch
-from engine.studies.common import (COMMON_COLUMNS, TAIL_COLUMNS, BarPanel, Comparison, Log, StudyReport, bar_chart,
-                                   finish, gops, loss, loss_comparisons, percent, run_row, setup, summarise_loss,
-                                   times, warm_up_solver, write_csv)
+from engine.studies.common import (
+    COMMON_COLUMNS,
+    TAIL_COLUMNS,
+    BarPanel,
+    Comparison,
+    Log,
+    StudyReport,
+    bar_chart,
+    finish,
+    gops,
+    loss,
+    loss_comparisons,
+    percent,
+    relate_to_hybrid,
+    run_row,
+    setup,
+    summarise_loss,
+    times,
+    write_csv,
+)
 
 NAME = "mutation"
 METHODS = ("hybrid", "evolution", "divisor-only")
@@ -47,22 +64,17 @@ def run_mutation(space: DesignSpace, device: Device, *, designs: list[str] | Non
     started = time.perf_counter()
     s = setup(space, device, designs=designs, seconds=seconds, samples=samples, seeds=seeds, out_dir=out_dir,
               force=force, log=log)
-    warm_up_solver()
     makers = {"hybrid": lambda ss: (lambda seed: HybridSearch(ss, seed=seed)),
               "evolution": lambda ss: (lambda seed: EvolutionarySearch(ss, seed=seed)),
               "divisor-only": lambda ss: (lambda seed: EvolutionarySearch(ss, seed=seed, divisors_only=True))}
     rows, by = [], {}
-    for k, design in enumerate(s.designs):
-        s.log(f"[{k + 1}/{len(s.designs)}] {design.id}")
-        search = s.models(design).space("latency")
+    for design, models in s.each_design():
+        search = models.space("latency")
         for method in METHODS:
             runs = s.run(makers[method](search), method, design.id)
             by[design.id, method] = runs
             rows.append(run_row(runs, s) | {"divisors_only": _divisors(runs.best and runs.best.params, space)})
-    for row in rows:
-        full = by[row["design"], "hybrid"].throughput
-        row["relative_to_hybrid"] = row["throughput_gops"] / full if full > 0 else None
-        row["loss"] = loss(row["throughput_gops"], full) if row["method"] != "hybrid" else None
+    relate_to_hybrid(rows, by)
     ids = [d.id for d in s.designs]
     summary = summarise_loss({d: (by[d, "divisor-only"].throughput, by[d, "hybrid"].throughput) for d in ids})
     mutation_only = summarise_loss({d: (by[d, "divisor-only"].throughput, by[d, "evolution"].throughput) for d in ids})

@@ -19,9 +19,26 @@ from pathlib import Path
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import Device
 from engine.search.evolution import EvolutionarySearch, HybridSearch
-from engine.studies.common import (COMMON_COLUMNS, TAIL_COLUMNS, BarPanel, Comparison, Log, StudyReport,
-                                   TrafficCapSpace, bar_chart, finish, gops, loss, loss_comparisons, percent,
-                                   run_row, setup, summarise_loss, times, warm_up_solver, write_csv)
+from engine.studies.common import (
+    COMMON_COLUMNS,
+    TAIL_COLUMNS,
+    BarPanel,
+    Comparison,
+    Log,
+    StudyReport,
+    TrafficCapSpace,
+    bar_chart,
+    finish,
+    gops,
+    loss_comparisons,
+    percent,
+    relate_to_hybrid,
+    run_row,
+    setup,
+    summarise_loss,
+    times,
+    write_csv,
+)
 
 NAME = "traffic_pruning"
 METHODS = ("hybrid", "min-traffic", "traffic-pruned")
@@ -35,11 +52,8 @@ def run_traffic_pruning(space: DesignSpace, device: Device, *, designs: list[str
     started = time.perf_counter()
     s = setup(space, device, designs=designs, seconds=seconds, samples=samples, seeds=seeds, out_dir=out_dir,
               force=force, log=log)
-    warm_up_solver()
     rows, by = [], {}
-    for k, design in enumerate(s.designs):
-        s.log(f"[{k + 1}/{len(s.designs)}] {design.id}")
-        models = s.models(design)
+    for design, models in s.each_design():
         latency, offchip = models.space("latency"), models.space("offchip")
         by[design.id, "hybrid"] = s.run(lambda seed: HybridSearch(latency, seed=seed), "hybrid", design.id)
         minimum = s.run(lambda seed: HybridSearch(offchip, seed=seed), "min-traffic", design.id)
@@ -61,10 +75,7 @@ def run_traffic_pruning(space: DesignSpace, device: Device, *, designs: list[str
                 row["offchip_bytes"] = models.score(best.params)["offchip_bytes"]
                 row["traffic_vs_min"] = row["offchip_bytes"] / least if least else None
             rows.append(row)
-    for row in rows:
-        full = by[row["design"], "hybrid"].throughput
-        row["relative_to_hybrid"] = row["throughput_gops"] / full if full > 0 else None
-        row["loss"] = loss(row["throughput_gops"], full) if row["method"] != "hybrid" else None
+    relate_to_hybrid(rows, by)
     ids = [d.id for d in s.designs]
     summary = summarise_loss({d: (by[d, "traffic-pruned"].throughput, by[d, "hybrid"].throughput) for d in ids})
     raw = summarise_loss({d: (by[d, "min-traffic"].throughput, by[d, "hybrid"].throughput) for d in ids})
