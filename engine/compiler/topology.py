@@ -1,7 +1,8 @@
 """Descriptor + concrete parameter values -> networkx MultiDiGraph of module instances and FIFOs.
 
 Nodes are `(module, index)` with `index` a tuple over the module's grid; edges follow each FIFO's
-pattern (descriptor field `pattern`) in the direction data flows. The topology viewer draws it and
+pattern (descriptor field `pattern`) in the direction data flows and carry `width_bits`, `depth`
+(from engine/compiler/fifo_depths.py) and `pattern`. The topology viewer draws it and
 tests check its shape (every PE fed by every input group, every result drained).
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import itertools
 import networkx as nx
 
 from engine.compiler.descriptor import evaluate
+from engine.compiler.fifo_depths import fifo_depth
 
 
 def _grid(module: dict, values: dict[str, int]) -> list[tuple[int, ...]]:
@@ -30,8 +32,9 @@ def topology_graph(descriptor: dict, values: dict[str, int]) -> nx.MultiDiGraph:
     pe_dims = [int(round(evaluate(g, values))) for g in descriptor["topology"]["pe_grid"]]
     for fifo in descriptor["topology"]["fifos"]:
         width = int(round(evaluate(fifo["width_bits"], values)))
+        depth = fifo_depth(fifo, values)
         for src, dst in _edges(fifo, instances, space, pe_dims):
-            graph.add_edge(src, dst, array=fifo["array"], width_bits=width)
+            graph.add_edge(src, dst, array=fifo["array"], width_bits=width, depth=depth, pattern=fifo["pattern"])
     return graph
 
 
