@@ -15,7 +15,7 @@ from engine.compiler.design_space import DesignSpace
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.0"
+VERSION = "1.1"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> dict:
@@ -37,7 +37,8 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> 
         "io_groups": [{"name": g.name, "array": g.array, "kind": g.kind, "exterior_loop": g.exterior_loop,
                        "invariant_loops": list(g.invariant), "element_bits": g.element_bits,
                        "load_events": str(g.loads), "reload_events": str(g.reloads),
-                       "initialised_on_chip": g.initialised_on_chip} for g in arch.groups],
+                       "initialised_on_chip": g.initialised_on_chip,
+                       "subscripts": [str(e) for e in g.access.index]} for g in arch.groups],
         "topology": {
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],
@@ -45,8 +46,20 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> 
             "modules": [_module(m) for m in arch.modules],
             "fifos": [_fifo(f) for f in arch.fifos],
         },
-        "compute": {**arch.compute, "simd_lanes": str(arch.simd)},
+        "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
     }
+
+
+def _statements(space: DesignSpace) -> dict:
+    """The compute statement and the statements around it (initialisations), as C text over the band
+    loops, so that a back end can emit the computation without reading compiler internals."""
+    full = set(space.band.full_statements)
+    as_json = lambda s: {"name": s.name, "target": str(s.target), "expression": str(s.expr)}  # noqa: E731
+    first = min(space.kernel.statement(n).position for n in full)
+    others = [s for s in space.kernel.statements if s.name not in full]
+    return {"update": [as_json(space.kernel.statement(n)) for n in space.band.full_statements],
+            "before": [as_json(s) for s in others if s.position < first],
+            "after": [as_json(s) for s in others if s.position > first]}
 
 
 def _packing(p: PackingParameter) -> dict:

@@ -121,3 +121,17 @@ def test_descriptor_is_versioned_json_with_evaluable_expressions(mm, u250):
             assert evaluate(buffer["depth"], values) * evaluate(buffer["pack"], values) >= evaluate(buffer["elements"], values)
     for fifo in descriptor["topology"]["fifos"]:
         assert evaluate(fifo["width_bits"], values) <= 512
+
+
+def test_descriptor_carries_the_statements_and_subscripts_a_back_end_needs():
+    from engine.resources import KERNELS
+    cnn = compile_kernel(KERNELS / "cnn.c", defines={"O": 4, "I": 4, "H": 5, "W": 5, "P": 3, "Q": 3})
+    design = cnn.designs[0]
+    descriptor = build_descriptor(cnn, design, build_architecture(cnn, design))
+    subscripts = {g["array"]: g["subscripts"] for g in descriptor["io_groups"]}
+    assert subscripts["fi"] == ["i", "h + p", "q + w"] and subscripts["wt"] == ["o", "i", "p", "q"]
+    compute = descriptor["compute"]
+    assert compute["update"][0]["target"] == "fo[o][h][w]"
+    assert "fi[i][h + p][q + w] * wt[o][i][p][q]" in compute["update"][0]["expression"]
+    assert [(s["target"], s["expression"]) for s in compute["before"]] == [("fo[o][h][w]", "0")]
+    assert compute["after"] == []
