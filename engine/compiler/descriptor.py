@@ -12,6 +12,7 @@ from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Mod
 from engine.compiler.architecture.symbols import smax
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
+from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
@@ -30,6 +31,7 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> 
             "arrays": {name: {"dtype": a.dtype, "shape": list(a.shape), "element_bits": DTYPE_BITS[a.dtype]}
                        for name, a in kernel.arrays.items()},
             "statements": [s.text for s in kernel.statements],
+            "golden": golden_loop_nest(kernel),
         },
         "design": {k: v for k, v in design.to_json().items() if k != "params"},
         "parameters": [p.to_json() for p in design.params if p.role != "data_packing"]

@@ -148,3 +148,42 @@ def test_reduction_declared_by_pragma_or_simd_info(write_kernel, tmp_path):
 def test_affine_printing():
     assert str(Affine.of({"i": 1, "p": 1})) == "i + p"
     assert str(Affine.of({"i": -2}, 3)) == "-2*i + 3"
+
+
+def test_golden_loop_nest_computes_what_the_source_computes(tmp_path):
+    """The golden nest, compiled with g++ next to the original function, gives the same array."""
+    import subprocess
+    from engine.compiler.design_space import compile_kernel
+    from engine.compiler.golden import golden_loop_nest
+    source = """
+float A[6][5]; float B[5][7]; float C[6][7];
+void kernel(void) {
+#pragma scop
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 7; j++) {
+      C[i][j] = 1;
+      for (int k = 0; k < 5; k++)
+        if (k - 1 >= 0) C[i][j] += A[i][k] * B[k][j];
+    }
+#pragma endscop
+}
+"""
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    nest = golden_loop_nest(compile_kernel(path).kernel)
+    harness = source + f"""
+#include <stdio.h>
+float G[6][7];
+int main(void) {{
+  for (int i = 0; i < 6; i++) for (int k = 0; k < 5; k++) A[i][k] = i - 2 * k;
+  for (int k = 0; k < 5; k++) for (int j = 0; j < 7; j++) B[k][j] = k * j + 1;
+  kernel();
+  for (int i = 0; i < 6; i++) for (int j = 0; j < 7; j++) G[i][j] = C[i][j], C[i][j] = -5;
+{nest}
+  for (int i = 0; i < 6; i++) for (int j = 0; j < 7; j++) if (G[i][j] != C[i][j]) return 1;
+  return G[3][4] == 1 ? 2 : 0;
+}}
+"""
+    (tmp_path / "h.c").write_text(harness)
+    subprocess.run(["gcc", "-w", "-o", str(tmp_path / "h"), str(tmp_path / "h.c")], check=True)
+    assert subprocess.run([str(tmp_path / "h")]).returncode == 0
