@@ -1,0 +1,6 @@
+"""Export a design as a Vitis HLS project: the kernel's interface, its HLS C++ sources, and the project
+around them."""
+from engine.compiler.export.hls_kernel import kernel_sources
+from engine.compiler.export.interface import ExportError, KernelInterface, Port, kernel_interface
+
+__all__ = ["ExportError", "KernelInterface", "Port", "kernel_interface", "kernel_sources"]
