@@ -1,0 +1,119 @@
+"""A design + a configuration -> an exported project directory, AutoSA's layout:
+
+    design.json                 descriptor, parameter values (packing included), platform, model report
+    src/kernel_kernel.cpp, .h   the HLS kernel (hls_kernel.kernel_sources)
+    src/kernel_host.cpp         XRT host program; src/kernel_tb.cpp, the HLS testbench (host.py)
+    Makefile, connectivity.cfg, hls_script.tcl (build_files.py), README.md (readme.py)
+
+The configuration is validated by the models first (constraint violations and, unless allowed, a
+configuration over the device budget are errors). Every file is generated in memory, written to a
+temporary directory next to the target and then moved into place, so a failure leaves nothing
+half-written; an existing non-empty directory is only touched with `force`, and then only the files
+listed above are replaced.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from engine.compiler.descriptor import build_descriptor
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
+from engine.compiler.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
+from engine.compiler.export.hls_kernel import kernel_sources
+from engine.compiler.export.host import host_program, testbench_program
+from engine.compiler.export.interface import kernel_interface
+from engine.compiler.export.readme import design_readme
+from engine.errors import EngineError
+from engine.models.device import Device, load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import as_int_params, evaluate_configuration
+
+_SAFE = re.compile(r"[A-Za-z0-9._+-]+")
+_PLATFORM = re.compile(r"[A-Za-z0-9_.+-]+|/[A-Za-z0-9_./+-]+\.xpfm")
+
+
+def safe_directory_name(text: str) -> str:
+    """A name make, v++ and Vitis HLS accept: letters, digits and `._+-`, other runs become `_`."""
+    name = re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("._-")
+    return name or "export"
+
+
+def _check_output(out_dir: Path, force: bool) -> None:
+    name = out_dir.resolve().name
+    if not _SAFE.fullmatch(name) or name.startswith("-"):
+        raise EngineError(f"output directory name '{name}' has characters make or Vitis cannot handle; "
+                          f"use letters, digits and ._+- (e.g. '{safe_directory_name(name)}')")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise EngineError(f"{out_dir} exists and is not a directory")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
+        raise EngineError(f"{out_dir} exists and is not empty; use --force to replace the exported files in it")
+
+
+def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
+                  over_budget: bool) -> dict[str, str]:
+    """Relative path -> text of every file of the project."""
+    interface = kernel_interface(descriptor, values)
+    sources = kernel_sources(descriptor, values)
+    clock = report["device"]["clock_mhz"]
+    design_json = {"descriptor": descriptor, "values": values, "platform": platform, "over_budget": over_budget,
+                   "report": report}
+    return {
+        "design.json": json.dumps(design_json, indent=2) + "\n",
+        "src/kernel_kernel.cpp": sources["kernel_kernel.cpp"],
+        "src/kernel_kernel.h": sources["kernel_kernel.h"],
+        "src/kernel_host.cpp": host_program(descriptor, interface),
+        "src/kernel_tb.cpp": testbench_program(descriptor, interface),
+        "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock),
+        "connectivity.cfg": connectivity_cfg(descriptor, interface),
+        "hls_script.tcl": hls_script(descriptor, interface, clock),
+        "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
+                                   interface=interface),
+    }
+
+
+def _write(files: dict[str, str], out_dir: Path) -> None:
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".export", dir=out_dir.parent))
+    try:
+        for rel, text in files.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_text(text)
+        if not out_dir.exists():
+            staging.rename(out_dir)
+            return
+        for rel in files:
+            (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / rel, out_dir / rel)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
+                   device: Device | None = None, platform: str | None = None, force: bool = False,
+                   allow_over_budget: bool = False) -> Path:
+    """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
+    given) to `out_dir`; returns its path."""
+    out_dir = Path(out_dir)
+    _check_output(out_dir, force)
+    platform = platform or DEFAULT_PLATFORM
+    if not _PLATFORM.fullmatch(platform):
+        raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
+    model = PerformanceModel(space, design, device or load_device())
+    report = evaluate_configuration(model, as_int_params(values))
+    over_budget = not report["fits"]
+    if over_budget and not allow_over_budget:
+        raise EngineError(f"{design.id} is over the device budget with these parameters ("
+                          + "; ".join(report["violations"]) + "); export it anyway with --allow-over-budget")
+    descriptor = build_descriptor(space, design, model.architecture)
+    try:
+        files = project_files(descriptor, dict(report["params"]), report, platform=platform,
+                              over_budget=over_budget)
+        _write(files, out_dir)
+    except OSError as exc:
+        raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None
+    return out_dir

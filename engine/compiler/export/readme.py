@@ -1,0 +1,120 @@
+"""Design descriptor + configuration + model report -> README.md of an exported project: what the
+design is (dataflow, PE array, SIMD, parameters), what the models predict against the device budget
+(with a warning when it is over), how to build and simulate it, and which file holds what."""
+from __future__ import annotations
+
+from engine.compiler.descriptor import evaluate
+
+_RESOURCES = (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF"))
+_ROLES = {"array_partition": "array partitioning", "latency_hiding": "latency hiding", "simd": "SIMD",
+          "data_packing": "data packing"}
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + \
+           ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def _pe_array(descriptor: dict, values: dict[str, int]) -> tuple[str, int]:
+    grid = [int(round(evaluate(e, values))) for e in descriptor["topology"]["pe_grid"]]
+    count = 1
+    for g in grid:
+        count *= g
+    return " x ".join(map(str, grid)), count
+
+
+def _over_budget_note(report: dict) -> list[str]:
+    dev = report["device"]
+    return ["> **Over the device budget.** The models predict that this configuration does not fit "
+            f"{dev['usable_ratio']:.0%} of the {dev['name']}: " + "; ".join(report["violations"] or ["see below"])
+            + ". It was exported with `--allow-over-budget`; expect `v++` to fail in placement or routing, "
+            "or to miss the clock.", ""]
+
+
+def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, platform: str, over_budget: bool,
+                  interface=None) -> str:
+    kernel, design, topo = descriptor["kernel"], descriptor["design"], descriptor["topology"]
+    dev = report["device"]
+    shape, pes = _pe_array(descriptor, values)
+    simd = int(round(evaluate(topo["simd"], values)))
+    sizes = " ".join(f"{k}={v}" for k, v in kernel["sizes"].items())
+    dtypes = sorted({a["dtype"] for a in kernel["arrays"].values()})
+    seconds = report["latency_cycles"] / (dev["clock_mhz"] * 1e6)
+    lines = [f"# {kernel['name']}: design `{design['id']}`", "",
+             f"A systolic array for the loop nest `{kernel['name']}`, exported by Systolic Studio as a Vitis "
+             f"project for the {dev['name']} (platform `{platform}`, {dev['clock_mhz']:g} MHz).", ""]
+    if over_budget:
+        lines += _over_budget_note(report)
+    lines += ["## The design", ""]
+    lines += _table(("", ""), [
+        ("kernel", f"`{kernel['name']}` (`{kernel['path']}`)" + (f", sizes {sizes}" if sizes else "")),
+        ("statement", "; ".join(f"`{s}`" for s in kernel["statements"])),
+        ("dataflow", f"space loops [{', '.join(design['space_loops'])}], time loops "
+                     f"[{', '.join(design['time_loops'])}], loop permutation `{design.get('permutation_name', '')}`"),
+        ("PE array", f"{shape} = {pes} PEs (`{' x '.join(design['array_shape'])}`)"),
+        ("SIMD", f"{simd} lane{'s' if simd != 1 else ''} per PE" +
+                 (f" along loop `{design['simd_loop']}`" if design.get("simd_loop") else "")),
+        ("element type", ", ".join(dtypes)),
+    ])
+    roles = {p["name"]: p["role"] for p in descriptor["parameters"]}
+    lines += ["", "### Parameters", ""]
+    lines += _table(("parameter", "role", "value"),
+                    [(f"`{name}`", _ROLES.get(roles.get(name, ""), roles.get(name, "")), value)
+                     for name, value in values.items()])
+    lines += ["", f"### Predicted performance (Systolic Studio models, {dev['clock_mhz']:g} MHz)", "",
+              f"Latency {_number(report['latency_cycles'])} cycles ({seconds * 1e6:,.1f} us) = prologue "
+              f"{_number(report['prologue'])} + main {_number(report['main'])} + epilogue "
+              f"{_number(report['epilogue'])}; the bottleneck is module `{report['bottleneck']}`. Throughput "
+              f"{report['throughput_gops']:,.1f} GOP/s. Off-chip traffic {report['offchip_bytes'] / 2**20:,.2f} MiB.",
+              ""]
+    rows = []
+    for key, name in _RESOURCES:
+        budget = dev["budget"][name]
+        share = f"{report[key] / budget:.1%}" if budget else "-"
+        rows.append((name, _number(report[key]), _number(budget), share))
+    lines += _table(("resource", "predicted", f"budget ({dev['usable_ratio']:.0%} of the device)", "share"), rows)
+    if interface is not None:
+        lines += ["", "### Kernel ports", "",
+                  f"`{interface.top}` takes one pointer per array, to its data zero-padded to whole tiles "
+                  "(row-major) and packed into words; the host pads and unpads.", ""]
+        lines += _table(("port", "array", "direction", "shape", "padded shape", "elements per word", "bundle"),
+                        [(f"`{p.name}`", p.array, p.direction, " x ".join(map(str, p.shape)),
+                          " x ".join(map(str, p.padded_shape)), p.word_elements, f"`{p.bundle}`")
+                         for p in interface.ports])
+    lines += ["", "## Build and run (Vitis, XRT)", "",
+              "With Vitis and XRT set up (`source <Vitis>/settings64.sh`, `source /opt/xilinx/xrt/setup.sh`):", "",
+              "    make all TARGET=sw_emu      # software emulation: minutes",
+              "    make check TARGET=sw_emu    # ... and run the host program on it",
+              "    make check TARGET=hw_emu    # hardware emulation (RTL simulation): slow",
+              "    make all                    # the bitstream (TARGET=hw): hours",
+              "    make check                  # run on the board",
+              f"    make all PLATFORM=xilinx_u250_xdma_201830_2   # another platform (default `{platform}`)",
+              "    make clean", "",
+              "The host program (`./host <xclbin>`) fills the arrays with deterministic values, pads them, runs "
+              "the kernel, unpads the results and compares them with the loop nest computed on the CPU "
+              "(floating-point results within a relative tolerance of 1e-3); it prints PASS and exits 0 only "
+              "when every output element matches.", "",
+              "Vitis HLS alone (kernel only, `src/kernel_tb.cpp` as testbench):", "",
+              "    vitis_hls -f hls_script.tcl                 # C synthesis",
+              "    vitis_hls -f hls_script.tcl -tclargs csim   # C simulation",
+              "    vitis_hls -f hls_script.tcl -tclargs cosim  # C synthesis + C/RTL co-simulation", "",
+              "## C simulation without Vitis", "",
+              "    systolic csim .", "",
+              "builds the kernel with g++ and a CPU harness, runs it on random inputs and compares every output "
+              "with the loop nest; it exits 0 only when all outputs match.", "",
+              "## Files", ""]
+    lines += _table(("file", "what it holds"), [
+        ("`src/kernel_kernel.cpp`, `src/kernel_kernel.h`", f"the HLS kernel `{interface.top if interface else 'kernel0'}`"
+                                                           " and its word types"),
+        ("`src/kernel_host.cpp`", "the XRT host program"),
+        ("`src/kernel_tb.cpp`", "the C testbench for Vitis HLS csim / cosim"),
+        ("`Makefile`", "v++ compile and link, host build, emulation config, `check`"),
+        ("`connectivity.cfg`", "v++ link options: one compute unit, a DDR bank per port"),
+        ("`hls_script.tcl`", f"Vitis HLS project: part, {dev['clock_mhz']:g} MHz clock, csim / csynth / cosim"),
+        ("`design.json`", "the design descriptor, the parameter values, the platform and the predicted report"),
+    ])
+    return "\n".join(lines) + "\n"
