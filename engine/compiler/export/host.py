@@ -151,7 +151,7 @@ def host_program(descriptor: dict, interface) -> str:
     return "\n".join(lines) + "\n"
 
 
-def testbench_program(descriptor: dict, interface) -> str:
+def hls_testbench(descriptor: dict, interface) -> str:
     """The Vitis HLS C testbench: calls kernel0 directly on word buffers (csim_design, cosim_design)."""
     lines = _common(descriptor, interface, purpose="Vitis HLS testbench")
     at = lines.index("#include <type_traits>") + 1

@@ -25,7 +25,7 @@ from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
 from engine.compiler.export.hls_kernel import kernel_sources
-from engine.compiler.export.host import host_program, testbench_program
+from engine.compiler.export.host import host_program, hls_testbench
 from engine.compiler.export.interface import kernel_interface
 from engine.compiler.export.readme import design_readme
 from engine.errors import EngineError
@@ -67,7 +67,7 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
         "src/kernel_kernel.cpp": sources["kernel_kernel.cpp"],
         "src/kernel_kernel.h": sources["kernel_kernel.h"],
         "src/kernel_host.cpp": host_program(descriptor, interface),
-        "src/kernel_tb.cpp": testbench_program(descriptor, interface),
+        "src/kernel_tb.cpp": hls_testbench(descriptor, interface),
         "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock),
         "connectivity.cfg": connectivity_cfg(descriptor, interface),
         "hls_script.tcl": hls_script(descriptor, interface, clock),
