@@ -5,10 +5,11 @@ import argparse
 import os
 import sys
 
-from engine.cli import designs, model, runs, search, study
+from engine.cli import designs, export, model, runs, search, study
 from engine.errors import EngineError
 
-SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study}
+SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
+               "export": export}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,113 @@
+"""`systolic export KERNEL.c --design ID --param NAME=V ... [-o DIR]` or `systolic export --run RUN_ID
+[--rank K]`: write a design at a configuration as a Vitis project (kernel, XRT host, Makefile,
+connectivity.cfg, hls_script.tcl, README.md)."""
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from engine.cli.kernel_args import kernel_defines
+from engine.cli.model import parse_params
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.export.project import export_project, safe_directory_name
+from engine.errors import EngineError
+from engine.models.device import load_device
+from engine.search.progress import Candidate
+from engine.search.store import RunStore, StoredRun, default_database_path
+
+HELP = "export a design at a configuration as a Vitis project (kernel, host, Makefile, ...)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kernel", nargs="?", help="C file with a #pragma scop region (or use --run)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a #define in the kernel (repeatable), e.g. -D I=64")
+    parser.add_argument("--preset", metavar="NAME",
+                        help="a named size preset of a bundled kernel (resources/kernels/presets.json)")
+    parser.add_argument("--simd-info", metavar="JSON",
+                        help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
+    parser.add_argument("--design", metavar="ID", help="design id or name (see `systolic designs`)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
+                        help="a tuning parameter value (repeatable); packing factors are inferred unless given")
+    parser.add_argument("--run", metavar="RUN_ID", type=int, help="export the best design of a stored search run")
+    parser.add_argument("--rank", metavar="K", type=int, default=1,
+                        help="with --run: the K-th best design of the run (default 1)")
+    parser.add_argument("--db", metavar="PATH", type=Path, default=None,
+                        help="run database (default: $SYSTOLIC_STUDIO_DB or runs.sqlite in the user data folder)")
+    parser.add_argument("-o", "--output", metavar="DIR", type=Path,
+                        help="project directory (default ./<kernel>-<design id>)")
+    parser.add_argument("--platform", metavar="P", help="Vitis platform (default xilinx_u250_gen3x16_xdma_4_1_202210_1)")
+    parser.add_argument("--device", default=None, help="device name or device JSON file (default u250, or the run's)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into an existing non-empty directory, replacing the exported files")
+    parser.add_argument("--allow-over-budget", action="store_true",
+                        help="export a configuration the models predict to be over the device budget")
+
+
+def _check_mode(args: argparse.Namespace) -> None:
+    if args.run is not None:
+        mixed = [flag for flag, given in (("KERNEL", args.kernel), ("--design", args.design), ("--param", args.param),
+                                          ("-D", args.defines), ("--preset", args.preset)) if given]
+        if mixed:
+            raise EngineError(f"--run exports a stored run's design and parameters; drop {', '.join(mixed)}")
+        if args.rank < 1:
+            raise EngineError(f"--rank must be 1 or more, not {args.rank}")
+    elif args.rank != 1:
+        raise EngineError("--rank needs --run RUN_ID")
+    elif args.kernel is None:
+        raise EngineError("give a kernel file (with --design and --param) or --run RUN_ID")
+    elif args.design is None:
+        raise EngineError("--design is required with a kernel file (see `systolic designs KERNEL.c`)")
+
+
+def _stored_run(args: argparse.Namespace) -> tuple[StoredRun, str, Candidate]:
+    """The run, and the design id and best configuration at the asked rank."""
+    path = args.db if args.db is not None else default_database_path()
+    if not path.exists():
+        raise EngineError(f"no stored run {args.run} in {path}")
+    with RunStore(path) as store:
+        stored = store.load(args.run)
+        ranked = store.top_k(args.run, args.rank)
+    if len(ranked) < args.rank:
+        raise EngineError(f"run {args.run} has {len(ranked)} design(s) with a feasible configuration, "
+                          f"no rank {args.rank}")
+    return stored, *ranked[-1]
+
+
+def _compile_stored(stored: StoredRun, simd_info, folder: Path):
+    """Compile the run's kernel text at its sizes: from the original file if it still holds that text,
+    else from a copy (a kernel that includes a header needs the original)."""
+    defines = [f"{k}={v}" for k, v in stored.sizes.items()]
+    original = Path(stored.kernel_path)
+    try:
+        unchanged = original.is_file() and original.read_text() == stored.kernel_text
+    except (OSError, UnicodeDecodeError):
+        unchanged = False
+    path = original if unchanged else folder / original.name
+    if not unchanged:
+        path.write_text(stored.kernel_text)
+    return compile_kernel(path, defines=defines, simd_info=simd_info)
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_mode(args)
+    if args.run is not None:
+        stored, design_id, best = _stored_run(args)
+        device = load_device(args.device or stored.device)
+        with tempfile.TemporaryDirectory(prefix="systolic-export-") as folder:
+            space = _compile_stored(stored, args.simd_info, Path(folder))
+        values = {k: int(v) for k, v in best.params.items()}
+        source = f"run {args.run}, rank {args.rank}"
+    else:
+        space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+        device = load_device(args.device or "u250")
+        design_id, values, source = args.design, parse_params(args.param), None
+    design = space.design(design_id)
+    out_dir = args.output or Path(safe_directory_name(f"{space.kernel.name}-{design.id}"))
+    written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
+                             force=args.force, allow_over_budget=args.allow_over_budget)
+    print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")
+          + f" to {written}")
+    print(f"next: systolic csim {written}   |   make -C {written} check TARGET=sw_emu")
+    return 0
