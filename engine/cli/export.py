@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         device = load_device(args.device or "u250")
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
-    out_dir = args.output or Path(safe_directory_name(f"{space.kernel.name}-{design.id}"))
+    out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")
