@@ -2,5 +2,6 @@
 around them."""
 from engine.compiler.export.hls_kernel import kernel_sources
 from engine.compiler.export.interface import ExportError, KernelInterface, Port, kernel_interface
+from engine.compiler.export.project import export_project
 
-__all__ = ["ExportError", "KernelInterface", "Port", "kernel_interface", "kernel_sources"]
+__all__ = ["ExportError", "KernelInterface", "Port", "kernel_interface", "kernel_sources", "export_project"]
