@@ -76,9 +76,10 @@ def _stored_run(args: argparse.Namespace) -> tuple[StoredRun, str, Candidate]:
 
 
 def _compile_stored(stored: StoredRun, simd_info, folder: Path):
-    """Compile the run's kernel text at its sizes: from the original file if it still holds that text,
-    else from a copy (a kernel that includes a header needs the original)."""
-    defines = [f"{k}={v}" for k, v in stored.sizes.items()]
+    """Compile the run's kernel text with its -D options (element types among them) and its sizes:
+    from the original file if it still holds that text, else from a copy (a kernel that includes a
+    header needs the original)."""
+    defines = [*stored.options.get("defines", []), *(f"{k}={v}" for k, v in stored.sizes.items())]
     original = Path(stored.kernel_path)
     try:
         unchanged = original.is_file() and original.read_text() == stored.kernel_text

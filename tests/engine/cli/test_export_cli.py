@@ -83,7 +83,7 @@ def test_over_budget_only_with_permission(kernel, tmp_path, capsys):
     assert "Over the device budget" in (tmp_path / "big" / "README.md").read_text()
 
 
-def _save_run(db, kernel_path, kernel_text, sizes):
+def _save_run(db, kernel_path, kernel_text, sizes, options=None):
     fast = Candidate({"i_t1": 4, "j_t1": 4, "k_t1": 8, "i_t2": 2, "j_t2": 2, "k_t2": 4}, 900.0, 80.0, 8.0, 5.0)
     slow = Candidate({"i_t1": 8, "k_t1": 8, "j_t1": 2, "i_t2": 1, "j_t2": 2}, 4000.0, 40.0, 8.0, 1.0)
     result = ExplorationResult("mm", "random", 0, (
@@ -92,7 +92,7 @@ def _save_run(db, kernel_path, kernel_text, sizes):
         DesignResult("i-j__i-j.k", "random", 10, 0.1, fast, (TracePoint(10, 0.1, 900.0),))))
     with RunStore(db) as store:
         return store.save(kernel_path=str(kernel_path), kernel_text=kernel_text, sizes=sizes, device="u250",
-                          method="random", seed=0, budget={"samples": 30}, result=result)
+                          method="random", seed=0, budget={"samples": 30}, result=result, options=options)
 
 
 def test_export_a_stored_run_by_rank(kernel, tmp_path, capsys):
@@ -111,12 +111,15 @@ def test_export_a_stored_run_by_rank(kernel, tmp_path, capsys):
 
 def test_a_stored_run_exports_from_its_kernel_text_when_the_file_changed(kernel, tmp_path):
     db = tmp_path / "runs.sqlite"
-    run_id = _save_run(db, kernel, kernel.read_text().replace("#define N 8", "#define N 6"), {"N": 12})
+    text = "#ifndef DATA_T\n#define DATA_T float\n#endif\n" + kernel.read_text().replace(
+        "#define N 8", "#define N 6").replace("float A", "DATA_T A")
+    run_id = _save_run(db, kernel, text, {"N": 12}, options={"defines": ["N=10", "DATA_T=double"]})
     kernel.unlink()
     assert main(["export", "--run", str(run_id), "--db", str(db), "-o", "gone"]) == 0
     descriptor = _design_json(tmp_path / "gone")["descriptor"]
     assert descriptor["kernel"]["sizes"] == {"N": 12}  # the stored sizes win over the text's #define
     assert descriptor["kernel"]["name"] == "my mm (v2)"
+    assert descriptor["kernel"]["arrays"]["A"]["dtype"] == "double"  # the run's -D options are kept
 
 
 def _run_main(argv):
