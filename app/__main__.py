@@ -1,51 +1,94 @@
-"""`systolic-studio` / `python -m app`: opens the explorer on the bundled matrix-multiply kernel.
+"""`systolic-studio [PROJECT | KERNEL.c]` / `python -m app`: opens the explorer (on the bundled
+matrix-multiply kernel by default).
 
-For now the window shows the kernel's legal designs; the full explorer (editor, search, topology,
-export) is the "Desktop explorer" issue.
+`--screenshot PATH [--search-seconds S]` opens the window offscreen, runs a short search on the
+kernel, selects the best design, writes a PNG of the whole window and exits 0.
 """
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QVBoxLayout, QWidget
-
-from app.models.design_table_model import DesignTableModel
-from app.views.qt_design_table import QtDesignTable
-from engine.compiler.design_space import compile_kernel
-from engine.errors import EngineError
-from engine.resources import DEFAULT_KERNEL
+SCREEN_SIZE = (1680, 1020)
 
 
-class MainWindow(QMainWindow):
-    def __init__(self, kernel_path=DEFAULT_KERNEL):
-        super().__init__()
-        self.setWindowTitle("Systolic Studio")
-        self.designs = DesignTableModel()
-        self.status = QLabel()
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.addWidget(self.status)
-        layout.addWidget(QtDesignTable(self.designs))
-        self.setCentralWidget(body)
-        self.open_kernel(kernel_path)
-
-    def open_kernel(self, path) -> None:
-        try:
-            space = compile_kernel(path)
-        except EngineError as exc:
-            self.status.setText(str(exc))
-            self.designs.set_designs(())
-            return
-        self.status.setText(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
-        self.designs.set_designs(space.designs)
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="systolic-studio", description="Explore, tune and export systolic arrays.")
+    parser.add_argument("file", nargs="?", help="a project file or a C kernel (default: the bundled mm.c)")
+    parser.add_argument("--screenshot", metavar="PATH", help="run a short search offscreen, save a PNG, exit")
+    parser.add_argument("--search-seconds", type=float, default=6.0, metavar="S",
+                        help="search budget of --screenshot (default 6)")
+    parser.add_argument("--method", default="hybrid", help="search method of --screenshot (default hybrid)")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    app = QApplication.instance() or QApplication(sys.argv if argv is None else argv)
-    window = MainWindow()
-    window.resize(900, 600)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QTimer  # the platform must be chosen before Qt loads
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+    from app.views import theme
+    from engine.resources import DEFAULT_KERNEL
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("Systolic Studio")
+    theme.apply(app)
+    path = Path(args.file) if args.file else DEFAULT_KERNEL
+    is_kernel = path.suffix == ".c"
+    window = MainWindow(path if is_kernel else DEFAULT_KERNEL)
+    if not is_kernel:
+        window.open_project(path)
+    window.resize(*SCREEN_SIZE)
     window.show()
-    return app.exec()
+    if args.screenshot:
+        code = _screenshot(app, window, Path(args.screenshot), args.search_seconds, args.method, QTimer)
+    else:
+        code = app.exec()
+    _dispose(app, window)
+    return code
+
+
+def _dispose(app, window) -> None:
+    """Delete the window while Python still runs: left to interpreter shutdown, PySide6 and
+    pyqtgraph objects can be collected in an order that crashes."""
+    window.close()
+    window.deleteLater()
+    app.sendPostedEvents(None, 0)
+    app.processEvents()
+    import gc
+    gc.collect()
+
+
+def _screenshot(app, window, path: Path, seconds: float, method: str, QTimer) -> int:
+    outcome = {"code": 1}
+
+    def finished():
+        if window.search.running:
+            return
+        window.select_best()
+        QTimer.singleShot(500, grab)
+
+    def grab():
+        window.search_panel.redraw()
+        ok = window.grab().save(str(path))
+        if not ok:
+            print(f"error: cannot write {path}", file=sys.stderr)
+        outcome["code"] = 0 if ok else 2
+        app.quit()
+
+    if window.session.space is None:
+        print(f"error: {window.session.error}", file=sys.stderr)
+        return 2
+    window.search.stateChanged.connect(finished)
+    window.search_panel.method.setCurrentText(method)
+    window.start_search(method, seconds, False)
+    app.exec()
+    return outcome["code"]
 
 
 if __name__ == "__main__":

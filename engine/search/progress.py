@@ -25,6 +25,9 @@ class Progress:
     elapsed: float
     best: Candidate | None
     note: str = ""  # e.g. "MP seed: SCIP timed out, continuing unseeded"
+    # (latency, DSP) of feasible configurations evaluated since the previous snapshot, thinned to at
+    # most run.RECENT_POINTS evenly spaced ones: enough for a live scatter without copying every batch
+    recent: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)

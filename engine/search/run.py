@@ -15,6 +15,7 @@ from engine.search.strategy import SearchStrategy
 
 Callback = Callable[[Progress], None]
 SAMPLES_ONLY_TIME_LIMIT = 10.0
+RECENT_POINTS = 256  # per progress snapshot, see Progress.recent
 
 
 class SearchRun:
@@ -33,6 +34,7 @@ class SearchRun:
         self.trace: list[TracePoint] = []
         self._pareto = np.empty((0, 3))
         self._pareto_configs: list[dict] = []
+        self._recent: list[np.ndarray] = []
 
     def cancel(self) -> None:
         self.cancel_event.set()
@@ -81,6 +83,7 @@ class SearchRun:
                 self.best = self.space.candidate(batch_row(configs, k), batch.latency[k], batch.dsp[k], batch.bram[k])
                 self.trace.append(TracePoint(self.samples, elapsed, self.best.latency_cycles))
             self._update_pareto(configs, batch, feasible)
+            self._recent.append(np.stack([batch.latency[feasible], batch.dsp[feasible]], axis=1))
 
     def _update_pareto(self, configs, batch, feasible) -> None:
         points = np.stack([batch.latency[feasible], batch.dsp[feasible], batch.bram[feasible]], axis=1)
@@ -96,9 +99,18 @@ class SearchRun:
         order = np.argsort(self._pareto[:, 0]) if len(self._pareto) else []
         return tuple(self.space.candidate(self._pareto_configs[i], *self._pareto[i]) for i in order)
 
+    def _recent_points(self) -> tuple[tuple[float, float], ...]:
+        if not self._recent:
+            return ()
+        points = np.vstack(self._recent)
+        self._recent = []
+        if len(points) > RECENT_POINTS:
+            points = points[np.linspace(0, len(points) - 1, RECENT_POINTS).astype(int)]
+        return tuple((float(lat), float(dsp)) for lat, dsp in points)
+
     def _report(self, elapsed: float) -> None:
         progress = Progress(self.space.design.id, self.strategy.name, self.samples, elapsed, self.best,
-                            "; ".join(self.strategy.notes))
+                            "; ".join(self.strategy.notes), self._recent_points())
         for callback in self.callbacks:
             callback(progress)
 

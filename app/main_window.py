@@ -1,0 +1,320 @@
+"""MainWindow: the explorer. Kernel editor and design tree on the left, the array topology with the
+live search under it in the middle, the selected design's detail on the right; File menu for
+kernels, projects (with recent files), stored runs and the Vitis export. Layout and recent files
+are remembered with QSettings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+)
+
+from app.models.design_selection import DesignSelection
+from app.models.design_tree_model import DesignTreeModel
+from app.models.kernel_session import KernelSession
+from app.models.search_session import SearchSession
+from app.project import Project, ProjectError, load_project, save_project
+from app.views.qt_design_detail import QtDesignDetail
+from app.views.qt_design_tree import QtDesignTree
+from app.views.qt_export_dialog import QtExportDialog
+from app.views.qt_kernel_panel import QtKernelPanel
+from app.views.qt_runs_dialog import QtRunsDialog
+from app.views.qt_search_panel import QtSearchPanel
+from app.views.qt_topology import QtTopology
+from app.workers.search_process import SearchRequest
+from engine.errors import EngineError
+from engine.resources import DEFAULT_KERNEL
+from engine.search.store import RunStore
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    messageShown = Signal(str)  # a problem reported to the user (also in a non-blocking message box)
+
+    def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None):
+        super().__init__()
+        self.setWindowTitle("Systolic Studio")
+        self.settings = settings or QSettings("systolic-studio", "systolic-studio")
+        self.project_path: Path | None = None
+        self.last_message = ""
+        self.session = KernelSession(self)
+        self.tree_model = DesignTreeModel(self)
+        self.selection = DesignSelection(self)
+        self.search = SearchSession(self)
+        self.kernel_panel = QtKernelPanel(self.session)
+        self.tree = QtDesignTree(self.tree_model)
+        self.topology = QtTopology(self.selection)
+        self.search_panel = QtSearchPanel(self.search)
+        self.detail = QtDesignDetail(self.selection)
+
+        middle = QSplitter(Qt.Vertical)
+        middle.addWidget(self.topology)
+        middle.addWidget(self.search_panel)
+        middle.setSizes([560, 340])
+        self.setCentralWidget(middle)
+        scroll = QScrollArea()
+        scroll.setWidget(self.detail)
+        scroll.setWidgetResizable(True)
+        self.docks = {}
+        for name, widget, area in (("Kernel", self.kernel_panel, Qt.LeftDockWidgetArea),
+                                   ("Designs", self.tree, Qt.LeftDockWidgetArea),
+                                   ("Design detail", scroll, Qt.RightDockWidgetArea)):
+            dock = QDockWidget(name, self)
+            dock.setObjectName(name)
+            dock.setWidget(widget)
+            dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+            self.addDockWidget(area, dock)
+            self.docks[name] = dock
+        self.resizeDocks([self.docks["Kernel"], self.docks["Design detail"]], [560, 380], Qt.Horizontal)
+        self._menus()
+
+        self.session.compiled.connect(self._compiled)
+        self.kernel_panel.openRequested.connect(self.open_kernel)
+        self.tree.designSelected.connect(self.select_design)
+        self.search_panel.startRequested.connect(self.start_search)
+        self.search.ticked.connect(self._search_ticked)
+        self.search.designFinished.connect(self._design_finished)
+        self.search.stateChanged.connect(self._search_state)
+        self._pending_selection: tuple[str, dict] | None = None
+        self.restoreGeometry(self.settings.value("geometry", b""))
+        self.restoreState(self.settings.value("state", b""))
+        self.open_kernel(kernel_path)
+
+    # -- menus ---------------------------------------------------------------------------------
+    def _menus(self) -> None:
+        file = self.menuBar().addMenu("&File")
+        for text, slot, key in (("Open kernel...", self._ask_kernel, QKeySequence.Open),
+                                ("Open project...", self._ask_project, "Ctrl+Shift+O"),
+                                ("Save project", self.save, QKeySequence.Save),
+                                ("Save project as...", self._ask_save, QKeySequence.SaveAs)):
+            action = QAction(text, self, shortcut=key)
+            action.triggered.connect(slot)
+            file.addAction(action)
+        self.recent_menu = file.addMenu("Recent projects")
+        file.addSeparator()
+        for text, slot in (("Stored search runs...", self.show_runs), ("Export Vitis project...", self.show_export)):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            file.addAction(action)
+        file.addSeparator()
+        quit_action = QAction("Quit", self, shortcut=QKeySequence.Quit)
+        quit_action.triggered.connect(self.close)
+        file.addAction(quit_action)
+        self._fill_recent()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _remember(self, path: Path) -> None:
+        recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def show_message(self, text: str) -> None:
+        """Report a problem without blocking: status bar and a non-modal message box."""
+        self.last_message = text
+        self.statusBar().showMessage(text, 10000)
+        box = QMessageBox(QMessageBox.Warning, "Systolic Studio", text, QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setModal(False)
+        box.show()
+        self.messageShown.emit(text)
+
+    def _ask_kernel(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open kernel", "", "C kernels (*.c);;All files (*)")
+        if path:
+            self.open_kernel(path)
+
+    def _ask_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "Systolic Studio projects (*.ssproj *.json)")
+        if path:
+            self.open_project(path)
+
+    def _ask_save(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", "", "Systolic Studio projects (*.ssproj)")
+        if path:
+            self.save(path)
+
+    # -- kernel and designs --------------------------------------------------------------------
+    def open_kernel(self, path) -> None:
+        if self.search.running:
+            self.show_message("stop the search before opening another kernel")
+            return
+        try:
+            self.session.open(path)
+        except EngineError as exc:
+            self.show_message(str(exc))
+
+    def _compiled(self) -> None:
+        space = self.session.space
+        if space is not None and self.tree_model.design_ids() == [d.id for d in space.designs] \
+                and self.selection.space is not None and self.selection.space.kernel.sizes == space.kernel.sizes \
+                and self.selection.device_name == self.session.device:
+            return
+        self.tree_model.set_space(space)
+        self.tree.expandAll()
+        self.selection.set_space(space, self.session.device)
+        if space is not None:
+            self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
+            pending, self._pending_selection = self._pending_selection, None
+            if pending and pending[0] in self.tree_model.design_ids():
+                self.tree.select_design(pending[0])
+                self.selection.select(pending[0], pending[1])
+            elif space.designs:
+                self.tree.select_design(space.designs[0].id)
+
+    def select_design(self, design_id: str) -> None:
+        if self.selection.design is not None and self.selection.design.id == design_id:
+            return
+        best = self.tree_model.best.get(design_id)
+        try:
+            self.selection.select(design_id, best.params if best else None)
+        except EngineError as exc:
+            self.show_message(str(exc))
+
+    # -- search --------------------------------------------------------------------------------
+    def start_search(self, method: str, seconds: float, selected_only: bool) -> None:
+        if self.session.space is None:
+            self.show_message("compile the kernel first: " + (self.session.error or "no kernel"))
+            return
+        designs = tuple(self.tree.selected_designs()) if selected_only else ()
+        if selected_only and not designs:
+            self.show_message("select one or more designs in the tree, or search all designs")
+            return
+        for design in designs or self.tree_model.design_ids():
+            self.tree_model.set_status(design, "queued")
+        request = SearchRequest(str(self.session.work_file), self.session.defines(), self.session.device,
+                                method, float(seconds), designs)
+        self.search.start(request, kernel_text=self.session.text, sizes=self.session.sizes(),
+                          kernel_name=self.session.space.kernel.name)
+
+    def _search_ticked(self, snapshots: list) -> None:
+        for p in snapshots:
+            if self.tree_model.status.get(p.design) == "queued":  # ticks may trail the design's end
+                self.tree_model.set_status(p.design, "searching")
+            self.tree_model.set_best(p.design, p.best)
+
+    def _design_finished(self, result) -> None:
+        self.tree_model.set_best(result.design, result.best)
+        state = "stopped" if result.stopped == "cancelled" else "done"
+        self.tree_model.set_status(result.design, f"{state}, {result.samples:,} samples"
+                                   if result.best else f"{state}, nothing fits")
+
+    def _search_state(self) -> None:
+        s = self.search
+        if s.running:
+            return
+        for design, status in list(self.tree_model.status.items()):
+            if status in ("queued", "searching"):
+                self.tree_model.set_status(design, "stopped" if s.status == "interrupted" else "not searched")
+        if s.status == "replayed" and s.result is not None:
+            for d in s.result.designs:
+                self.tree_model.set_best(d.design, d.best)
+                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
+        if s.message:
+            self.statusBar().showMessage(s.message, 10000)
+
+    def select_best(self) -> None:
+        best = self.tree_model.best_design()
+        if best:
+            self.tree.select_design(best)
+            self.selection.select(best, self.tree_model.best[best].params)
+
+    def show_runs(self) -> None:
+        try:
+            with RunStore(self.search.database) as store:
+                runs = store.list_runs()
+        except EngineError as exc:
+            self.show_message(str(exc))
+            return
+        dialog = QtRunsDialog(runs, self)
+        if dialog.exec() and dialog.chosen is not None:
+            self.reopen_run(dialog.chosen)
+
+    def reopen_run(self, run_id: int) -> None:
+        try:
+            self.search.replay(self.search.load_run(run_id))
+        except EngineError as exc:
+            self.show_message(str(exc))
+
+    def show_export(self) -> QtExportDialog:
+        dialog = QtExportDialog(self.selection, self.settings.value("export_dir", ""), self)
+        dialog.export_button.clicked.connect(lambda: self.settings.setValue("export_dir", dialog.folder.text()))
+        dialog.open()
+        return dialog
+
+    # -- projects ------------------------------------------------------------------------------
+    def project(self) -> Project:
+        s = self.session
+        return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
+                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device,
+                       method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
+                       design=self.selection.design.id if self.selection.design else None,
+                       values=dict(self.selection.values), database=self.search.database,
+                       runs=list(self.search.run_ids))
+
+    def save(self, path=None) -> bool:
+        path = Path(path) if path else self.project_path
+        if path is None:
+            self._ask_save()
+            return self.project_path is not None
+        try:
+            save_project(self.project(), path)
+        except ProjectError as exc:
+            self.show_message(str(exc))
+            return False
+        self.project_path = path
+        self._remember(path)
+        self.statusBar().showMessage(f"saved {path}", 5000)
+        return True
+
+    def open_project(self, path) -> bool:
+        """Open a project; an unreadable or corrupt file changes nothing and shows why."""
+        if self.search.running:
+            self.show_message("stop the search before opening a project")
+            return False
+        try:
+            project = load_project(path)
+        except ProjectError as exc:
+            self.show_message(str(exc))
+            return False
+        self._pending_selection = (project.design, project.values) if project.design else None
+        self.search.database, self.search.run_ids = project.database, list(project.runs)
+        self.search_panel.method.setCurrentText(project.method)
+        self.search_panel.seconds.setValue(project.seconds)
+        self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
+                          data_type=project.data_type, device=project.device)
+        if project.runs:
+            self.reopen_run(project.runs[-1])
+        if self._pending_selection and self.session.space is not None:  # same designs as before: no reset
+            design, values = self._pending_selection
+            self._pending_selection = None
+            if design in self.tree_model.design_ids():
+                self.tree.select_design(design)
+                self.selection.select(design, values)
+        self.project_path = Path(path)
+        self._remember(self.project_path)
+        return True
+
+    def closeEvent(self, event) -> None:
+        self.search.shutdown()
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("state", self.saveState())
+        super().closeEvent(event)

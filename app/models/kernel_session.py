@@ -1,0 +1,114 @@
+"""KernelSession: the kernel being edited (text, size overrides, data type, device) -> a compiled
+DesignSpace or an error with the editor line it points at. Evented: views listen to `compiled`.
+
+The editor's text is compiled from a work copy in a private folder (headers next to the original
+are copied beside it), so unsaved edits compile and error locations point at the edited lines.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.compiler.design_space import DesignSpace, compile_kernel
+from engine.errors import EngineError
+from engine.resources import DEFAULT_KERNEL
+
+DATA_TYPES = ("float", "int16_t", "int8_t")
+TYPE_MACRO = "DATA_T"
+DEVICES = ("u250",)
+
+
+class KernelSession(QObject):
+    compiled = Signal()  # space, error and error_line have changed
+    sourceChanged = Signal()  # a new kernel was opened (text, path, sizes reset)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.path: Path | None = None
+        self.text = ""
+        self.overrides: dict[str, int] = {}
+        self.data_type: str | None = None
+        self.device = DEVICES[0]
+        self.space: DesignSpace | None = None
+        self.error: str = ""
+        self.error_line: int | None = None
+        self._last_sizes: dict[str, int] = {}
+        self._folder = tempfile.TemporaryDirectory(prefix="systolic-studio-")
+
+    @property
+    def name(self) -> str:
+        return self.path.stem if self.path else "kernel"
+
+    @property
+    def work_file(self) -> Path:
+        return Path(self._folder.name) / (self.path.name if self.path else "kernel.c")
+
+    @property
+    def has_type_macro(self) -> bool:
+        return re.search(rf"#\s*define\s+{TYPE_MACRO}\b", self.text) is not None
+
+    def open(self, path: str | Path = DEFAULT_KERNEL, *, text: str | None = None, overrides=None,
+             data_type: str | None = None, device: str | None = None) -> None:
+        """Open a kernel file (or `text` under that name); raises EngineError if it cannot be read."""
+        path = Path(path)
+        if text is None:
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise EngineError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+        self.path, self.text = path, text
+        self.overrides = {k: int(v) for k, v in (overrides or {}).items()}
+        self.data_type = data_type
+        self.device = device or self.device
+        self._last_sizes = {}
+        for header in path.parent.glob("*.h") if path.parent.is_dir() else ():
+            shutil.copy(header, Path(self._folder.name) / header.name)
+        self.sourceChanged.emit()
+        self.compile()
+
+    def defines(self) -> dict[str, str]:
+        defines = {k: str(v) for k, v in self.overrides.items()}
+        if self.data_type and self.has_type_macro:
+            defines[TYPE_MACRO] = self.data_type
+        return defines
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+
+    def set_size(self, name: str, value: int) -> None:
+        self.overrides[name] = int(value)
+        self.compile()
+
+    def set_data_type(self, data_type: str) -> None:
+        self.data_type = data_type
+        self.compile()
+
+    def set_device(self, device: str) -> None:
+        self.device = device
+        self.compiled.emit()
+
+    def compile(self) -> None:
+        self.work_file.write_text(self.text)
+        try:
+            self.space = compile_kernel(self.work_file, defines=self.defines())
+            self.error, self.error_line = "", None
+            self._last_sizes = dict(self.space.kernel.sizes)
+        except EngineError as exc:
+            self.space = None
+            location = exc.location
+            self.error_line = location.line if location and location.file and \
+                Path(location.file).name == self.work_file.name else None
+            where = f"line {self.error_line}: " if self.error_line else ""
+            self.error = f"{where}{exc.reason}"
+        except Exception as exc:  # noqa: BLE001 (a kernel the front end trips on must not crash the window)
+            self.space, self.error_line = None, None
+            self.error = f"the compiler failed on this kernel: {type(exc).__name__}: {exc}"
+        self.compiled.emit()
+
+    def sizes(self) -> dict[str, int]:
+        """The kernel's sizes as compiled (overrides applied), or the overrides alone."""
+        return dict(self.space.kernel.sizes) if self.space else {**self._last_sizes, **self.overrides}

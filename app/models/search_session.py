@@ -1,0 +1,106 @@
+"""SearchSession: one live or reopened search -> its traces (SearchTraces), the designs' status and
+the stored run. It starts and stops the SearchWorker and stores finished or stopped runs in the
+RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `stateChanged()`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.models.search_data import SearchTraces
+from app.workers.search_process import SearchRequest
+from app.workers.search_worker import SearchWorker
+from engine.errors import EngineError
+from engine.search.progress import ExplorationResult
+from engine.search.store import RunStore, StoredRun
+
+
+class SearchSession(QObject):
+    ticked = Signal(list)  # Progress snapshots of the latest tick
+    designFinished = Signal(object)  # DesignResult
+    stateChanged = Signal()  # started, stopped, finished, replayed or failed
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.traces = SearchTraces()
+        self.elapsed = 0.0
+        self.worker: SearchWorker | None = None
+        self.result: ExplorationResult | None = None
+        self.status = "idle"  # idle, running, stopping, finished, interrupted, failed, replayed
+        self.message = ""
+        self.run_ids: list[int] = []
+        self.database: str | None = None  # None: the default run database
+        self._kernel: dict = {}
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def start(self, request: SearchRequest, *, kernel_text: str, sizes: dict[str, int], kernel_name: str) -> None:
+        if self.running:
+            return
+        self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
+        self._kernel = {"kernel_path": request.kernel_path, "kernel_text": kernel_text, "sizes": sizes,
+                        "name": kernel_name}
+        self.worker = SearchWorker(request)
+        self.worker.ticked.connect(self._tick)
+        self.worker.designDone.connect(self.designFinished)
+        self.worker.searchFinished.connect(self._finished)
+        self.status = "running"
+        self.worker.start()
+        self.stateChanged.emit()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+            self.status = "stopping"
+            self.stateChanged.emit()
+
+    def shutdown(self, timeout_ms: int = 2000) -> None:
+        """Stop and wait for the worker (the window is closing)."""
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker.wait(timeout_ms)
+
+    def _tick(self, snapshots: list, elapsed: float) -> None:
+        self.elapsed = elapsed
+        self.traces.add(snapshots, elapsed)
+        self.ticked.emit(snapshots)
+
+    def _finished(self, result: ExplorationResult, status: str, error: str) -> None:
+        worker, self.worker = self.worker, None
+        worker.wait()
+        worker.deleteLater()
+        request = worker.request
+        if not result.kernel:
+            result = ExplorationResult(self._kernel["name"], result.method, result.seed, result.designs)
+        self.result, self.status, self.message = result, ("failed" if error and not result.designs else status), error
+        if result.designs:
+            try:
+                with RunStore(self.database) as store:
+                    run_id = store.save(kernel_path=self._kernel["kernel_path"], kernel_text=self._kernel["kernel_text"],
+                                        sizes=self._kernel["sizes"], device=request.device, method=request.method,
+                                        seed=request.seed, budget={"seconds": request.seconds, "samples": None},
+                                        result=result, status=status, options={"source": "systolic-studio"})
+                self.run_ids.append(run_id)
+            except EngineError as exc:
+                self.message = f"the run was not stored: {exc}"
+        self.stateChanged.emit()
+
+    def stored_runs(self):
+        with RunStore(self.database) as store:
+            return [r for r in store.list_runs() if r.id in set(self.run_ids)] if self.run_ids else []
+
+    def load_run(self, run_id: int) -> StoredRun:
+        with RunStore(self.database) as store:
+            return store.load(run_id)
+
+    def replay(self, run: StoredRun) -> None:
+        """Show a stored run's traces as if it had just run."""
+        self.traces = SearchTraces.from_result(run.result)
+        self.result, self.status = run.result, "replayed"
+        self.elapsed = self.traces.duration
+        self.message = f"run {run.id} of {Path(run.kernel_path).name} ({run.method}, {run.created})"
+        if run.id not in self.run_ids:
+            self.run_ids.append(run.id)
+        self.stateChanged.emit()

@@ -1,0 +1,93 @@
+"""Project <-> JSON project file: the kernel (path and text), size overrides, data type, device,
+search settings, the selected design and configuration, and the stored search runs (ids in a run
+database). Written atomically (temp file + os.replace) and versioned; reading checks everything and
+raises ProjectError with one line, so a corrupt file changes nothing."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from engine.errors import EngineError
+
+FORMAT = "systolic-studio-project"
+VERSION = 1
+
+
+class ProjectError(EngineError):
+    """A project file cannot be read or written."""
+
+
+@dataclass
+class Project:
+    kernel_path: str
+    kernel_text: str
+    sizes: dict[str, int] = field(default_factory=dict)  # -D overrides
+    data_type: str | None = None
+    device: str = "u250"
+    method: str = "hybrid"
+    seconds: float = 10.0
+    design: str | None = None
+    values: dict[str, int] = field(default_factory=dict)
+    database: str | None = None
+    runs: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, **asdict(self)}
+
+
+def save_project(project: Project, path: str | Path) -> None:
+    path = Path(path)
+    text = json.dumps(project.to_json(), indent=2) + "\n"
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except OSError as exc:
+        raise ProjectError(f"cannot write project {path}: {exc.strerror or exc}") from None
+
+
+def load_project(path: str | Path) -> Project:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise ProjectError(f"cannot read project {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProjectError(f"{path} is not a project file (not JSON: {exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ProjectError(f"{path} is not a Systolic Studio project file")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise ProjectError(f"{path} has project version {data.get('version')!r}; this version reads up to {VERSION}")
+    try:
+        project = Project(**{k: v for k, v in data.items() if k not in ("format", "version")})
+    except TypeError as exc:
+        raise ProjectError(f"{path}: bad project fields ({exc})") from None
+    _check(project, path)
+    return project
+
+
+def _check(p: Project, path: Path) -> None:
+    def bad(what):
+        raise ProjectError(f"{path}: {what}")
+    if not isinstance(p.kernel_path, str) or not isinstance(p.kernel_text, str):
+        bad("kernel_path and kernel_text must be strings")
+    if not isinstance(p.sizes, dict) or not all(isinstance(k, str) and type(v) is int for k, v in p.sizes.items()):
+        bad("sizes must map names to integers")
+    if not isinstance(p.values, dict) or not all(isinstance(k, str) and type(v) is int for k, v in p.values.items()):
+        bad("values must map parameter names to integers")
+    if p.data_type is not None and not isinstance(p.data_type, str):
+        bad("data_type must be a string")
+    if not isinstance(p.device, str) or not isinstance(p.method, str):
+        bad("device and method must be strings")
+    if isinstance(p.seconds, bool) or not isinstance(p.seconds, (int, float)) or p.seconds <= 0:
+        bad("seconds must be a positive number")
+    if p.design is not None and not isinstance(p.design, str):
+        bad("design must be a string")
+    if p.database is not None and not isinstance(p.database, str):
+        bad("database must be a string")
+    if not isinstance(p.runs, list) or not all(type(r) is int for r in p.runs):
+        bad("runs must be a list of run ids")

@@ -1,0 +1,43 @@
+"""QtDesignTree(model): the designs as a sortable tree (kernel -> dataflow -> permutation -> design);
+`designSelected(id)` fires when the user picks a design row."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHeaderView, QTreeView
+
+from app.models.design_tree_model import DESIGN_ROLE, DesignTreeModel
+
+
+class QtDesignTree(QTreeView):
+    designSelected = Signal(str)
+
+    def __init__(self, model: DesignTreeModel, parent=None):
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.AscendingOrder)  # the compiler's order until the user sorts
+        self.setAlternatingRowColors(True)
+        self.setUniformRowHeights(True)
+        self.setSelectionMode(QTreeView.ExtendedSelection)
+        header = self.header()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setStretchLastSection(False)
+        for column in range(1, model.columnCount()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        model.rowsInserted.connect(lambda *_: self.expandAll())
+        self.selectionModel().currentRowChanged.connect(self._current_changed)
+
+    def _current_changed(self, current, _previous) -> None:
+        design = current.siblingAtColumn(0).data(DESIGN_ROLE)
+        if design:
+            self.designSelected.emit(design)
+
+    def selected_designs(self) -> list[str]:
+        rows = self.selectionModel().selectedRows(0)
+        return [d for d in (r.data(DESIGN_ROLE) for r in rows) if d]
+
+    def select_design(self, design_id: str) -> None:
+        index = self.model().index_of(design_id)
+        if index is not None:
+            self.setCurrentIndex(index)
+            self.scrollTo(index)

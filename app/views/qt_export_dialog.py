@@ -1,0 +1,143 @@
+"""QtExportDialog(selection): writes the Vitis HLS project of the selected design and configuration
+into a folder (engine.compiler.export.export_project), then offers to run the C simulation
+(engine.csim.run_csim); both run in a TaskWorker with a busy bar, and the outcome is shown in place."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from app.models.design_selection import DesignSelection
+from app.workers.task_worker import TaskWorker
+
+try:
+    from engine.csim import run_csim
+
+    from engine.compiler.export import export_project
+except ImportError:  # the exporter is written in a parallel change; the dialog says so until it lands
+    export_project = run_csim = None
+
+
+class QtExportDialog(QDialog):
+    def __init__(self, selection: DesignSelection, out_dir: str | Path = "", parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export Vitis HLS project")
+        self.setMinimumWidth(560)
+        self.selection = selection
+        self.project_dir: Path | None = None
+        self.csim_result = None
+        self.worker: TaskWorker | None = None
+        design = selection.design
+        summary = QLabel(f"<b>{design.name if design else 'no design'}</b><br>"
+                         + ", ".join(f"{k}={v}" for k, v in (selection.full_values() or {}).items()))
+        summary.setWordWrap(True)
+        self.folder = QLineEdit(str(out_dir))
+        self.folder.setPlaceholderText("output folder")
+        browse = QPushButton("Browse...")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.folder, 1)
+        row.addWidget(browse)
+        self.force = QCheckBox("overwrite a non-empty folder")
+        self.over_budget = QCheckBox("export even if the design does not fit the device")
+        self.export_button = QPushButton("Export")
+        self.export_button.setObjectName("primary")
+        self.csim_button = QPushButton("Run C simulation")
+        self.csim_button.setEnabled(False)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 1)
+        self.busy.setTextVisible(False)
+        self.outcome = QLabel()
+        self.outcome.setWordWrap(True)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(2000)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.csim_button)
+        buttons.addStretch(1)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        for item in (summary, row, self.force, self.over_budget, self.busy, self.outcome, self.log, buttons):
+            layout.addLayout(item) if isinstance(item, QHBoxLayout) else layout.addWidget(item)
+        self.export_button.clicked.connect(self.export)
+        self.csim_button.clicked.connect(self.simulate)
+        if export_project is None:
+            self._show(False, "the Vitis exporter (engine.compiler.export) is not available in this build")
+            self.export_button.setEnabled(False)
+        elif selection.report is None:
+            self._show(False, selection.error or "select a design with a valid configuration first")
+            self.export_button.setEnabled(False)
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export into", self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    def _show(self, ok: bool, text: str) -> None:
+        self.outcome.setObjectName("" if ok else "error")
+        self.outcome.setStyleSheet("" if ok else "color: #ff6b6b;")
+        self.outcome.setText(text)
+
+    def _run(self, fn, on_success) -> None:
+        self.busy.setRange(0, 0)
+        self.export_button.setEnabled(False)
+        self.csim_button.setEnabled(False)
+        self.worker = TaskWorker(fn)
+        self.worker.succeeded.connect(on_success)
+        self.worker.failed.connect(lambda message: self._show(False, message))
+        self.worker.finished.connect(self._done)
+        self.worker.start()
+
+    def _done(self) -> None:
+        self.busy.setRange(0, 1)
+        self.worker.wait()
+        self.worker = None
+        self.export_button.setEnabled(True)
+        self.csim_button.setEnabled(self.project_dir is not None)
+
+    def export(self) -> None:
+        text = self.folder.text().strip()
+        if not text:
+            self._show(False, "choose an output folder")
+            return
+        s = self.selection
+        space, design, values, device = s.space, s.design, s.full_values(), s.device
+        force, over = self.force.isChecked(), self.over_budget.isChecked()
+        self._show(True, f"exporting into {text} ...")
+        self._run(lambda: export_project(space, design, values, Path(text), device=device, force=force,
+                                         allow_over_budget=over), self._exported)
+
+    def _exported(self, path) -> None:
+        self.project_dir = Path(path)
+        files = sorted(str(p.relative_to(self.project_dir)) for p in self.project_dir.rglob("*") if p.is_file())
+        self._show(True, f"wrote {len(files)} files into {self.project_dir}. Run the C simulation to check it.")
+        self.log.setPlainText("\n".join(files))
+
+    def simulate(self) -> None:
+        project = self.project_dir
+        self._show(True, "compiling and running the C simulation (g++) ...")
+        self._run(lambda: run_csim(project), self._simulated)
+
+    def _simulated(self, result) -> None:
+        self.csim_result = result
+        self._show(result.passed, f"C simulation {'passed' if result.passed else 'FAILED'}: {result.summary}")
+        self.log.setPlainText(f"$ {result.command}\n\n{result.log}")
+
+    def done(self, code: int) -> None:
+        if self.worker is not None:  # closing while a task runs: let it finish, it cannot be cancelled
+            self.worker.wait()
+        super().done(code)

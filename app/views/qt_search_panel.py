@@ -1,0 +1,130 @@
+"""QtSearchPanel(session): start / stop, method, time budget, all or selected designs, and three live
+plots that keep their items and call setData: best throughput against time (per design and best
+overall), samples per second, and latency against DSP for the configurations seen, Pareto front
+highlighted."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models.search_session import SearchSession
+from app.views import theme
+from engine.search.methods import METHODS
+
+SCOPES = ("all designs", "selected designs")
+
+
+def _plot(title: str, x: str, y: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setTitle(title, size="10pt")
+    plot.setLabel("bottom", x)
+    plot.setLabel("left", y)
+    plot.showGrid(x=True, y=True, alpha=0.15)
+    plot.setMenuEnabled(False)
+    return plot
+
+
+class QtSearchPanel(QWidget):
+    startRequested = Signal(str, float, bool)  # method, seconds, selected designs only
+
+    def __init__(self, session: SearchSession, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.method = QComboBox()
+        self.method.addItems(list(METHODS))
+        self.seconds = QDoubleSpinBox()
+        self.seconds.setRange(0.5, 3600)
+        self.seconds.setValue(10)
+        self.seconds.setSuffix(" s")
+        self.scope = QComboBox()
+        self.scope.addItems(SCOPES)
+        self.start_button = QPushButton("Start search")
+        self.start_button.setObjectName("primary")
+        self.stop_button = QPushButton("Stop")
+        self.status = QLabel("no search yet")
+        self.status.setObjectName("muted")
+        controls = QHBoxLayout()
+        for label, widget in (("method", self.method), ("budget", self.seconds), ("on", self.scope)):
+            caption = QLabel(label)
+            caption.setObjectName("muted")
+            controls.addWidget(caption)
+            controls.addWidget(widget)
+        controls.addWidget(self.start_button)
+        controls.addWidget(self.stop_button)
+        controls.addWidget(self.status, 1)
+
+        self.throughput_plot = _plot("best throughput", "time (s)", "GOP/s")
+        self.rate_plot = _plot("samples per second", "time (s)", "samples/s")
+        self.scatter_plot = _plot("configurations seen", "latency (cycles)", "DSP")
+        self.scatter_plot.setLogMode(x=True, y=False)
+        self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall")
+        self.design_curves: dict[str, pg.PlotDataItem] = {}
+        self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2), fillLevel=0,
+                                        brush=pg.mkBrush(107, 214, 138, 50))
+        self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None,
+                                      symbolBrush=pg.mkBrush(79, 163, 255, 70))
+        self.front = pg.PlotDataItem(pen=pg.mkPen("#ffb454", width=2), symbol="o", symbolSize=7,
+                                     symbolBrush="#ffb454", symbolPen=None, name="Pareto front")
+        self.scatter_plot.addItem(self.points)
+        self.scatter_plot.addItem(self.front)
+        plots = QHBoxLayout()
+        for plot in (self.throughput_plot, self.rate_plot, self.scatter_plot):
+            plots.addWidget(plot)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(controls)
+        layout.addLayout(plots, 1)
+
+        self.start_button.clicked.connect(
+            lambda: self.startRequested.emit(self.method.currentText(), self.seconds.value(),
+                                             self.scope.currentIndex() == 1))
+        self.stop_button.clicked.connect(session.stop)
+        session.ticked.connect(lambda _: self.redraw())
+        session.stateChanged.connect(self._state)
+        self._state()
+
+    def redraw(self) -> None:
+        s = self.session
+        data = s.traces.plot_data(now=s.elapsed if s.running else None)
+        for design, series in data.per_design.items():
+            curve = self.design_curves.get(design)
+            if curve is None:
+                colour = theme.array_colour(len(self.design_curves))
+                colour.setAlpha(150)
+                curve = self.design_curves[design] = self.throughput_plot.plot(pen=pg.mkPen(colour, width=1))
+            curve.setData(series.t, series.y)
+        self.overall.setData(data.overall.t, data.overall.y)
+        self.rate.setData(data.rate.t, data.rate.y)
+        if len(data.points):
+            self.points.setData(data.points[:, 0], data.points[:, 1])
+            self.front.setData(data.front[:, 0], data.front[:, 1])
+        else:
+            self.points.setData([], [])
+            self.front.setData([], [])
+        best = data.overall.y[-1] if len(data.overall.y) else None
+        text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
+        self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
+                            + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
+
+    def _state(self) -> None:
+        s = self.session
+        self.start_button.setEnabled(not s.running)
+        self.stop_button.setEnabled(s.running and s.status != "stopping")
+        for widget in (self.method, self.seconds, self.scope):
+            widget.setEnabled(not s.running)
+        if s.status == "running":
+            for curve in self.design_curves.values():
+                self.throughput_plot.removeItem(curve)
+            self.design_curves = {}
+        self.redraw()
+        if s.message:
+            self.status.setText(self.status.text() + f" - {s.message}")

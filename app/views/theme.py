@@ -1,0 +1,53 @@
+"""The application's look: a dark Fusion palette, one stylesheet, array colours and pyqtgraph
+defaults shared by every view."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+BACKGROUND = "#1e2127"
+PANEL = "#262a31"
+TEXT = "#d7dae0"
+MUTED = "#8b929e"
+ACCENT = "#4fa3ff"
+ERROR = "#ff6b6b"
+OK = "#6bd68a"
+# one colour per array (in the order the descriptor lists them), PEs and DRAM apart
+ARRAY_COLOURS = ("#4fa3ff", "#ffb454", "#c792ea", "#6bd68a", "#ff6b6b", "#56d4dd", "#e6d06b")
+PE_COLOUR = "#5c6370"
+DRAM_COLOUR = "#a0a7b4"
+
+STYLESHEET = f"""
+QMainWindow, QDialog {{ background: {BACKGROUND}; }}
+QDockWidget::title {{ background: {PANEL}; padding: 4px 8px; color: {TEXT}; }}
+QGroupBox {{ border: 1px solid #3a3f4b; border-radius: 4px; margin-top: 14px; padding-top: 6px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 8px; color: {MUTED}; }}
+QLabel#error {{ color: {ERROR}; }}
+QLabel#muted {{ color: {MUTED}; }}
+QLabel#headline {{ font-size: 15px; font-weight: 600; }}
+QTreeView, QTableView, QPlainTextEdit {{ background: {PANEL}; border: 1px solid #3a3f4b; }}
+QPushButton {{ padding: 4px 12px; }}
+QPushButton#primary {{ background: {ACCENT}; color: #0b1220; font-weight: 600; border-radius: 3px; }}
+QPushButton#primary:disabled {{ background: #3a3f4b; color: {MUTED}; }}
+QProgressBar {{ border: 1px solid #3a3f4b; border-radius: 3px; text-align: center; background: {PANEL}; }}
+QProgressBar::chunk {{ background: {ACCENT}; }}
+"""
+
+
+def array_colour(index: int) -> QColor:
+    return QColor(ARRAY_COLOURS[index % len(ARRAY_COLOURS)])
+
+
+def apply(app: QApplication) -> None:
+    app.setStyle("Fusion")
+    palette = QPalette()
+    for role, colour in ((QPalette.Window, BACKGROUND), (QPalette.WindowText, TEXT), (QPalette.Base, PANEL),
+                         (QPalette.AlternateBase, "#2c313a"), (QPalette.Text, TEXT), (QPalette.Button, PANEL),
+                         (QPalette.ButtonText, TEXT), (QPalette.Highlight, ACCENT),
+                         (QPalette.HighlightedText, "#0b1220"), (QPalette.ToolTipBase, PANEL),
+                         (QPalette.ToolTipText, TEXT), (QPalette.PlaceholderText, MUTED)):
+        palette.setColor(role, QColor(colour))
+    app.setPalette(palette)
+    app.setStyleSheet(STYLESHEET)
+    pg.setConfigOptions(antialias=True, background=BACKGROUND, foreground=TEXT)

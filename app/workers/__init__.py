@@ -1,0 +1,1 @@
+"""Workers that keep long engine work off the GUI thread."""

@@ -1,0 +1,76 @@
+"""Fixtures of the GUI tests: fail any test that leaves a QThread running or a QTimer active
+(napari's `_dangling_qthreads` idea: starts are recorded by patching QThread.start / QTimer.start),
+a run database and QSettings in the test's temp folder, and a main window that is closed after."""
+from __future__ import annotations
+
+import weakref
+
+import pytest
+from PySide6.QtCore import QSettings, QThread, QTimer
+
+
+@pytest.fixture(autouse=True)
+def no_dangling_threads_or_timers(monkeypatch, qtbot):
+    threads, timers = weakref.WeakSet(), weakref.WeakSet()
+    thread_start, timer_start = QThread.start, QTimer.start
+
+    def start_thread(self, *args):
+        threads.add(self)
+        return thread_start(self, *args)
+
+    def start_timer(self, *args):
+        timers.add(self)
+        return timer_start(self, *args)
+
+    monkeypatch.setattr(QThread, "start", start_thread)
+    monkeypatch.setattr(QTimer, "start", start_timer)
+    yield
+    running = [t for t in threads if _alive(t, "isRunning")]
+    active = [t for t in timers if _alive(t, "isActive")]
+    for thread in running:  # do not leak into the next test, but still fail this one
+        thread.quit()
+        thread.wait(3000)
+    assert not running, f"test left {len(running)} QThread(s) running"
+    assert not active, f"test left {len(active)} QTimer(s) active"
+
+
+def _alive(obj, method: str) -> bool:
+    try:
+        return getattr(obj, method)()
+    except RuntimeError:  # the C++ object is already deleted
+        return False
+
+
+@pytest.fixture(autouse=True)
+def run_database(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("SYSTOLIC_STUDIO_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    from app.main_window import MainWindow
+
+    windows = []
+
+    def make(*args, **kwargs):
+        window = MainWindow(*args, settings=settings, **kwargs)
+        qtbot.addWidget(window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.search.shutdown()
+
+
+@pytest.fixture
+def small_mm(bundled):
+    """The bundled matrix multiply, resized small so that searches and topologies are quick."""
+    return bundled("mm")
