@@ -1,0 +1,402 @@
+"""Descriptor + concrete values -> the hardware as threads and FIFOs for the simulation kernel.
+
+Every module instance of the topology graph becomes one thread (two for a double-buffered module:
+the half that fills its buffers and the half that empties them, joined by a ping-pong pair of
+buffer tokens), every FIFO edge a bounded FIFO with the depth engine/compiler/fifo_depths.py gives.
+What a thread does per block comes from the descriptor: loop trips of its phases, buffer sizes,
+packing of each FIFO, load / reload events of each I/O group. Per-instance facts the descriptor
+states only for the head of a chain are derived from the I/O group's subscripts (docs/sim.md):
+- chain instance k of an input network receives the data of the PEs it and the instances after
+  it serve (the union of their blocks), keeps its own and forwards what the next one serves;
+  drains send their own block first, then pass on what the next instance sends them;
+- words on a FIFO = elements / the FIFO's packing factor, rounded up per block;
+- a PE iteration reads one word of every input group and forwards it along exterior groups.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import sympy
+
+from engine.compiler.descriptor import evaluate
+from engine.compiler.topology import topology_graph
+from engine.errors import DesignError
+from engine.sim.kernel import Fifo, Op, Segment, Thread
+
+IO_LATENCY = 2  # cycles from an I/O iteration's issue to its word arriving downstream
+BUFFER_TOKENS = 2  # ping-pong
+
+
+@dataclass(frozen=True)
+class DramModel:
+    """DRAM-facing modules: one bus word (<= 512 bits) per cycle per port; the first read of a run
+    waits `read_latency` cycles, later bursts (of up to `burst_words` words) are requested ahead by
+    the AXI adapter and arrive back to back; the last write is acknowledged `write_latency` cycles
+    after it leaves."""
+
+    read_latency: int = 64
+    write_latency: int = 64
+    burst_words: int = 64
+
+
+@dataclass
+class Network:
+    threads: list[Thread]
+    fifos: list[Fifo]
+    modules: dict[str, dict]  # module name -> descriptor module
+    fifo_kind: dict[int, str]  # id(Fifo) -> "source->target array pattern"
+
+
+def _int(text: str, values: dict) -> int:
+    return int(round(evaluate(text, values)))
+
+
+class _Builder:
+    def __init__(self, descriptor: dict, values: dict[str, int], dram: DramModel):
+        self.d, self.values, self.dram = descriptor, values, dram
+        design = descriptor["design"]
+        self.band = list(design["band_loops"])
+        self.space = list(descriptor["topology"]["space_loops"])
+        hiding = set(design["latency_hiding_loops"])
+        t1 = {l: values[f"{l}_t1"] for l in self.band}
+        self.pe_range = {l: (values[f"{l}_t2"] if l in hiding else 1) if l in self.space else t1[l]
+                         for l in self.band}
+        self.modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
+        self.groups = {g["name"]: g for g in descriptor["io_groups"]}
+        self.coeffs = {g["name"]: [_coefficients(s, self.band) for s in g["subscripts"]]
+                       for g in descriptor["io_groups"]}
+        self.fifos: list[Fifo] = []
+        self.fifo_kind: dict[int, str] = {}
+        self.ins: dict = {}  # node -> [(Fifo, kind dict, source node)]
+        self.outs: dict = {}  # node -> [(Fifo, kind dict, target node)]
+        self.nodes: list = []
+
+    # -- structure ------------------------------------------------------------------------------
+    def connect(self) -> None:
+        graph = topology_graph(self.d, self.values)
+        self.nodes = list(graph.nodes)
+        for kind in self.d["topology"]["fifos"]:
+            # one FIFO kind at a time: graph edges do not say which kind (direction) they belong to
+            single = copy.copy(self.d)
+            single["topology"] = {**self.d["topology"], "fifos": [kind]}
+            for src, dst, data in topology_graph(single, self.values).edges(data=True):
+                label = f"{kind['source']}->{kind['target']} {kind['array']} {kind['pattern']}"
+                f = Fifo(f"{_node(src)}->{_node(dst)} {kind['array']}", data["depth"])
+                f.width_bits = data["width_bits"]
+                self.fifos.append(f)
+                self.fifo_kind[id(f)] = label
+                entry = {**kind, "pack": _int(kind["pack"], self.values),
+                         "direction": "out" if kind["reversed"] else "in"}
+                self.outs.setdefault(src, []).append((f, entry, dst))
+                self.ins.setdefault(dst, []).append((f, entry, src))
+
+    def served(self, node, direction: str, memo: dict) -> tuple:
+        """Box (per space loop: min, max PE index) of the PEs a module instance serves."""
+        if node in memo:
+            return memo[node]
+        if node[0] == "PE":
+            box = tuple((i, i) for i in node[1])
+        else:
+            near = self.outs if direction == "in" else self.ins
+            boxes = [self.served(other, direction, memo) for _, kind, other in near.get(node, [])
+                     if kind["direction"] == direction and kind["pattern"] != "pe_chain"
+                     and (other[0] == "PE" or self.modules[other[0]]["array"] == self.modules[node[0]]["array"])]
+            if not boxes:
+                raise DesignError(f"simulator: {_node(node)} serves no PE")
+            box = tuple((min(b[k][0] for b in boxes), max(b[k][1] for b in boxes)) for k in range(len(boxes[0])))
+        memo[node] = box
+        return box
+
+    def volume(self, group: str, box) -> int:
+        ranges = {l: self.pe_range[l] for l in self.band}
+        for k, loop in enumerate(self.space):
+            ranges[loop] = (box[k][1] - box[k][0] + 1) * self.pe_range[loop]
+        total = 1
+        for terms in self.coeffs[group]:
+            total *= 1 + sum(abs(c) * (ranges[l] - 1) for l, c in terms.items())
+        return total
+
+    # -- programs -------------------------------------------------------------------------------
+    def build(self) -> list[Thread]:
+        self.connect()
+        threads = []
+        memo = {"in": {}, "out": {}}
+        pe = self.modules["PE"]
+        self.tile_loops = [(l["name"][:-len("_tile")], _int(l["trip"], self.values))
+                           for l in pe["phases"][0]["loops"] if l["role"] == "tile"]
+        self.tiles = math.prod(t for _, t in self.tile_loops)
+        self.pe_iters = math.prod(_int(l["trip"], self.values) for l in pe["phases"][0]["loops"] if l["role"] != "tile")
+        for node in self.nodes:
+            name, index = node
+            module = self.modules[name]
+            if module["kind"] == "pe":
+                threads.append(self.pe_thread(node))
+            else:
+                direction = "out" if module["kind"] == "drain" else "in"
+                threads += self.io_threads(node, module, direction, memo[direction])
+        return threads
+
+    def group_of(self, module: dict) -> str:
+        return module["name"].rsplit("_L", 1)[0]
+
+    def blocks(self, group: str, direction: str) -> tuple[int, int, list[bool]]:
+        """(events, tiles per block, reload flag per block) of a group's I/O in one direction."""
+        g = self.groups[group]
+        dependent = [l for l in self.band if l not in g["invariant_loops"]]
+        order = [l for l, _ in self.tile_loops]
+        last = max((order.index(l) for l in dependent), default=-1)
+        prefix = self.tile_loops[:last + 1]
+        events = math.prod(t for _, t in prefix)
+        if events != _int(g["load_events"], self.values):
+            raise DesignError(f"simulator: {group} load events {events} disagree with the descriptor's "
+                              f"{g['load_events']}")
+        reload = [True] * events
+        if g["kind"] == "acc" and g["initialised_on_chip"]:
+            for b in range(events):
+                digits, rest = {}, b
+                for loop, trip in reversed(prefix):
+                    digits[loop], rest = rest % trip, rest // trip
+                reload[b] = any(digits[l] > 0 for l, _ in prefix if l in g["invariant_loops"])
+        if g["kind"] != "acc" or g["reload_events"] == "0":
+            reload = [False] * events
+        if direction == "in" and g["kind"] == "acc":
+            expected = _int(g["reload_events"], self.values)
+            if sum(reload) != expected:
+                raise DesignError(f"simulator: {group} reloads {sum(reload)} blocks, the descriptor says {expected}")
+            events = expected
+        return events, self.tiles // math.prod(t for _, t in prefix), reload
+
+    def pe_thread(self, node) -> Thread:
+        pe = self.modules["PE"]
+        compute = pe["phases"][0]
+        ii, depth = _int(compute["ii"], self.values), pe["pipeline_depth"]
+        ins = {(k["array"], k["direction"]): f for f, k, _ in self.ins.get(node, [])}
+        outs = {(k["array"], k["direction"]): (f, k) for f, k, _ in self.outs.get(node, [])}
+        inputs, forwards, accs = [], [], []
+        for g in self.groups.values():
+            if g["kind"] == "in":
+                inputs.append(Op(ins[(g["array"], "in")], self.pe_iters))
+                if (g["array"], "in") in outs:
+                    forwards.append(Op(outs[(g["array"], "in")][0], self.pe_iters))
+            else:
+                local = self.volume(g["name"], tuple((i, i) for i in node[1]))
+                _, per_block, reload = self.blocks(g["name"], "out")
+                read = write = None
+                if any(reload):
+                    read = [Op(ins[(g["array"], "in")], _words(local, _pack(ins[(g["array"], "in")], self)))]
+                    if (g["array"], "in") in outs:
+                        f, k = outs[(g["array"], "in")]
+                        read.append(Op(f, _words(local, k["pack"])))
+                f, k = outs[(g["array"], "out")]
+                write = ([Op(ins[(g["array"], "out")], _words(local, _pack(ins[(g["array"], "out")], self)))]
+                         if (g["array"], "out") in ins else [], [Op(f, _words(local, k["pack"]))])
+                accs.append((local, per_block, reload, read, write))
+        compute_seg = Segment(self.pe_iters, tuple(inputs), tuple(forwards), ii=ii, depth=depth, latency=IO_LATENCY)
+
+        def program():
+            for t in range(self.tiles):
+                for local, per_block, reload, read, _ in accs:
+                    if read and t % per_block == 0 and reload[t // per_block]:
+                        yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
+                yield compute_seg
+                for local, per_block, _, _, (partial, write) in accs:
+                    if (t + 1) % per_block == 0:
+                        yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
+        return Thread(_node(node), "PE", program())
+
+    def io_threads(self, node, module: dict, direction: str, memo: dict) -> list[Thread]:
+        group = self.group_of(module)
+        g = self.groups[group]
+        events, per_block, reload = self.blocks(group, direction)
+        own_box = self.served(node, direction, memo)
+        vol_self = self.volume(group, own_box)
+        buffer = module["buffers"][0] if module["buffers"] else None
+        feeding = any(p["name"] in ("feed", "collect") for p in module["phases"])
+        depth = module["pipeline_depth"]
+        ins = [(f, k, other) for f, k, other in self.ins.get(node, []) if k["direction"] == direction]
+        outs = [(f, k, other) for f, k, other in self.outs.get(node, []) if k["direction"] == direction]
+        own_pack = self.values.get(f"{group}_{direction}_pack_l{module['level']}", 1)
+        if buffer is not None:
+            own_pack = _int(buffer["pack"], self.values)
+
+        def vol_of(other):
+            return self.volume(group, self.served(other, direction, memo))
+
+        # the transfer half: words towards / from the next module in the chain and the neighbours
+        transfer_reads, transfer_writes = [], []
+        if direction == "in":
+            for f, k, other in ins:
+                transfer_reads.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+            for f, k, other in outs:
+                if other[0] == "PE":
+                    continue
+                v = vol_of(other)
+                share = v / vol_self
+                if other[0] == node[0]:  # forwarded along the chain: the last part of the block
+                    transfer_writes.append((f, _words(v, k["pack"]), 1.0 - share, share))
+                else:  # down to the row head of the next level: the first part
+                    transfer_writes.append((f, _words(v, k["pack"]), 0.0, share))
+        else:
+            for f, k, other in ins:
+                if other[0] == "PE" and feeding:
+                    continue
+                v = vol_of(other)
+                share = v / vol_self
+                first = 1.0 - share if other[0] == node[0] else 0.0
+                transfer_reads.append((f, _words(v, _pack_of(f, ins)), first, share))
+            for f, k, other in outs:
+                transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+        n = max([_words(vol_self, own_pack)] + [c for _, c, _, _ in transfer_reads + transfer_writes])
+        transfer_ops = ([_spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
+                        [_spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
+        dram_first = self.dram.read_latency if module["dram"] and direction == "in" else 0
+        dram_last = self.dram.write_latency if module["dram"] and direction == "out" else 0
+
+        def transfer(b, extra_reads=(), extra_writes=()):
+            return Segment(n, tuple(transfer_ops[0]) + extra_reads, tuple(transfer_ops[1]) + extra_writes,
+                           depth=depth + (dram_last if b == events - 1 else 0), latency=depth,
+                           earliest=dram_first if b == 0 else 0)
+
+        name = _node(node)
+        if not feeding:
+            return [Thread(name, module["name"], (transfer(b) for b in range(events)))]
+        # the half between the buffer and the PEs
+        pe_edges = [(f, k) for f, k, other in (outs if direction == "in" else ins) if other[0] == "PE"]
+        near_pes = [other for _, _, other in (outs if direction == "in" else ins) if other[0] == "PE"]
+        local = self.volume(group, tuple((min(p[1][k] for p in near_pes), max(p[1][k] for p in near_pes))
+                                         for k in range(len(self.space))))  # the buffered block
+        if buffer is not None and _int(buffer["elements"], self.values) != local:
+            raise DesignError(f"simulator: {name} buffers {buffer['elements']} elements, its PEs use {local}")
+
+        def feed_segments(b):
+            if direction == "in" and g["kind"] == "in":
+                for _ in range(per_block):
+                    yield Segment(self.pe_iters, (), tuple(Op(f, self.pe_iters) for f, _ in pe_edges), latency=depth, depth=depth)
+            else:
+                ops = tuple(Op(f, _words(local, k["pack"])) for f, k in pe_edges)
+                yield (Segment(local, (), ops, latency=depth, depth=depth) if direction == "in"
+                       else Segment(local, ops, (), latency=depth, depth=depth))
+
+        if not module["overlapped"]:
+            def sequential():
+                for b in range(events):
+                    if direction == "in":
+                        yield transfer(b)
+                        yield from feed_segments(b)
+                    else:
+                        yield from feed_segments(b)
+                        yield transfer(b)
+            return [Thread(name, module["name"], sequential())]
+        free = self.internal(f"{name} free buffers", BUFFER_TOKENS, preload=BUFFER_TOKENS)
+        full = self.internal(f"{name} full buffers", BUFFER_TOKENS)
+
+        def filler():  # load (in) or collect (out): takes a free buffer, hands over a full one
+            for b in range(events):
+                if direction == "in":
+                    yield transfer(b, (Op(free, 1, 0, 1),), (Op(full, 1, n - 1, 1),))
+                else:
+                    segs = list(feed_segments(b))
+                    yield _with_tokens(segs, free, full)
+
+        def emptier():  # feed (in) or drain (out): takes a full buffer, gives it back
+            for b in range(events):
+                if direction == "in":
+                    segs = list(feed_segments(b))
+                    yield from _with_tokens_all(segs, full, free)
+                else:
+                    yield transfer(b, (Op(full, 1, 0, 1),), (Op(free, 1, n - 1, 1),))
+
+        roles = ("load", "feed") if direction == "in" else ("collect", "drain")
+        a = Thread(f"{name}.{roles[0]}", module["name"], filler())
+        e = Thread(f"{name}.{roles[1]}", module["name"], emptier())
+        free.producer, free.consumer, full.producer, full.consumer = e, a, a, e
+        return [a, e]
+
+    def internal(self, name: str, depth: int, preload: int = 0) -> Fifo:
+        f = Fifo(name, depth, internal=True)
+        f.width_bits = 0
+        if preload:
+            f.preload(preload)
+        self.fifos.append(f)
+        self.fifo_kind[id(f)] = "buffer"
+        return f
+
+
+def _with_tokens(segs: list[Segment], take: Fifo, give: Fifo) -> Segment:
+    """A single segment that also takes a buffer token at its start and gives one at its end."""
+    (seg,) = segs
+    return Segment(seg.n, seg.reads + (Op(take, 1, 0, 1),), seg.writes + (Op(give, 1, seg.n - 1, 1),),
+                   ii=seg.ii, depth=seg.depth, latency=seg.latency)
+
+
+def _with_tokens_all(segs: list[Segment], take: Fifo, give: Fifo):
+    for k, seg in enumerate(segs):
+        reads = seg.reads + ((Op(take, 1, 0, 1),) if k == 0 else ())
+        writes = seg.writes + ((Op(give, 1, seg.n - 1, 1),) if k == len(segs) - 1 else ())
+        yield Segment(seg.n, reads, writes, ii=seg.ii, depth=seg.depth, latency=seg.latency)
+
+
+def _spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
+    span = min(n, max(count, math.ceil(n * share)))
+    start = n - span if first > 0 else 0
+    return Op(f, count, start, span)
+
+
+def _words(elements: int, pack: int) -> int:
+    return -(-elements // max(pack, 1))
+
+
+def _pack(f: Fifo, builder: _Builder) -> int:
+    for entries in builder.ins.values():
+        for g, k, _ in entries:
+            if g is f:
+                return k["pack"]
+    raise KeyError(f.name)
+
+
+def _pack_of(f: Fifo, entries) -> int:
+    return next(k["pack"] for g, k, _ in entries if g is f)
+
+
+def _coefficients(text: str, band: list[str]) -> dict[str, int]:
+    expr = sympy.sympify(text, locals={l: sympy.Symbol(l) for l in band})
+    return {l: int(expr.coeff(sympy.Symbol(l))) for l in band if expr.coeff(sympy.Symbol(l)) != 0}
+
+
+def _node(node) -> str:
+    name, index = node
+    return f"{name}({','.join(map(str, index))})" if index else name
+
+
+def build_network(descriptor: dict, values: dict[str, int], dram: DramModel = DramModel()) -> Network:
+    builder = _Builder(descriptor, values, dram)
+    threads = builder.build()
+    _attach(builder, threads)
+    return Network(threads, builder.fifos, builder.modules, builder.fifo_kind)
+
+
+def _attach(builder: _Builder, threads: list[Thread]) -> None:
+    """Producer and consumer thread of every external FIFO (the thread whose segments use it)."""
+    owner = {}
+    for th in threads:
+        owner.setdefault(th.name.split(".")[0], []).append(th)
+    for node, entries in builder.outs.items():
+        for f, kind, dst in entries:
+            f.producer = _user(owner[_node(node)], kind, "write")
+            f.consumer = _user(owner[_node(dst)], kind, "read")
+
+
+def _user(candidates: list[Thread], kind: dict, side: str) -> Thread:
+    """Of a double-buffered module's two threads: the transfer half uses chain/level FIFOs, the
+    other the PE side."""
+    if len(candidates) == 1:
+        return candidates[0]
+    pe_side = "PE" in (kind["source"], kind["target"])
+    roles = {"in": ("load", "feed"), "out": ("collect", "drain")}[kind["direction"]]
+    if kind["direction"] == "in":
+        want = roles[1] if pe_side else roles[0]
+    else:
+        want = roles[0] if pe_side else roles[1]
+    return next(th for th in candidates if th.name.endswith("." + want))

@@ -1,0 +1,254 @@
+"""Network of threads and bounded FIFOs -> the cycle of every token (the simulation kernel).
+
+A thread runs a list of segments (pipelined loops); a segment issues `n` iterations, one every
+`ii` cycles, and each of its FIFO operations moves `count` tokens spread evenly over its span of
+iterations. Timing rules (docs/sim.md):
+- iteration i issues at max(previous issue + ii, the read tokens' arrival, the cycle each written
+  token finds a free slot); a segment that starts a new loop waits until the previous loop has
+  completed (its last issue + its depth);
+- a token written at issue s arrives at s + latency; the slot of token w frees one cycle after
+  token w - depth was read, and a write that reaches its slot `latency` cycles after issue may
+  issue that much earlier.
+
+There is no global clock. Processes are Kahn processes (blocking reads and writes, no polling), so
+each thread advances as far as the tokens already timed allow, then waits on one FIFO; when no
+thread can advance and some are unfinished, the wait-for edges contain a cycle: a deadlock,
+whatever the timing. Idle cycles cost nothing.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+
+class Fifo:
+    __slots__ = ("name", "depth", "arrivals", "written", "read", "last_reads", "producer", "consumer",
+                 "peak", "internal", "width_bits")
+
+    def __init__(self, name: str, depth: int, *, internal: bool = False):
+        self.name, self.depth, self.internal = name, depth, internal
+        self.arrivals: deque[int] = deque()  # arrival cycle of each written, unread token
+        self.written = self.read = 0
+        self.last_reads: deque[int] = deque(maxlen=depth)  # read cycles of the last `depth` tokens
+        self.producer: Thread | None = None
+        self.consumer: Thread | None = None
+        self.peak = 0
+        self.width_bits = 0
+
+    def preload(self, tokens: int) -> None:
+        """Tokens present at cycle 0 (free buffers of a ping-pong pair)."""
+        self.arrivals.extend([0] * tokens)
+        self.written += tokens
+
+
+@dataclass(frozen=True)
+class Op:
+    fifo: Fifo
+    count: int  # tokens over the span
+    first: int = 0  # first iteration of the span
+    span: int | None = None  # iterations the tokens are spread over (default: the whole segment)
+
+
+@dataclass(frozen=True)
+class Segment:
+    n: int
+    reads: tuple[Op, ...] = ()
+    writes: tuple[Op, ...] = ()
+    ii: int = 1
+    new_loop: bool = True  # waits for the previous loop's completion before its first issue
+    depth: int = 2  # cycles from the last issue to the loop's completion
+    latency: int = 2  # cycles from issue to a written token's arrival
+    earliest: int = 0  # no iteration before this cycle (DRAM read latency)
+
+
+@dataclass
+class Thread:
+    name: str  # module instance, plus the thread's role for double-buffered modules
+    module: str
+    segments: list  # iterable of Segment, consumed lazily
+    busy: int = 0
+    stall_in: int = 0
+    stall_out: int = 0
+    end: int = 0  # completion of its last loop
+    done: bool = False
+    waiting: tuple | None = None  # (fifo, "in"|"out") while blocked
+    over_budget: bool = False
+    iterations: int = 0
+    _it: object = None
+    _seg: Segment | None = None
+    _i: int = 0
+    _last: int = 0  # last issue cycle
+    _start: int = 0  # earliest first issue of the current segment
+    _next: list = field(default_factory=list)  # per op: tokens moved in this segment
+
+
+class Stopped(Exception):
+    pass
+
+
+def _next_segment(th: Thread) -> bool:
+    prev = th._seg
+    for seg in th._it:
+        if seg.n <= 0:
+            continue
+        if prev is None:
+            start = 0
+        elif seg.new_loop:
+            start = th._last + prev.depth
+        else:
+            start = th._last + prev.ii
+        if prev is not None and seg.new_loop:
+            th.end = max(th.end, th._last + prev.depth)
+        th._seg, th._i, th._start = seg, 0, start
+        th._next = [0] * (len(seg.reads) + len(seg.writes))
+        return True
+    if prev is not None:
+        th.end = max(th.end, th._last + prev.depth)
+    th._seg, th.done = None, True
+    return False
+
+
+def _advance(th: Thread, budget: int, wake: list) -> None:
+    """Issue iterations until the thread blocks, finishes or passes the budget."""
+    if th._seg is None and not _next_segment(th):
+        return
+    while True:
+        seg = th._seg
+        n, ii, lat = seg.n, seg.ii, seg.latency
+        reads, writes, nxt = seg.reads, seg.writes, th._next
+        nr = len(reads)
+        i = th._i
+        while i < n:
+            base = th._start if i == 0 else th._last + ii
+            s, cause = base, 0
+            if seg.earliest > s:
+                s, cause = seg.earliest, 1
+            for k, op in enumerate(reads):
+                j = nxt[k]
+                if j >= op.count:
+                    continue
+                span = op.span or n
+                if op.first + (j * span) // op.count != i:
+                    continue
+                f = op.fifo
+                if f.written == f.read:
+                    th._i, th.waiting = i, (f, "in")
+                    return
+                t = f.arrivals[0]
+                if t > s:
+                    s, cause = t, 1
+            for k, op in enumerate(writes):
+                j = nxt[nr + k]
+                if j >= op.count:
+                    continue
+                span = op.span or n
+                if op.first + ((j + 1) * span + op.count - 1) // op.count - 1 != i:
+                    continue
+                f = op.fifo
+                w = f.written
+                if w - f.read >= f.depth:
+                    th._i, th.waiting = i, (f, "out")
+                    return
+                if w >= f.depth:
+                    # the read of token w - depth is the oldest of the last `depth` reads
+                    t = f.last_reads[(w - f.depth) - (f.read - len(f.last_reads))] + 1 - lat
+                    if t > s:
+                        s, cause = t, 2
+            if s > budget:
+                th._i, th.over_budget = i, True
+                raise Stopped
+            for k, op in enumerate(reads):
+                j = nxt[k]
+                if j >= op.count or op.first + (j * (op.span or n)) // op.count != i:
+                    continue
+                f = op.fifo
+                arrival = f.arrivals.popleft()
+                # occupancy when this token arrived: itself plus the earlier tokens still unread then
+                occ = 1 + sum(1 for r in f.last_reads if r >= arrival)
+                if occ > f.peak:
+                    f.peak = occ
+                f.read += 1
+                f.last_reads.append(s)
+                nxt[k] = j + 1
+                if f.producer is not None and f.producer.waiting is not None and f.producer.waiting[0] is f:
+                    wake.append(f.producer)
+            for k, op in enumerate(writes):
+                j = nxt[nr + k]
+                if j >= op.count or op.first + ((j + 1) * (op.span or n) + op.count - 1) // op.count - 1 != i:
+                    continue
+                f = op.fifo
+                f.arrivals.append(s + lat)
+                f.written += 1
+                nxt[nr + k] = j + 1
+                if f.consumer is not None and f.consumer.waiting is not None and f.consumer.waiting[0] is f:
+                    wake.append(f.consumer)
+            stall = s - base
+            if cause == 1:
+                th.stall_in += stall
+            elif cause == 2:
+                th.stall_out += stall
+            th.busy += ii + (base - (th._last + ii) if i == 0 and th.iterations else 0)
+            th._last = s
+            th.iterations += 1
+            i += 1
+        th._i = n
+        if not _next_segment(th):
+            return
+
+
+@dataclass
+class Outcome:
+    cycles: int
+    deadlock: list | None  # the wait cycle: [(thread, fifo, "in"|"out"), ...]
+    over_budget: bool
+
+
+def run(threads: list[Thread], fifos: list[Fifo], budget: int) -> Outcome:
+    for th in threads:
+        th._it = iter(th.segments)
+    queue = deque(threads)
+    queued = {id(th) for th in threads}
+    stopped = False
+    while queue:
+        th = queue.popleft()
+        queued.discard(id(th))
+        if th.done or th.over_budget:
+            continue
+        th.waiting = None
+        wake: list[Thread] = []
+        try:
+            _advance(th, budget, wake)
+        except Stopped:
+            stopped = True
+        for other in wake:
+            if id(other) not in queued and not other.done:
+                other.waiting = None
+                queue.append(other)
+                queued.add(id(other))
+    cycles = max((th.end if th.done else th._last for th in threads), default=0)
+    blocked = [th for th in threads if not th.done and not th.over_budget]
+    if not blocked:
+        return Outcome(min(cycles, budget) if stopped else cycles, None, stopped)
+    return Outcome(cycles, _wait_cycle(blocked), stopped)
+
+
+def _wait_cycle(blocked: list[Thread]) -> list | None:
+    """Follow wait-for edges from a blocked thread until one repeats: that loop is the deadlock.
+    None when the chain ends at a thread stopped by the budget (not a deadlock)."""
+    start = blocked[0]
+    path, seen = [], {}
+    th = start
+    while th is not None and id(th) not in seen:
+        if th.waiting is None:
+            return None if th.over_budget else [(th, None, "finished")]
+        fifo, side = th.waiting
+        seen[id(th)] = len(path)
+        path.append((th, fifo, side))
+        th = fifo.producer if side == "in" else fifo.consumer
+        if th is not None and (th.done or th.over_budget):
+            if th.over_budget:
+                return None
+            return path[-1:]  # starved by a finished producer / a consumer that stopped reading
+    if th is None:
+        return path[-1:]
+    return path[seen[id(th)]:]

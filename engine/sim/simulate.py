@@ -1,0 +1,163 @@
+"""Descriptor + concrete configuration -> SimulationResult: total cycles, per-module busy / stall
+counts, FIFO peaks, the bottleneck; a deadlock or an exhausted cycle budget is an EngineError that
+carries what was measured."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.compiler.descriptor import evaluate
+from engine.errors import DesignError, EngineError
+from engine.sim.hardware import DramModel, Network, build_network
+from engine.sim.kernel import run
+
+DEFAULT_MAX_CYCLES = 2_000_000_000
+
+
+@dataclass
+class ModuleStats:
+    """The busiest instance (thread) of a module: busy + stall_in + stall_out + idle = cycles."""
+
+    name: str
+    instances: int
+    thread: str  # the instance thread these counts are from
+    busy: int
+    stall_in: int
+    stall_out: int
+    idle: int
+    iterations: int
+
+    def as_dict(self) -> dict:
+        return {"instances": self.instances, "thread": self.thread, "busy": self.busy,
+                "stall_in": self.stall_in, "stall_out": self.stall_out, "idle": self.idle,
+                "iterations": self.iterations}
+
+
+@dataclass
+class SimulationResult:
+    design: str
+    params: dict[str, int]
+    cycles: int
+    modules: dict[str, ModuleStats]
+    bottleneck: str
+    fifo_peaks: dict[str, int]  # FIFO kind -> peak occupancy over its instances (words)
+    fifo_depths: dict[str, int]
+    threads: int
+    iterations: int  # pipelined iterations issued by all threads
+    deadlock: dict | None = None
+    complete: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"design": self.design, "params": self.params, "cycles": self.cycles, "complete": self.complete,
+                "bottleneck": self.bottleneck, "modules": {k: m.as_dict() for k, m in self.modules.items()},
+                "fifos": {k: {"depth": self.fifo_depths[k], "peak": self.fifo_peaks[k]} for k in self.fifo_peaks},
+                "threads": self.threads, "iterations": self.iterations, "deadlock": self.deadlock}
+
+
+class SimulationDeadlock(EngineError):
+    """No module can advance: `cycle` lists the blocked threads and the FIFOs they wait on."""
+
+    def __init__(self, reason: str, cycle: list[dict], result: SimulationResult):
+        super().__init__(reason)
+        self.cycle, self.result = cycle, result
+
+
+class SimulationBudgetExceeded(EngineError):
+    """The cycle budget ran out before the design finished; `result` holds what was measured."""
+
+    def __init__(self, reason: str, result: SimulationResult):
+        super().__init__(reason)
+        self.result = result
+
+
+def check_values(descriptor: dict, values: dict[str, int]) -> None:
+    """Every parameter present and within its bounds and constraints (named when broken)."""
+    problems = []
+    for p in descriptor["parameters"]:
+        name = p["name"]
+        if name not in values:
+            problems.append(f"{name} has no value")
+            continue
+        v = values[name]
+        lo, hi = p["bounds"]
+        if not lo <= v <= hi:
+            problems.append(f"{name}={v} is outside its bounds {lo}..{hi}")
+        for c in p.get("constraints", []):
+            if c["kind"] == "divides" and c["of"] in values and values[c["of"]] % v:
+                problems.append(f"{name}={v} must divide {c['of']}={values[c['of']]}")
+            elif c["kind"] == "power_of_two" and v & (v - 1):
+                problems.append(f"{name}={v} must be a power of two")
+            elif c["kind"] == "divides_expression":
+                block = int(round(evaluate(c["of"], values)))
+                if block % v:
+                    problems.append(f"{name}={v} must divide its block's innermost extent {block}")
+    if problems:
+        raise DesignError(f"{descriptor['design']['id']}: " + "; ".join(problems))
+
+
+def simulate(descriptor: dict, values: dict[str, int], *, max_cycles: int = DEFAULT_MAX_CYCLES,
+             dram: DramModel = DramModel()) -> SimulationResult:
+    """`values`: every tuning parameter, data-packing factors included."""
+    check_values(descriptor, values)
+    net = build_network(descriptor, values, dram)
+    outcome = run(net.threads, net.fifos, max_cycles)
+    result = _result(descriptor, values, net, outcome.cycles)
+    if outcome.deadlock is not None:
+        cycle = [{"thread": th.name, "waits_on": None if f is None else f.name, "side": side,
+                  "fifo_depth": None if f is None else f.depth,
+                  "words": None if f is None else f.written - f.read} for th, f, side in outcome.deadlock]
+        result.deadlock = {"cycle": cycle, "blocked": sum(1 for th in net.threads if not th.done),
+                           "at_cycle": result.cycles}
+        result.complete = False
+        chain = " -> ".join(f"{c['thread']} ({'empty' if c['side'] == 'in' else 'full'} {c['waits_on']})"
+                            for c in cycle)
+        raise SimulationDeadlock(f"deadlock after {result.cycles:,} cycles: {result.deadlock['blocked']} "
+                                 f"threads blocked; wait cycle: {chain}", cycle, result)
+    if outcome.over_budget:
+        result.complete = False
+        done = sum(1 for th in net.threads if th.done)
+        raise SimulationBudgetExceeded(
+            f"cycle budget of {max_cycles:,} cycles exhausted before the design finished "
+            f"({done}/{len(net.threads)} threads done, {result.iterations:,} iterations issued, "
+            f"bottleneck so far {result.bottleneck}); raise --max-cycles", result)
+    return result
+
+
+def _result(descriptor: dict, values: dict, net: Network, cycles: int) -> SimulationResult:
+    by_module: dict[str, list] = {}
+    for th in net.threads:
+        by_module.setdefault(th.module, []).append(th)
+    modules = {}
+    for name, threads in by_module.items():
+        top = max(threads, key=lambda th: (th.busy, th.name))
+        instances = len({th.name.split(".")[0] for th in threads})
+        idle = max(0, cycles - top.busy - top.stall_in - top.stall_out)
+        modules[name] = ModuleStats(name, instances, top.name, top.busy, top.stall_in, top.stall_out, idle,
+                                    top.iterations)
+    bottleneck = max(modules, key=lambda m: modules[m].busy)
+    peaks, depths = {}, {}
+    for f in net.fifos:
+        kind = net.fifo_kind[id(f)]
+        if f.internal:
+            continue
+        peaks[kind] = max(peaks.get(kind, 0), f.peak)
+        depths[kind] = f.depth
+    return SimulationResult(descriptor["design"]["id"], dict(values), cycles, modules, bottleneck, peaks, depths,
+                            len(net.threads), sum(th.iterations for th in net.threads))
+
+
+def format_result(result: SimulationResult) -> str:
+    lines = [f"design {result.design}  " + " ".join(f"{k}={v}" for k, v in result.params.items()),
+             f"simulated {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}; "
+             f"{result.threads} threads, {result.iterations:,} pipelined iterations",
+             f"{'module':16} {'inst':>5} {'busy':>12} {'stall in':>12} {'stall out':>12} {'idle':>12}  thread"]
+    for name, m in sorted(result.modules.items(), key=lambda kv: -kv[1].busy):
+        mark = "  <- bottleneck" if name == result.bottleneck else ""
+        lines.append(f"{name:16} {m.instances:>5} {m.busy:>12,} {m.stall_in:>12,} {m.stall_out:>12,} "
+                     f"{m.idle:>12,}  {m.thread}{mark}")
+    lines.append("FIFO peaks (words / depth): " + ", ".join(
+        f"{k.split(' ')[0]} {k.split(' ')[1]} {result.fifo_peaks[k]}/{result.fifo_depths[k]}" for k in result.fifo_peaks))
+    if result.deadlock:
+        lines.append("DEADLOCK: " + " -> ".join(f"{c['thread']} waits on {c['waits_on']} ({c['side']})"
+                                                 for c in result.deadlock["cycle"]))
+    return "\n".join(lines)
