@@ -1,9 +1,561 @@
-"""Design descriptor + concrete parameter values -> Vitis HLS C++ sources of the kernel."""
+"""Design descriptor + concrete parameter values -> Vitis HLS C++ sources of the kernel
+(`kernel_kernel.cpp`, `kernel_kernel.h`), written by `VitisHLSTarget` from the `KernelPlan`.
+
+One function per module kind (AutoSA's naming: `A_L3_in`, `A_L2_in`, `PE`, `C_L1_out`, ...), a
+`_boundary` variant for the last instance of a daisy chain (it forwards nothing), and per PE line a
+sink (`A_PE_sink`, AutoSA's dummy module) for data the last PE would forward, or a head
+(`C_PE_head`) that starts a reduction carried from PE to PE. `kernel0` declares every FIFO with its
+depth (engine/compiler/fifo_depths.py) and calls every instance with its grid index, in data-flow
+order so that a sequential C simulation never reads an empty stream.
+"""
 from __future__ import annotations
 
+import math
+import re
+
+from engine.compiler.export.cpp import Code, product, total
 from engine.compiler.export.interface import ExportError
+from engine.compiler.export.plan import PE_INPUT_PATTERNS, Group, Instance, KernelPlan, build_plan, references
+from engine.compiler.export.target import Target
 
 
-def kernel_sources(descriptor: dict, values: dict[str, int]) -> dict[str, str]:
-    """{"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}."""
-    raise ExportError("the HLS kernel generator is not written yet")
+def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None) -> dict[str, str]:
+    """{"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}. `report` (engine.models.report's
+    evaluate_configuration) adds the predicted latency and resources to the header comment."""
+    return VitisHLSTarget().sources(build_plan(descriptor, values), report=report)
+
+
+def _pack_type(array: str, pack: int) -> str:
+    return f"{array}_x{pack}"
+
+
+class VitisHLSTarget(Target):
+    """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
+
+    def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:
+        self.plan = plan
+        self.code = Code()
+        self._preamble(report)
+        emitted: set[str] = set()
+        for inst in plan.instances:
+            name = self._function_name(inst)
+            if name not in emitted:
+                emitted.add(name)
+                self._function(inst, name)
+        self._top()
+        return {"kernel_kernel.h": self._header(report), "kernel_kernel.cpp": self.code.text()}
+
+    # ----------------------------------------------------------------- header and helpers
+    def _summary(self, report: dict | None) -> list[str]:
+        plan, d = self.plan, self.plan.descriptor
+        shape = " x ".join(str(n) for n in plan.pe_grid) or "1"
+        lines = [f"Systolic array for kernel '{d['kernel']['name']}', design {d['design']['id']} ({d['design']['name']})",
+                 f"  dataflow: space loops [{', '.join(plan.space)}] (data moves between PEs along them), "
+                 f"time loops [{', '.join(d['design']['time_loops'])}]",
+                 f"  PE array: {shape} PEs, {plan.lanes} SIMD lane(s) on loop {plan.simd_loop}",
+                 "  problem: " + ", ".join(f"{l}={b.size}" for l, b in plan.loops.items()),
+                 "  parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items()))]
+        padded = [f"{l} to {b.tiles * b.t1}" for l, b in plan.loops.items() if b.padded]
+        if padded:
+            lines.append("  padded (whole tiles; padded iterations are skipped): " + ", ".join(padded))
+        if report:
+            lines.append(f"  predicted latency: {report['latency_cycles']:.0f} cycles "
+                         f"(bottleneck {report.get('bottleneck', '?')})")
+            lines.append(f"  predicted resources: DSP {report['dsp']:.0f}, BRAM18K {report['bram18k']:.0f}, "
+                         f"URAM {report['uram']:.0f}, LUT {report['lut']:.0f}, FF {report['ff']:.0f}")
+        if plan.skipped_modules:
+            lines.append(f"  partial results of {plan.acc.array} are combined on DRAM by the storer "
+                         f"(read-modify-write); modules {', '.join(plan.skipped_modules)} are not instantiated")
+        return lines
+
+    def _header(self, report: dict | None) -> str:
+        plan = self.plan
+        c = Code()
+        c.line("/*")
+        for line in self._summary(report):
+            c.line(" * " + line if line else " *")
+        c.line(" */")
+        c.line("#ifndef KERNEL_KERNEL_H")
+        c.line("#define KERNEL_KERNEL_H")
+        c.line("")
+        c.line("#include <stdint.h>")
+        c.line("")
+        c.line("/* N elements moved together: one FIFO word or one m_axi bus word. */")
+        c.line("template <typename T, int N>")
+        with c.block("struct packed", "};"):
+            c.line("T lane[N];")
+        c.line("")
+        for g in plan.groups:
+            c.line(f"typedef {g.ctype} {g.array}_t;")
+        for port in plan.interface.ports:
+            c.line(f"typedef packed<{port.array}_t, {port.word_elements}> {port.word_type};"
+                   f"  /* {port.array}: {' x '.join(map(str, port.padded_shape))} padded, row-major */")
+        c.line("")
+        c.line(f'extern "C" void kernel0({self._ports()});')
+        c.line("")
+        c.line("#endif")
+        return c.text()
+
+    def _ports(self) -> str:
+        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}"
+                         for p in self.plan.interface.ports)
+
+    def _preamble(self, report: dict | None) -> None:
+        c = self.code
+        c.line("/*")
+        for line in self._summary(report):
+            c.line(" * " + line if line else " *")
+        c.line(" */")
+        c.line('#include <hls_stream.h>')
+        c.line('#include "kernel_kernel.h"')
+        c.line("")
+        for array, pack in sorted({(s.array, s.pack) for s in self.plan.streams.values()}):
+            c.line(f"typedef packed<{array}_t, {pack}> {_pack_type(array, pack)};")
+        c.line("")
+        c.line("/* Elements in, words out: a block travels as whole words, the last one zero-filled. */")
+        c.line("template <typename T, int N>")
+        with c.block("struct word_writer", "};"):
+            c.line("packed<T, N> word;")
+            c.line("int fill;")
+            with c.block("word_writer() : fill(0)"):
+                c.line("for (int k = 0; k < N; k++) word.lane[k] = 0;")
+            with c.block("void put(hls::stream<packed<T, N> > &out, T value)"):
+                c.line("word.lane[fill++] = value;")
+                with c.block("if (fill == N)"):
+                    c.line("out.write(word);")
+                    c.line("fill = 0;")
+            with c.block("void flush(hls::stream<packed<T, N> > &out)"):
+                with c.block("if (fill > 0)"):
+                    c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
+                    c.line("out.write(word);")
+                    c.line("fill = 0;")
+        c.line("")
+        c.line("/* Words in, elements out. */")
+        c.line("template <typename T, int N>")
+        with c.block("struct word_reader", "};"):
+            c.line("packed<T, N> word;")
+            c.line("int next;")
+            c.line("word_reader() : next(N) {}")
+            with c.block("T get(hls::stream<packed<T, N> > &in)"):
+                with c.block("if (next == N)"):
+                    c.line("word = in.read();")
+                    c.line("next = 0;")
+                c.line("return word.lane[next++];")
+        c.line("")
+
+    # ----------------------------------------------------------------- index expressions
+    def local(self, loop: str) -> str:
+        """A loop's point index relative to the PE's first point, from the PE loop variables."""
+        b = self.plan.loops[loop]
+        terms = []
+        if b.time > 1:
+            terms.append(product([f"{loop}_time", str(b.lh * b.lanes)]))
+        if b.lh > 1:
+            terms.append(product([f"{loop}_lh", str(b.lanes)]))
+        if b.lanes > 1:
+            terms.append("lane")
+        return total(terms)
+
+    def pe_offset(self, loop: str) -> str:
+        b = self.plan.loops[loop]
+        return product([f"{loop}_pe", str(b.extent_per_pe)]) if b.space and b.pes > 1 else "0"
+
+    def global_index(self, loop: str) -> str:
+        b = self.plan.loops[loop]
+        return total([product([f"{loop}_tile", str(b.t1)]) if b.tiles > 1 else "0",
+                      self.pe_offset(loop), self.local(loop)])
+
+    def box_coords(self, group: Group, dims: list[str]) -> list[str]:
+        """Coordinates inside the box an instance over `dims` holds, at the current PE point."""
+        out = []
+        for d in range(len(group.reference.subscripts)):
+            terms = []
+            for loop, c in group.reference.coefficients(d).items():
+                b = self.plan.loops[loop]
+                if b.space and loop not in dims and b.pes > 1:
+                    raise ExportError(f"{group.name} varies along {loop} but is fed along it")
+                terms.append(product([str(c), f"({self.local(loop)})"]) if self.local(loop) != "0" else "0")
+            out.append(_tidy(total(terms)))
+        return out
+
+    def origin(self, group: Group, d: int) -> str:
+        """First element of the tile's block along dimension d, from the tile indices."""
+        coeffs, constant = group.reference.subscripts[d]
+        terms = [product([str(c), f"{l}_tile", str(self.plan.loops[l].t1)]) for l, c in coeffs
+                 if self.plan.loops[l].tiles > 1]
+        return total(terms + ([str(constant)] if constant else []))
+
+    def offset_in(self, group: Group, d: int, dims: list[str], within: list[str]) -> str:
+        """Where the box over `dims` starts inside the box over `within` (a prefix of dims)."""
+        terms = []
+        for loop, c in group.reference.coefficients(d).items():
+            if loop in dims and loop not in within:
+                terms.append(product([str(c), self.pe_offset(loop)]) if self.pe_offset(loop) != "0" else "0")
+        return total(terms)
+
+    # ----------------------------------------------------------------- functions
+    def _function_name(self, inst: Instance) -> str:
+        """Chain members that forward nothing (the last of their chain) get a `_boundary` variant."""
+        if inst.role not in ("io", "drain") or not inst.boundary:
+            return inst.module
+        # the head of a chain talks to the level above (its own word width), the last one forwards nothing
+        key = "next" if inst.role == "io" else "successor"
+        return inst.module + ("_boundary" if key not in inst.streams else "_head" if inst.index[-1] == 0 else "")
+
+    def _stream_arg(self, key: str, stream_name: str, c_name: str) -> str:
+        s = self.plan.streams[stream_name]
+        return f"hls::stream<{_pack_type(s.array, s.pack)}> &{c_name}"
+
+    def _signature(self, inst: Instance) -> list[tuple[str, str]]:
+        """(C parameter, argument in kernel0) in order."""
+        plan = self.plan
+        params: list[tuple[str, str]] = []
+        if inst.role in ("io", "drain", "pe"):
+            dims = plan.module_dims[inst.module]
+            params += [(f"int {loop}_pe", str(v)) for loop, v in zip(dims, inst.index)]
+        s = inst.streams
+        if inst.role == "pe":
+            for g in plan.groups:
+                for key in (f"{g.array}_in", f"{g.array}_out"):
+                    if key in s:
+                        params.append((self._stream_arg(key, s[key], key), s[key]))
+            return params
+        if inst.role in ("sink", "head"):
+            key = "in" if inst.role == "sink" else "out"
+            return [(self._stream_arg(key, s[key], key), s[key])]
+        group = plan.group(inst.group)
+        module = plan.modules[inst.module]
+        port = plan.interface.port(group.array)
+        if inst.role == "io":
+            if module["dram"]:
+                params.append((f"const {port.word_type} *{port.name}", port.name))
+            else:
+                params.append((self._stream_arg("in", s["in"], "in"), s["in"]))
+            if "next" in s:
+                params.append((self._stream_arg("next", s["next"], "to_next"), s["next"]))
+            params.append((self._stream_arg("child", s["child"], "to_child"), s["child"]))
+        else:
+            params.append((self._stream_arg("own", s["own"], "own"), s["own"]))
+            if "successor" in s:
+                params.append((self._stream_arg("successor", s["successor"], "from_successor"), s["successor"]))
+            if module["dram"]:
+                params.append((f"{port.word_type} *{port.name}", port.name))
+            else:
+                params.append((self._stream_arg("out", s["out"], "out"), s["out"]))
+        return params
+
+    def _function(self, inst: Instance, name: str) -> None:
+        c = self.code
+        params = ", ".join(p for p, _ in self._signature(inst))
+        c.line(f"/* {self._purpose(inst)} */")
+        with c.block(f"static void {name}({params})"):
+            if inst.role == "pe":
+                self._pe(inst)
+            elif inst.role == "io":
+                self._io(inst)
+            elif inst.role == "drain":
+                self._drain(inst)
+            elif inst.role == "sink":
+                self._sink(inst)
+            else:
+                self._head(inst)
+        c.line("")
+
+    def _purpose(self, inst: Instance) -> str:
+        plan = self.plan
+        if inst.role == "pe":
+            return (f"Processing element: {plan.lanes} SIMD lane(s) of {plan.update_target} = "
+                    f"{plan.update_expression}, accumulated in local registers.")
+        if inst.role == "sink":
+            return f"Consumes the {inst.group} words the last PE of a line would pass on."
+        if inst.role == "head":
+            return f"Starts the {inst.group} reduction carried from PE to PE with the identity."
+        module = plan.modules[inst.module]
+        phases = "; ".join(p["body"] for p in module["phases"])
+        return f"{inst.module} (level {module['level']}{', DRAM' if module['dram'] else ''}): {phases}."
+
+    # ----------------------------------------------------------------- modules
+    def _tile_loops(self, loops: list[str]) -> list[tuple[str, str, int]]:
+        return [(f"{l}_tiles", f"{l}_tile", self.plan.loops[l].tiles) for l in loops]
+
+    def _point_loops(self, prefix: str) -> list[tuple[str, str, int]]:
+        out = []
+        for loop, kind in self.plan.point_order:
+            b = self.plan.loops[loop]
+            out.append((f"{prefix}_{loop}_{kind}", f"{loop}_{kind}", b.time if kind == "time" else b.lh))
+        return out
+
+    def _box_loops(self, prefix: str, box: tuple[int, ...]) -> list[tuple[str, str, int]]:
+        return [(f"{prefix}_d{d}", f"d{d}", n) for d, n in enumerate(box)]
+
+    def _io(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group = plan.group(inst.group)
+        module = plan.modules[inst.module]
+        dims = plan.module_dims[inst.module]
+        within = [] if module["dram"] else dims[:-1]
+        incoming = group.reference.box(plan.served_extents(within))
+        own = group.reference.box(plan.served_extents(dims))
+        feeds_pes = any(f["source"] == inst.module and f["pattern"] in PE_INPUT_PATTERNS
+                        for f in plan.descriptor["topology"]["fifos"])
+        events = plan.event_loops(group)
+        port = plan.interface.port(group.array)
+        s = inst.streams
+        child = plan.streams[s["child"]]
+        offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
+        copies = 2 if module["overlapped"] and feeds_pes else 1
+        if feeds_pes:
+            c.line(f"{group.array}_t buffer[{copies}]{''.join(f'[{n}]' for n in own)};"
+                   + ("  /* ping-pong: one block is loaded while the other feeds */" if copies == 2 else ""))
+            c.line("int ping = 0;")
+            loops = self._tile_loops(plan.tile_order)
+        else:
+            loops = self._tile_loops(events)
+        with c.loops(loops):
+            inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
+            first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
+            with c.block(f"if ({first})" if first else "/* load the next block */", tail="}"):
+                if copies == 2:
+                    c.line("ping = 1 - ping;")
+                if not module["dram"]:
+                    c.line(f"word_reader<{group.array}_t, {plan.streams[s['in']].pack}> from_parent;")
+                if "next" in s:
+                    c.line(f"word_writer<{group.array}_t, {plan.streams[s['next']].pack}> forward;")
+                if not feeds_pes:
+                    c.line(f"word_writer<{group.array}_t, {child.pack}> keep;")
+                with c.loops(self._box_loops("load", incoming), pipeline=True):
+                    if module["dram"]:
+                        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(incoming))]
+                        address = total([product([f"({_tidy(total([self.origin(group, d), f'd{d}']))})", str(st)])
+                                         for d, st in enumerate(strides)])
+                        c.line(f"const long address = {address};")
+                        c.line(f"const {group.array}_t value = {port.name}[address / {port.word_elements}]"
+                               f".lane[address % {port.word_elements}];")
+                    else:
+                        c.line(f"const {group.array}_t value = from_parent.get(in);")
+                    if "next" in s:
+                        c.line("forward.put(to_next, value);")
+                    inside = " && ".join(
+                        f"d{d} >= {o} && d{d} < {_tidy(total([o, str(n)]))}" if o != "0" else f"d{d} < {n}"
+                        for d, (o, n) in enumerate(zip(offsets, own)) if o != "0" or n != incoming[d])
+                    slot = "".join("[" + _tidy(total([f"d{d}", _neg(o)])) + "]" for d, o in enumerate(offsets))
+                    target = f"buffer[ping]{slot} = value;" if feeds_pes else "keep.put(to_child, value);"
+                    c.line(f"if ({inside}) {target}" if inside else target)
+                if "next" in s:
+                    c.line("forward.flush(to_next);")
+                if not feeds_pes:
+                    c.line("keep.flush(to_child);")
+            if feeds_pes:
+                coords = self.box_coords(group, dims)
+                lanes = child.pack
+                c.line("/* feed the PEs: one word per PE iteration */")
+                with c.loops(self._point_loops("feed"), pipeline=True):
+                    c.line(f"{_pack_type(group.array, lanes)} word;")
+                    with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
+                        c.pragma("HLS unroll")
+                        c.line(f"word.lane[lane] = buffer[ping]{''.join(f'[{x}]' for x in coords)};")
+                    c.line("to_child.write(word);")
+
+    def _segments_below(self, inst: Instance) -> int:
+        """PE results one drain instance passes on for itself (before its successors')."""
+        plan = self.plan
+        pe_dims = plan.module_dims[self._pe_facing_drain()]
+        dims = plan.module_dims[inst.module]
+        return math.prod(plan.loops[l].pes for l in pe_dims if l not in dims)
+
+    def _pe_facing_drain(self) -> str:
+        return next(f["source"] for f in self.plan.descriptor["topology"]["fifos"]
+                    if f["pattern"] in PE_INPUT_PATTERNS and f["array"] == self.plan.acc.array and f["reversed"])
+
+    def _acc_box(self) -> tuple[int, ...]:
+        return self.plan.acc.reference.box(self.plan.pe_extents())
+
+    def _drain(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group = plan.acc
+        module = plan.modules[inst.module]
+        box = self._acc_box()
+        volume = math.prod(box)
+        s = inst.streams
+        events = plan.event_loops(group)
+        own_pack = plan.streams[s["own"]].pack
+        with c.loops(self._tile_loops(events)):
+            if module["dram"]:
+                self._store(inst, box, own_pack)
+            else:
+                out_pack = plan.streams[s["out"]].pack
+                own_segments = self._segments_below(inst)
+                dims = plan.module_dims[inst.module]
+                grid_last = plan.loops[dims[-1]].pes if dims else 1
+                c.line("/* results of the PEs this instance serves, then those of the instances behind it */")
+                sources = [("own", "own", str(own_segments))]
+                if "successor" in s:
+                    later = _tidy(f"({grid_last - 1} - {dims[-1]}_pe) * {own_segments}")
+                    sources.append(("successor", "from_successor", later))
+                for key, var, count in sources:
+                    with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
+                        c.line(f"word_reader<{group.array}_t, {plan.streams[s[key]].pack}> from;")
+                        c.line(f"word_writer<{group.array}_t, {out_pack}> to;")
+                        with c.block(f"for (int n = 0; n < {volume}; n++)"):
+                            c.pragma("HLS pipeline II=1")
+                            c.line(f"to.put(out, from.get({var}));")
+                        c.line("to.flush(out);")
+
+    def _first_condition(self) -> str:
+        """The reduction's first acc event for these elements: the earlier tiles of every reduction
+        loop that encloses the event are all zero."""
+        plan = self.plan
+        events = plan.event_loops(plan.acc)
+        return " && ".join(f"{l}_tile == 0" for l in events
+                           if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
+
+    def _store(self, inst: Instance, box: tuple[int, ...], own_pack: int) -> None:
+        plan, c = self.plan, self.code
+        group = plan.acc
+        port = plan.interface.port(group.array)
+        pe_dims = plan.module_dims[self._pe_facing_drain()]
+        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(box))]
+        first = self._first_condition()
+        overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
+        segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
+        with c.loops(segment_loops):
+            c.line(f"word_reader<{group.array}_t, {own_pack}> from;")
+            with c.loops(self._box_loops("store", box), pipeline=True):
+                coords = []
+                for d in range(len(box)):
+                    offset = self.offset_in(group, d, pe_dims, [])
+                    coords.append(_tidy(total([self.origin(group, d), offset, f"d{d}"])))
+                address = total([product([f"({x})", str(st)]) for x, st in zip(coords, strides)])
+                c.line(f"const long address = {address};")
+                c.line(f"const {group.array}_t value = from.get(own);")
+                c.line(f"{group.array}_t &slot = {port.name}[address / {port.word_elements}]"
+                       f".lane[address % {port.word_elements}];")
+                if overwrite and (not first or group.kind == "out"):
+                    c.line("slot = value;")
+                elif overwrite:
+                    c.line(f"slot = ({first}) ? value : ({group.array}_t)(slot {plan.reduce_op} value);")
+                else:
+                    c.line(f"slot = ({group.array}_t)(slot {plan.reduce_op} value);")
+
+    def _sink(self, inst: Instance) -> None:
+        c = self.code
+        with c.block(f"for (long n = 0; n < {self.plan.pe_iterations()}L; n++)"):
+            c.pragma("HLS pipeline II=1")
+            c.line("in.read();")
+
+    def _head(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group = plan.acc
+        volume = math.prod(self._acc_box())
+        pack = plan.streams[inst.streams["out"]].pack
+        with c.loops(self._tile_loops(plan.event_loops(group))):
+            c.line(f"word_writer<{group.array}_t, {pack}> to;")
+            with c.block(f"for (int n = 0; n < {volume}; n++)"):
+                c.pragma("HLS pipeline II=1")
+                c.line(f"to.put(out, ({group.array}_t){plan.identity});")
+            c.line("to.flush(out);")
+
+    def _pe(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        acc = plan.acc
+        box = self._acc_box()
+        coords = self.box_coords(acc, plan.space)
+        local = f"local_{acc.array}" + "".join(f"[{x}]" for x in coords)
+        events = plan.event_loops(acc)
+        inner = [l for l in plan.tile_order if l not in events]
+        c.line(f"{acc.array}_t local_{acc.array}{''.join(f'[{n}]' for n in box)};")
+        with c.loops(self._tile_loops(events)):
+            first = self._first_condition()
+            chain = acc.exterior
+            start = plan.identity or "0"
+            if acc.kind == "out":
+                start = "0"
+            elif plan.init_value is not None and acc.initialised_on_chip:
+                conditions = [x for x in (first, f"{chain}_pe == 0" if chain and plan.loops[chain].pes > 1 else "")
+                              if x]
+                start = f"({' && '.join(conditions)}) ? ({acc.array}_t)({plan.init_value}) : ({acc.array}_t){plan.identity}" \
+                    if conditions else f"({acc.array}_t)({plan.init_value})"
+            c.line(f"/* start a {acc.array} block: the initial value, or the identity for partial results */")
+            with c.loops(self._box_loops("init", box), pipeline=True):
+                c.line(f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))} = {start};")
+            with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True):
+                words = {}
+                for g in plan.groups:
+                    if g.kind != "in":
+                        continue
+                    stream = plan.streams[inst.streams[f"{g.array}_in"]]
+                    if stream.pack not in (1, plan.lanes):
+                        raise ExportError(f"{g.array} reaches the PEs {stream.pack} elements a word, "
+                                          f"not 1 or {plan.lanes}")
+                    c.line(f"const {_pack_type(g.array, stream.pack)} {g.array}_data = {g.array}_in.read();")
+                    if f"{g.array}_out" in inst.streams:
+                        c.line(f"{g.array}_out.write({g.array}_data);")
+                    words[g.array] = f"{g.array}_data.lane[{'lane' if stream.pack > 1 else '0'}]"
+                with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
+                    c.pragma("HLS unroll")
+                    expression = self._rewrite(plan.update_expression, words, local)
+                    guard = " && ".join(f"{l} < {b.size}" for l, b in plan.loops.items() if b.padded)
+                    used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
+                        l for l, b in plan.loops.items() if b.padded}
+                    for l in plan.loops:
+                        if l in used:
+                            c.line(f"const int {l} = {_tidy(self.global_index(l))};")
+                    statement = f"{local} = {expression};"
+                    c.line(f"if ({guard}) {statement}" if guard else statement)
+            out = plan.streams[inst.streams[f"{acc.array}_out"]]
+            c.line(f"/* pass the finished {acc.array} block on" +
+                   (", adding the partial results of the PEs before */" if acc.exterior else " */"))
+            if acc.exterior:
+                c.line(f"word_reader<{acc.array}_t, {plan.streams[inst.streams[f'{acc.array}_in']].pack}> partial;")
+            c.line(f"word_writer<{acc.array}_t, {out.pack}> result;")
+            with c.loops(self._box_loops("drain", box), pipeline=True):
+                value = f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))}"
+                if acc.exterior:
+                    value = f"({acc.array}_t)(partial.get({acc.array}_in) {plan.reduce_op} {value})"
+                c.line(f"result.put({acc.array}_out, {value});")
+            c.line(f"result.flush({acc.array}_out);")
+
+    def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
+        """The statement with every array reference replaced by the value the PE holds for it."""
+        out = expression
+        for text, array, _ in sorted(references(expression), key=lambda r: -len(r[0])):
+            if array == self.plan.acc.array:
+                out = out.replace(text, local)
+            elif array in words:
+                out = out.replace(text, words[array])
+            else:
+                raise ExportError(f"reference {text} has no I/O group")
+        return out
+
+    # ----------------------------------------------------------------- top
+    def _top(self) -> None:
+        plan, c = self.plan, self.code
+        c.line(f'extern "C" void kernel0({self._ports()}) {{')
+        c.depth += 1
+        for p in plan.interface.ports:
+            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle}")
+        for p in plan.interface.ports:
+            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
+        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")
+        c.line("")
+        c.pragma("HLS dataflow")
+        c.line("")
+        for s in plan.streams.values():
+            c.line(f'hls::stream<{_pack_type(s.array, s.pack)}> {s.name}("{s.name}");')
+            c.pragma(f"HLS stream variable={s.name} depth={s.depth}")
+        c.line("")
+        for inst in plan.instances:
+            args = ", ".join(a for _, a in self._signature(inst))
+            c.line(f"{self._function_name(inst)}({args});")
+        c.depth -= 1
+        c.line("}")
+
+
+def _neg(offset: str) -> str:
+    return "0" if offset == "0" else f"-({offset})"
+
+
+def _tidy(text: str) -> str:
+    """Drop `+ 0` and `+ -(x)` noise from generated index arithmetic."""
+    text = text.replace("+ -(", "- (")
+    return text

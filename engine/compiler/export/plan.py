@@ -1,0 +1,389 @@
+"""Design descriptor + concrete parameter values -> `KernelPlan`: the hardware as concrete loops, boxes
+and module instances, independent of the language a target writes it in.
+
+Every band loop `l` is split as the PE runs it (docs/descriptor.md): tile index, then inside a tile
+of `t1` points `p = pe * extent + time * (lh * lanes) + lh_index * lanes + lane`. Data moves in
+*boxes*: the footprint of one reference's subscripts over a range of points of each loop. A block is
+the footprint of a whole tile; a module instance keeps the box of the PEs it serves; a PE's
+accumulators hold the box of its own points. Boxes are row-major, so producer and consumer agree on
+the order of elements without exchanging anything but the elements.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from engine.compiler.descriptor import evaluate
+from engine.compiler.export.interface import (
+    ExportError,
+    KernelInterface,
+    affine,
+    c_type,
+    kernel_interface,
+)
+from engine.compiler.topology import topology_graph
+
+PE_INPUT_PATTERNS = ("to_pe", "to_boundary_pe")
+
+
+def _int(text: str, values: dict[str, int]) -> int:
+    number = evaluate(text, values)
+    if abs(number - round(number)) > 1e-9:
+        raise ExportError(f"expression {text} is not a whole number for this configuration")
+    return int(round(number))
+
+
+@dataclass(frozen=True)
+class BandLoop:
+    name: str
+    size: int        # original extent
+    t1: int          # array-partitioning factor: points per tile
+    tiles: int
+    space: bool
+    pes: int         # PEs along this loop (1 for time loops)
+    time: int        # trip of the time loop inside a tile (1 for space loops)
+    lh: int          # latency-hiding trip
+    lanes: int       # SIMD lanes (1 unless this is the SIMD loop)
+
+    @property
+    def extent_per_pe(self) -> int:
+        return self.t1 // self.pes
+
+    @property
+    def padded(self) -> bool:
+        return self.size % self.t1 != 0
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An array reference: subscripts as ({loop: coefficient}, constant) per dimension."""
+    array: str
+    subscripts: tuple[tuple[tuple[tuple[str, int], ...], int], ...]
+
+    def coefficients(self, dim: int) -> dict[str, int]:
+        return dict(self.subscripts[dim][0])
+
+    def depends_on(self, loop: str) -> bool:
+        return any(loop in dict(c) for c, _ in self.subscripts)
+
+    def box(self, extents: dict[str, int]) -> tuple[int, ...]:
+        """Extent of each dimension as every loop runs over [0, extents[loop])."""
+        return tuple(1 + sum(c * (extents[l] - 1) for l, c in coeffs) for coeffs, _ in self.subscripts)
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    array: str
+    kind: str                   # in | acc | out
+    exterior: str | None
+    reference: Reference
+    ctype: str
+    initialised_on_chip: bool
+    reloads: bool
+
+
+@dataclass
+class Instance:
+    module: str                 # descriptor module name, or a PE-line sink/head added by the plan
+    index: tuple[int, ...]
+    role: str                   # pe | io | drain | sink | head
+    group: str | None
+    boundary: bool = False      # last of its chain: nothing to forward
+    streams: dict[str, str] = field(default_factory=dict)   # argument role -> stream name
+
+    @property
+    def name(self) -> str:
+        return "_".join([self.module, *map(str, self.index)])
+
+
+@dataclass(frozen=True)
+class Stream:
+    name: str
+    array: str
+    pack: int
+    depth: int
+
+
+@dataclass
+class KernelPlan:
+    descriptor: dict
+    values: dict[str, int]
+    interface: KernelInterface
+    loops: dict[str, BandLoop]
+    tile_order: list[str]               # tile loops, outermost first
+    point_order: list[tuple[str, str]]  # (loop, "time" | "lh") inside a tile, outermost first
+    simd_loop: str | None
+    lanes: int
+    space: list[str]
+    pe_grid: list[int]
+    groups: list[Group]
+    acc: Group | None
+    init_value: str | None              # the initialisation's C expression (constants only)
+    reduce_op: str | None               # "+" or "*": how two partial results combine
+    identity: str | None
+    update_target: str
+    update_expression: str
+    modules: dict[str, dict]            # descriptor modules the kernel instantiates
+    module_dims: dict[str, list[str]]   # space loops a module instance's index runs over
+    instances: list[Instance]           # in data-flow call order
+    streams: dict[str, Stream]
+    skipped_modules: list[str]
+
+    def group(self, name: str) -> Group:
+        return next(g for g in self.groups if g.name == name)
+
+    def event_loops(self, group: Group) -> list[str]:
+        """Tile loops up to the innermost one the group's reference depends on."""
+        deps = [i for i, l in enumerate(self.tile_order) if group.reference.depends_on(l)]
+        return self.tile_order[:deps[-1] + 1] if deps else []
+
+    def block_extents(self) -> dict[str, int]:
+        return {l: b.t1 for l, b in self.loops.items()}
+
+    def served_extents(self, dims: list[str]) -> dict[str, int]:
+        """Points of each loop covered by one instance indexed over `dims` (a PE line, a PE...)."""
+        return {l: (b.extent_per_pe if l in dims else b.t1) for l, b in self.loops.items()}
+
+    def pe_extents(self) -> dict[str, int]:
+        return self.served_extents(self.space)
+
+    def pe_iterations(self) -> int:
+        return math.prod(b.tiles for b in self.loops.values()) * math.prod(
+            self.loops[l].time if kind == "time" else self.loops[l].lh for l, kind in self.point_order)
+
+
+_REF = re.compile(r"([A-Za-z_]\w*)((?:\[[^\[\]]+\])+)")
+
+
+def references(text: str) -> list[tuple[str, str, list[str]]]:
+    """(matched text, array, subscripts) of every array reference in C text."""
+    return [(m.group(0), m.group(1), re.findall(r"\[([^\[\]]+)\]", m.group(2))) for m in _REF.finditer(text)]
+
+
+def _reference(array: str, subscripts: list[str], loops: list[str]) -> Reference:
+    parts = []
+    for s in subscripts:
+        coeffs, constant = affine(s, loops)
+        if any(c < 0 for c in coeffs.values()):
+            raise ExportError(f"subscript {s} of {array} decreases with a loop; the exporter needs "
+                              "non-negative coefficients")
+        parts.append((tuple(sorted(coeffs.items())), constant))
+    return Reference(array, tuple(parts))
+
+
+def _band_loops(descriptor: dict, values: dict[str, int]) -> tuple[dict[str, BandLoop], list[str], list]:
+    design, topo = descriptor["design"], descriptor["topology"]
+    pe = next(m for m in topo["modules"] if m["kind"] == "pe")
+    compute = next(p for p in pe["phases"] if p["name"] == "compute")
+    trips: dict[tuple[str, str], int] = {}
+    tile_order, point_order = [], []
+    for loop in compute["loops"]:
+        name, role = loop["name"].rsplit("_", 1)
+        trips[(name, role)] = _int(loop["trip"], values)
+        (tile_order if role == "tile" else point_order).append(name if role == "tile" else (name, role))
+    lanes = _int(topo["simd"], values)
+    pe_grid = [_int(g, values) for g in topo["pe_grid"]]
+    loops = {}
+    for name, size in design["problem_size"].items():
+        t1 = int(values[f"{name}_t1"])
+        space = name in topo["space_loops"]
+        b = BandLoop(name=name, size=int(size), t1=t1, tiles=-(-int(size) // t1), space=space,
+                     pes=pe_grid[topo["space_loops"].index(name)] if space else 1,
+                     time=trips.get((name, "time"), 1), lh=trips.get((name, "lh"), 1),
+                     lanes=lanes if name == design["simd_loop"] else 1)
+        if b.extent_per_pe * b.pes != t1 or b.time * b.lh * b.lanes != b.extent_per_pe:
+            raise ExportError(f"loop {name}: PE loops do not cover a tile of {t1} points")
+        loops[name] = b
+    return loops, tile_order, point_order
+
+
+def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | None, str | None, str | None]:
+    compute = descriptor["compute"]
+    if len(compute["update"]) != 1:
+        raise ExportError("the exporter handles one compute statement per band")
+    if compute["after"]:
+        raise ExportError("statements after the band's reduction are not exported yet")
+    update = compute["update"][0]
+    target, expression = update["target"], update["expression"]
+    init = reduce_op = identity = None
+    if acc is not None and acc.kind == "acc":
+        inits = [s for s in compute["before"] if references(s["target"])[0][1] == acc.array]
+        if inits:
+            init = inits[0]["expression"]
+            if references(init) or re.search(r"[A-Za-z_]", init):
+                raise ExportError(f"initialisation {inits[0]['target']} = {init} is not a constant")
+        m = re.fullmatch(r"\(\s*" + re.escape(target) + r"\s*([-+*])\s*(.*)\)", expression.strip())
+        if m is None:
+            raise ExportError(f"reduction {target} = {expression} is not of the form X = X op e")
+        reduce_op = "*" if m.group(1) == "*" else "+"
+        identity = "1" if reduce_op == "*" else "0"
+    return target, expression, init, reduce_op, identity
+
+
+def _module_dims(descriptor: dict) -> dict[str, list[str]]:
+    """The space loops a module's grid index runs over, derived from how it connects to the PEs."""
+    space = descriptor["topology"]["space_loops"]
+    dims: dict[str, list[str]] = {"PE": list(space)}
+    fifos = descriptor["topology"]["fifos"]
+    for f in fifos:
+        if f["pattern"] == "to_pe":
+            dims[f["source"]] = list(space)
+        elif f["pattern"] == "to_boundary_pe":
+            dims[f["source"]] = [s for s in space if s != f["along"]]
+    changed = True
+    while changed:
+        changed = False
+        for f in fifos:
+            if f["pattern"] in ("to_row_heads", "to_first") and f["target"] in dims and f["source"] not in dims:
+                dims[f["source"]] = dims[f["target"]][:-1]
+                changed = True
+    return dims
+
+
+def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
+    """`values` holds every tuning parameter, data-packing factors included."""
+    values = {k: int(v) for k, v in values.items()}
+    design, topo = descriptor["design"], descriptor["topology"]
+    band = list(design["problem_size"])
+    loops, tile_order, point_order = _band_loops(descriptor, values)
+    groups = [Group(name=g["name"], array=g["array"], kind=g["kind"], exterior=g["exterior_loop"],
+                    reference=_reference(g["array"], g["subscripts"], band),
+                    ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
+                    initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0")
+              for g in descriptor["io_groups"]]
+    written = [g for g in groups if g.kind != "in"]
+    if len(written) != 1:
+        raise ExportError("the exporter handles exactly one written array reference")
+    acc = written[0]
+    if len({g.array for g in groups}) != len(groups):
+        raise ExportError("an array referenced twice in the statement is not exported yet")
+    target, expression, init, reduce_op, identity = _statement(descriptor, acc)
+
+    # Reloaded partial results come back through the storer (read-modify-write on DRAM): a DRAM
+    # round trip between two processes of one dataflow region would race, in hardware and in C
+    # simulation alike, so the descriptor's reload modules are not instantiated.
+    skipped = [m["name"] for m in topo["modules"] if m["kind"] == "io" and m["array"] == acc.array]
+    modules = {m["name"]: m for m in topo["modules"] if m["name"] not in skipped}
+    dims = _module_dims({"topology": {**topo, "fifos": [f for f in topo["fifos"]
+                                                         if f["source"] not in skipped]}})
+    for name, m in modules.items():
+        if len(dims.get(name, [])) != len(m["grid"]):
+            raise ExportError(f"cannot place module {name} in the PE grid")
+
+    graph = topology_graph(descriptor, values)
+    graph.remove_nodes_from([n for n in list(graph) if n[0] in skipped])
+    pe_grid = [_int(g, values) for g in topo["pe_grid"]]
+    plan = KernelPlan(descriptor=descriptor, values=values, interface=kernel_interface(descriptor, values),
+                      loops=loops, tile_order=tile_order, point_order=point_order,
+                      simd_loop=design["simd_loop"], lanes=_int(topo["simd"], values), space=list(topo["space_loops"]),
+                      pe_grid=pe_grid, groups=groups, acc=acc, init_value=init, reduce_op=reduce_op,
+                      identity=identity, update_target=target, update_expression=expression, modules=modules,
+                      module_dims=dims, instances=[], streams={}, skipped_modules=skipped)
+    _instances(plan, graph)
+    return plan
+
+
+def _stream_name(array: str, src: tuple, dst: tuple, drain: bool) -> str:
+    node = src if drain else dst
+    where = "_".join([node[0], *map(str, node[1])])
+    return f"{array}_{'from' if drain else 'to'}_{where}"
+
+
+def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
+    """Module instances with their streams, PE-line sinks and reduction heads, in data-flow order."""
+    elements = {a: info["element_bits"] for a, info in plan.descriptor["kernel"]["arrays"].items()}
+    flow = nx.DiGraph()
+    by_node: dict[tuple, Instance] = {}
+    for node, data in graph.nodes(data=True):
+        module = plan.modules[node[0]]
+        group = None if module["kind"] == "pe" else next(g.name for g in plan.groups if g.array == module["array"])
+        inst = Instance(module=node[0], index=node[1], role=module["kind"], group=group)
+        by_node[node] = inst
+        flow.add_node(inst.name)
+    for src, dst, data in graph.edges(data=True):
+        array = data["array"]
+        drain = plan.modules[src[0]]["kind"] == "drain" or plan.modules[dst[0]]["kind"] == "drain" or (
+            src[0] == dst[0] == "PE" and plan.acc is not None and array == plan.acc.array)
+        name = _stream_name(array, src, dst, drain)
+        pack = data["width_bits"] // elements[array]
+        plan.streams[name] = Stream(name, array, pack, data["depth"])
+        s, d = by_node[src], by_node[dst]
+        pattern = data["pattern"]
+        if s.role == "pe" and d.role == "pe":
+            s.streams[f"{array}_out"] = name
+            d.streams[f"{array}_in"] = name
+        elif d.role == "pe":
+            d.streams[f"{array}_in"] = name
+            s.streams["child"] = name
+        elif s.role == "pe":
+            s.streams[f"{array}_out"] = name
+            d.streams["own"] = name
+        elif pattern == "chain":
+            if d.role == "drain":
+                s.streams["out"] = name
+                d.streams["successor"] = name
+            else:
+                s.streams["next"] = name
+                d.streams["in"] = name
+        elif d.role == "drain":  # towards DRAM: from a child chain's head to its parent
+            s.streams["out"] = name
+            d.streams["own"] = name
+        else:
+            s.streams["child"] = name
+            d.streams["in"] = name
+        flow.add_edge(s.name, d.name)
+    extra: list[Instance] = []
+    for inst in by_node.values():
+        if inst.role != "pe":
+            has_chain = any(f["pattern"] == "chain" and f["source"] == inst.module
+                            for f in plan.descriptor["topology"]["fifos"])
+            inst.boundary = has_chain  # a chain member: head, middle or last (see hls_kernel)
+            continue
+        for g in plan.groups:
+            key_in, key_out = f"{g.array}_in", f"{g.array}_out"
+            if g.kind == "in" and g.exterior and key_out not in inst.streams:
+                name = f"{g.array}_to_{g.array}_PE_sink_" + "_".join(map(str, inst.index))
+                plan.streams[name] = Stream(name, g.array, _pe_pack(plan, g.array, graph), 2)
+                inst.streams[key_out] = name
+                sink = Instance(f"{g.array}_PE_sink", inst.index, "sink", g.name, streams={"in": name})
+                extra.append(sink)
+                flow.add_edge(inst.name, sink.name)
+            if g.kind != "in" and g.exterior and key_in not in inst.streams:
+                name = f"{g.array}_from_{g.array}_PE_head_" + "_".join(map(str, inst.index))
+                plan.streams[name] = Stream(name, g.array, plan.streams[inst.streams[key_out]].pack, 2)
+                inst.streams[key_in] = name
+                head = Instance(f"{g.array}_PE_head", inst.index, "head", g.name, streams={"out": name})
+                extra.append(head)
+                flow.add_edge(head.name, inst.name)
+    everything = {i.name: i for i in [*by_node.values(), *extra]}
+    order = list(nx.lexicographical_topological_sort(flow, key=lambda n: _order_key(everything[n])))
+    plan.instances = [everything[n] for n in order]
+
+
+def _order_key(inst: Instance) -> tuple:
+    rank = {"io": 0, "head": 1, "pe": 2, "sink": 3, "drain": 4}[inst.role]
+    return (rank, inst.module, inst.index)
+
+
+def _grid(plan: KernelPlan, module: str) -> list[int]:
+    return [_int(g, plan.values) for g in plan.modules[module]["grid"]]
+
+
+def _pe_pack(plan: KernelPlan, array: str, graph: nx.MultiDiGraph) -> int:
+    for src, dst, data in graph.edges(data=True):
+        if dst[0] == "PE" and data["array"] == array:
+            return plan.streams[_stream_name(array, src, dst, False)].pack
+    raise ExportError(f"no stream brings {array} to the PEs")
+
+
+def grid_of(plan: KernelPlan, module: str) -> list[int]:
+    return _grid(plan, module)
+
+
+def indices(extents) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(e) for e in extents)))
