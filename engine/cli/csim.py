@@ -5,7 +5,6 @@ is not an exported project."""
 from __future__ import annotations
 
 import argparse
-import shlex
 from pathlib import Path
 
 from engine.csim import run_csim
@@ -21,29 +20,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-build", action="store_true", help="keep the build directory (to rerun g++ by hand)")
 
 
-def check_project(folder: Path) -> None:
-    if not folder.is_dir():
-        raise EngineError(f"{folder} is not a directory (expected a project written by `systolic export`)")
-    missing = [name for name in ("design.json", "src/kernel_kernel.cpp", "src/kernel_kernel.h")
-               if not (folder / name).is_file()]
-    if missing:
-        raise EngineError(f"{folder} is not an exported project: no {', '.join(missing)} "
-                          "(write one with `systolic export`)")
-
-
 def run(args: argparse.Namespace) -> int:
-    check_project(args.project)
     result = run_csim(args.project, seed=args.seed, keep_build=args.keep_build)
     print(result.summary)
     if result.passed:
         return 0
     if result.mismatch:
-        print(result.mismatch)
+        if result.mismatch not in result.summary:
+            print(result.mismatch)
     elif result.log:
         lines = result.log.strip().splitlines()
         print("\n".join(lines[:_LOG_LINES] + ([f"... ({len(lines) - _LOG_LINES} more lines)"]
                                              if len(lines) > _LOG_LINES else [])))
     if result.command:
-        command = result.command if isinstance(result.command, str) else shlex.join(map(str, result.command))
-        print(f"reproduce: {command}")
+        print(f"reproduce: {result.command}")
     return 1

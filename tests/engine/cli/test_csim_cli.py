@@ -4,18 +4,16 @@ project, always without a traceback."""
 from __future__ import annotations
 
 import shutil
-from types import SimpleNamespace
+import re
 
 import pytest
 
-pytest.importorskip("engine.csim", reason="needs engine.csim.run_csim (the C-simulation harness)")
-
-from engine.cli import csim  # noqa: E402
-from engine.cli.main import main  # noqa: E402
-from engine.compiler.design_space import compile_kernel  # noqa: E402
-from engine.compiler.export.interface import ExportError  # noqa: E402
-from engine.compiler.export.project import export_project  # noqa: E402
-from engine.resources import KERNELS  # noqa: E402
+from engine.cli import csim
+from engine.cli.main import main
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.export.project import export_project
+from engine.csim import CsimResult
+from engine.resources import KERNELS
 
 CONFIG = {"i_t1": 16, "j_t1": 12, "k_t1": 16, "i_t2": 4, "j_t2": 3, "k_t2": 4}  # j_t1 does not divide 64
 
@@ -32,12 +30,7 @@ def mm_project(tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     space = compile_kernel(KERNELS / "mm.c", defines=["I=64", "J=64", "K=64"])
-    try:
-        return export_project(space, space.design("i-j__i-j.k"), CONFIG, tmp_path_factory.mktemp("csim") / "mm")
-    except ExportError as exc:
-        if "not written yet" in str(exc):
-            pytest.skip("needs the HLS kernel generator (engine.compiler.export.hls_kernel.kernel_sources)")
-        raise
+    return export_project(space, space.design("i-j__i-j.k"), CONFIG, tmp_path_factory.mktemp("csim") / "mm")
 
 
 def test_missing_directory(tmp_path, capsys):
@@ -49,19 +42,19 @@ def test_a_directory_that_is_not_a_project(tmp_path, capsys):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "kernel_kernel.cpp").write_text("")
     assert main(["csim", str(tmp_path)]) == 2
-    _one_error_line(capsys, "is not an exported project", "design.json", "src/kernel_kernel.h")
+    _one_error_line(capsys, "has no design.json", "not an exported project")
 
 
-def test_a_mismatch_prints_the_element_and_the_command(tmp_path, capsys, monkeypatch):
+def test_a_mismatch_report_is_printed_in_full(tmp_path, capsys, monkeypatch):
     for name in ("design.json", "src/kernel_kernel.cpp", "src/kernel_kernel.h"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text("")
-    failed = SimpleNamespace(passed=False, summary="FAIL: 3 of 4096 elements differ", log="",
-                             mismatch="C[0][5]: expected 1.5, got 0", command=["g++", "-O1", "harness.cpp"])
+    failed = CsimResult(passed=False, summary="FAIL: 3 of 4096 elements differ", log="",
+                        mismatch="C[0][5]: expected 1.5, got 0", command="g++ -O1 harness.cpp && ./a.out 0")
     monkeypatch.setattr(csim, "run_csim", lambda folder, **kw: failed)
     assert main(["csim", str(tmp_path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out == ["FAIL: 3 of 4096 elements differ", "C[0][5]: expected 1.5, got 0", "reproduce: g++ -O1 harness.cpp"]
+    assert out == ["FAIL: 3 of 4096 elements differ", "C[0][5]: expected 1.5, got 0", "reproduce: g++ -O1 harness.cpp && ./a.out 0"]
 
 
 def test_an_exported_design_passes(mm_project, capsys):
@@ -76,4 +69,16 @@ def test_a_kernel_that_does_not_compile_fails_with_the_command(mm_project, tmp_p
     source.write_text(source.read_text() + "\nthis is not C++;\n")
     assert main(["csim", str(broken)]) == 1
     out = capsys.readouterr().out
+    assert "reproduce: " in out and "g++" in out
+
+
+def test_a_kernel_that_computes_nothing_fails_with_the_first_mismatch(mm_project, tmp_path, capsys):
+    broken = tmp_path / "idle"
+    shutil.copytree(mm_project, broken)
+    declaration = re.search(r'extern "C" void kernel0\((.*)\);', (broken / "src" / "kernel_kernel.h").read_text())
+    (broken / "src" / "kernel_kernel.cpp").write_text(
+        f'#include "kernel_kernel.h"\nextern "C" void kernel0({declaration.group(1)}) {{}}\n')
+    assert main(["csim", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL") and re.search(r"C\[\d+\]\[\d+\]", out) and "expected" in out
     assert "reproduce: " in out and "g++" in out
