@@ -1,6 +1,7 @@
 """The XRT host program is valid C++ against the XRT API surface it uses (a stub of the headers in
 xrt_stub/), for bundled kernels and one written here; the testbench, linked with a reference kernel0
-built by this test from the golden loop nest, pads, unpads and compares correctly."""
+built by this test from the golden loop nest, passes and reports the first mismatch, and it passes the
+generated HLS kernel (built with the C-simulation hls_stream shim), as Vitis HLS csim would run it."""
 from __future__ import annotations
 
 import math
@@ -14,8 +15,10 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.host import host_program, hls_testbench
+from engine.compiler.export.hls_kernel import kernel_sources
+from engine.compiler.export.host import hls_testbench, host_program
 from engine.compiler.export.interface import kernel_interface
+from engine.csim import include_dir
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -53,7 +56,7 @@ def _configured(path, defines, design_index, seed):
     config = random_configuration(design, np.random.default_rng(seed), max_t1={l: 12 for l in design.band_loops})
     values = evaluate_configuration(model, config)["params"]
     descriptor = build_descriptor(space, design, model.architecture)
-    return descriptor, kernel_interface(descriptor, values)
+    return descriptor, kernel_interface(descriptor, values), values
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +84,7 @@ def _gxx(*args, cwd):
 
 
 def test_host_program_compiles_against_the_xrt_api(exported, tmp_path):
-    descriptor, interface = exported
+    descriptor, interface, _ = exported
     text = host_program(descriptor, interface)
     (tmp_path / "kernel_host.cpp").write_text(text)
     result = _gxx("-fsyntax-only", f"-I{XRT_STUB}", "kernel_host.cpp", cwd=tmp_path)
@@ -140,19 +143,28 @@ def _run_testbench(descriptor, interface, folder: Path, **kw) -> subprocess.Comp
     return subprocess.run([str(folder / "tb")], capture_output=True, text=True, timeout=120)
 
 
-def test_testbench_passes_a_correct_kernel(exported, tmp_path):
-    descriptor, interface = exported
-    run = _run_testbench(descriptor, interface, tmp_path)
+def test_testbench_passes_a_correct_kernel_and_reports_the_first_mismatch(matvec_path, tmp_path):
+    descriptor, interface, _ = CASES["matvec"](matvec_path)
     outputs = sum(math.prod(p.shape) for p in interface.ports if p.direction != "in")
+    run = _run_testbench(descriptor, interface, tmp_path)
     assert run.returncode == 0, run.stdout
     assert run.stdout.strip() == f"PASS: all {outputs} output elements match the loop nest"
-
-
-def test_testbench_reports_the_first_mismatch(matvec_path, tmp_path):
-    descriptor, interface = CASES["matvec"](matvec_path)
     run = _run_testbench(descriptor, interface, tmp_path, wrong_first_output=True)
     first = next(p for p in interface.ports if p.direction != "in")
     assert run.returncode == 1
     index = "[0]" * len(first.shape)
     assert re.search(rf"first mismatch: {first.array}{re.escape(index)}: expected \S+, got \S+", run.stdout)
     assert "FAIL: 1 of" in run.stdout
+
+
+def test_testbench_passes_the_generated_kernel(exported, tmp_path):
+    descriptor, interface, values = exported
+    for name, text in kernel_sources(descriptor, values).items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "kernel_tb.cpp").write_text(hls_testbench(descriptor, interface))
+    build = _gxx("-O1", "-Wno-unknown-pragmas", "-Wno-unused-label", "-Wno-unused-parameter",
+                 "-Wno-unused-variable", "-Wno-error", f"-I{include_dir()}", "-o", "tb", "kernel_tb.cpp",
+                 "kernel_kernel.cpp", cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(tmp_path / "tb")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.startswith("PASS"), run.stdout
