@@ -2,13 +2,19 @@
 term per module, DSP / BRAM18K / URAM / LUT / FF, off-chip and on-chip traffic.
 
 Latency (cycles):
-- a module's term is its pipelined iteration count (II as the phase says, 1 by default) plus its
-  depth; a double-buffered module overlaps loading the next block with feeding the current one,
-  so its term is the larger of the two phases, otherwise their sum; DRAM-facing modules move one
-  bus word per cycle, their packing factor being at most one bus width;
+- a phase's loops below its tile loops form one pipelined loop that is entered once per tile-loop
+  iteration (an invocation); an invocation of n iterations takes (n - 1) * II + depth cycles, as
+  HLS schedules a pipelined loop (the module's depth for compute and I/O modules, TRANSFER_DEPTH for
+  a PE's result transfers). The cycle simulator (engine/sim, docs/sim.md) showed that adding the
+  depth once per module underestimates designs with many small tiles by up to half;
+- a double-buffered module overlaps loading the next block with feeding the current one, so its
+  term is the larger of the two phases, otherwise their sum; DRAM-facing modules move one bus word
+  per cycle, their packing factor being at most one bus width;
 - main = the largest module term (everything runs as a dataflow pipeline);
-- prologue = the first block of every input group travelling down its chain before PEs start;
-- epilogue = the last results leaving the PEs and travelling up the drain chain.
+- prologue = the first DRAM read's latency + the first block of every input group travelling down
+  its chain before PEs start;
+- epilogue = the last results leaving the PEs and travelling up the drain chain + the last DRAM
+  write's acknowledgement.
 """
 from __future__ import annotations
 
@@ -22,6 +28,10 @@ from engine.compiler.architecture.symbols import smax
 from engine.models.memory import bram18k, uram
 
 CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
+TRANSFER_DEPTH = 2  # pipeline depth of a PE's loops that read or write partial results
+# DRAM latencies of the first read and the last write acknowledgement (engine/sim DramModel, docs/sim.md)
+DRAM_READ_LATENCY = 64
+DRAM_WRITE_LATENCY = 64
 
 
 @dataclass(frozen=True)
@@ -40,13 +50,19 @@ class SymbolicModel:
     macs: int  # multiply-accumulates of the (unpadded) problem
 
 
+def phase_cycles(module: Module, phase: Phase) -> sympy.Expr:
+    """Invocations of the phase's pipelined loop times (its iterations - 1) * II + depth."""
+    invocations = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
+    per_invocation = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role != "tile"))
+    depth = TRANSFER_DEPTH if module.kind == "pe" and phase.name != "compute" else module.depth
+    return invocations * ((per_invocation - 1) * phase.ii + depth)
+
+
 def module_term(module: Module) -> sympy.Expr:
-    cycles = [phase.cycles for phase in module.phases]
+    cycles = [phase_cycles(module, phase) for phase in module.phases]
     if module.overlapped and len(cycles) > 1:
-        work = smax(*cycles)
-    else:
-        work = sympy.Add(*cycles)
-    return work + module.depth
+        return smax(*cycles)
+    return sympy.Add(*cycles)
 
 
 def _per_event(phase: Phase) -> sympy.Expr:
@@ -73,8 +89,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
                            for p in m.phases if p.name in ("drain", f"write_{g.name}")
                            and (m.kind == "pe" or m.array == g.array)])
               for g in arch.groups if g.needs_drain]
-    prologue = smax(0, *fills)
-    epilogue = pe.depth + smax(0, *drains)
+    prologue = smax(0, *fills) + DRAM_READ_LATENCY
+    epilogue = pe.depth + smax(0, *drains) + DRAM_WRITE_LATENCY
     dtype = arch.compute["dtype"]
     ops = arch.compute["ops"]
     lanes = pe.count * arch.simd

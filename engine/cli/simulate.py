@@ -1,0 +1,57 @@
+"""`systolic simulate KERNEL.c --design ID --param NAME=V ... [--json]`: run one configuration on the
+cycle-level simulator (engine/sim) and print its cycles, the per-module table and any deadlock,
+next to the model's latency."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.cli.model import parse_params
+from engine.compiler.descriptor import build_descriptor
+from engine.compiler.design_space import compile_kernel
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import evaluate_configuration
+from engine.sim import DEFAULT_MAX_CYCLES, SimulationBudgetExceeded, SimulationDeadlock, format_result, simulate
+
+HELP = "simulate one configuration of a design cycle by cycle (deadlocks, stalls, FIFO peaks)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_kernel_arguments(parser)
+    parser.add_argument("--design", required=True, help="design id or name (see `systolic designs`)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
+                        help="a tuning parameter value (repeatable), e.g. --param i_t1=64")
+    parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
+    parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
+                        help=f"stop after N simulated cycles (default {DEFAULT_MAX_CYCLES:,})")
+    parser.add_argument("--no-double-buffering", action="store_true",
+                        help="single local buffers in I/O modules (loads no longer overlap)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    model = PerformanceModel(space, space.design(args.design), load_device(args.device),
+                             double_buffering=not args.no_double_buffering)
+    params = parse_params(args.param)
+    report = evaluate_configuration(model, params)  # refuses a broken constraint, naming it
+    values = report["params"]
+    descriptor = build_descriptor(space, model.design, model.architecture)
+    try:
+        result = simulate(descriptor, values, max_cycles=args.max_cycles)
+    except (SimulationDeadlock, SimulationBudgetExceeded) as exc:
+        if args.json:
+            print(json.dumps({**exc.result.as_dict(), "model_latency_cycles": report["latency_cycles"],
+                              "error": str(exc)}, indent=2))
+        else:
+            print(format_result(exc.result))
+        raise
+    if args.json:
+        print(json.dumps({**result.as_dict(), "model_latency_cycles": report["latency_cycles"]}, indent=2))
+        return 0
+    print(format_result(result))
+    error = (report["latency_cycles"] - result.cycles) / result.cycles
+    print(f"model latency {report['latency_cycles']:,.0f} cycles ({error:+.2%} vs simulated)")
+    return 0
