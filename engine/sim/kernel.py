@@ -23,17 +23,19 @@ from dataclasses import dataclass, field
 
 class Fifo:
     __slots__ = ("name", "depth", "arrivals", "written", "read", "last_reads", "producer", "consumer",
-                 "peak", "internal", "width_bits")
+                 "peak", "internal", "width_bits", "blocked_reader", "blocked_writer")
 
     def __init__(self, name: str, depth: int, *, internal: bool = False):
         self.name, self.depth, self.internal = name, depth, internal
         self.arrivals: deque[int] = deque()  # arrival cycle of each written, unread token
         self.written = self.read = 0
-        self.last_reads: deque[int] = deque(maxlen=depth)  # read cycles of the last `depth` tokens
+        self.last_reads: deque[int] = deque(maxlen=max(depth, 1))  # read cycles of the last `depth` tokens
         self.producer: Thread | None = None
         self.consumer: Thread | None = None
         self.peak = 0
         self.width_bits = 0
+        self.blocked_reader: Thread | None = None  # a thread waiting for a token
+        self.blocked_writer: Thread | None = None  # a thread waiting for a free slot
 
     def preload(self, tokens: int) -> None:
         """Tokens present at cycle 0 (free buffers of a ping-pong pair)."""
@@ -59,6 +61,12 @@ class Segment:
     depth: int = 2  # cycles from the last issue to the loop's completion
     latency: int = 2  # cycles from issue to a written token's arrival
     earliest: int = 0  # no iteration before this cycle (DRAM read latency)
+
+    full_rate: bool = field(init=False, default=False)  # every operation moves a token each iteration
+
+    def __post_init__(self):
+        object.__setattr__(self, "full_rate", all(op.count == self.n and op.first == 0 and op.span in (None, self.n)
+                                                  for op in self.reads + self.writes))
 
 
 @dataclass
@@ -108,92 +116,186 @@ def _next_segment(th: Thread) -> bool:
     return False
 
 
+def _block(th: Thread, i: int, f: Fifo, side: str) -> None:
+    th._i, th.waiting = i, (f, side)
+    if side == "in":
+        f.blocked_reader = th
+    else:
+        f.blocked_writer = th
+
+
+def _take(f: Fifo, s: int, wake: list) -> None:
+    arrival = f.arrivals.popleft()
+    occ = 1  # occupancy when this token arrived: itself plus earlier tokens still unread then
+    for r in reversed(f.last_reads):
+        if r < arrival:
+            break
+        occ += 1
+    if occ > f.peak:
+        f.peak = occ
+    f.read += 1
+    f.last_reads.append(s)
+    if f.blocked_writer is not None:
+        wake.append(f.blocked_writer)
+        f.blocked_writer = None
+
+
+def _put(f: Fifo, t: int, wake: list) -> None:
+    f.arrivals.append(t)
+    f.written += 1
+    if f.blocked_reader is not None:
+        wake.append(f.blocked_reader)
+        f.blocked_reader = None
+
+
 def _advance(th: Thread, budget: int, wake: list) -> None:
     """Issue iterations until the thread blocks, finishes or passes the budget."""
     if th._seg is None and not _next_segment(th):
         return
     while True:
         seg = th._seg
-        n, ii, lat = seg.n, seg.ii, seg.latency
-        reads, writes, nxt = seg.reads, seg.writes, th._next
-        nr = len(reads)
-        i = th._i
+        if seg.full_rate:
+            if not _advance_full_rate(th, seg, budget, wake):
+                return
+        elif not _advance_general(th, seg, budget, wake):
+            return
+        th._i = seg.n
+        if not _next_segment(th):
+            return
+
+
+def _advance_full_rate(th: Thread, seg: Segment, budget: int, wake: list) -> bool:
+    n, ii, lat, earliest = seg.n, seg.ii, seg.latency, seg.earliest
+    rf = [op.fifo for op in seg.reads]
+    wf = [op.fifo for op in seg.writes]
+    i, last = th._i, th._last
+    busy = stall_in = stall_out = 0
+    try:
         while i < n:
-            base = th._start if i == 0 else th._last + ii
+            if i == 0:
+                base = th._start
+                if th.iterations:
+                    busy += base - (last + ii)
+            else:
+                base = last + ii
             s, cause = base, 0
-            if seg.earliest > s:
-                s, cause = seg.earliest, 1
-            for k, op in enumerate(reads):
-                j = nxt[k]
-                if j >= op.count:
-                    continue
-                span = op.span or n
-                if op.first + (j * span) // op.count != i:
-                    continue
-                f = op.fifo
+            if earliest > s:
+                s, cause = earliest, 1
+            for f in rf:
                 if f.written == f.read:
-                    th._i, th.waiting = i, (f, "in")
-                    return
+                    _block(th, i, f, "in")
+                    return False
                 t = f.arrivals[0]
                 if t > s:
                     s, cause = t, 1
-            for k, op in enumerate(writes):
-                j = nxt[nr + k]
-                if j >= op.count:
-                    continue
-                span = op.span or n
-                if op.first + ((j + 1) * span + op.count - 1) // op.count - 1 != i:
-                    continue
-                f = op.fifo
-                w = f.written
-                if w - f.read >= f.depth:
-                    th._i, th.waiting = i, (f, "out")
-                    return
-                if w >= f.depth:
-                    # the read of token w - depth is the oldest of the last `depth` reads
-                    t = f.last_reads[(w - f.depth) - (f.read - len(f.last_reads))] + 1 - lat
+            for f in wf:
+                w, depth = f.written, f.depth
+                if w - f.read >= depth:
+                    _block(th, i, f, "out")
+                    return False
+                if w >= depth:
+                    t = f.last_reads[w - depth - f.read + len(f.last_reads)] + 1 - lat
                     if t > s:
                         s, cause = t, 2
             if s > budget:
                 th._i, th.over_budget = i, True
                 raise Stopped
-            for k, op in enumerate(reads):
-                j = nxt[k]
-                if j >= op.count or op.first + (j * (op.span or n)) // op.count != i:
-                    continue
-                f = op.fifo
+            for f in rf:  # _take, inlined: this loop is the simulator's hot path
                 arrival = f.arrivals.popleft()
-                # occupancy when this token arrived: itself plus the earlier tokens still unread then
-                occ = 1 + sum(1 for r in f.last_reads if r >= arrival)
+                reads = f.last_reads
+                occ = 1
+                if reads and reads[-1] >= arrival:
+                    for r in reads:
+                        if r >= arrival:
+                            occ += 1
                 if occ > f.peak:
                     f.peak = occ
                 f.read += 1
-                f.last_reads.append(s)
-                nxt[k] = j + 1
-                if f.producer is not None and f.producer.waiting is not None and f.producer.waiting[0] is f:
-                    wake.append(f.producer)
-            for k, op in enumerate(writes):
-                j = nxt[nr + k]
-                if j >= op.count or op.first + ((j + 1) * (op.span or n) + op.count - 1) // op.count - 1 != i:
-                    continue
-                f = op.fifo
-                f.arrivals.append(s + lat)
+                reads.append(s)
+                if f.blocked_writer is not None:
+                    wake.append(f.blocked_writer)
+                    f.blocked_writer = None
+            t = s + lat
+            for f in wf:
+                f.arrivals.append(t)
                 f.written += 1
-                nxt[nr + k] = j + 1
-                if f.consumer is not None and f.consumer.waiting is not None and f.consumer.waiting[0] is f:
-                    wake.append(f.consumer)
-            stall = s - base
+                if f.blocked_reader is not None:
+                    wake.append(f.blocked_reader)
+                    f.blocked_reader = None
             if cause == 1:
-                th.stall_in += stall
+                stall_in += s - base
             elif cause == 2:
-                th.stall_out += stall
-            th.busy += ii + (base - (th._last + ii) if i == 0 and th.iterations else 0)
-            th._last = s
+                stall_out += s - base
+            busy += ii
+            last = s
             th.iterations += 1
             i += 1
-        th._i = n
-        if not _next_segment(th):
-            return
+        return True
+    finally:
+        th._last = last
+        th.busy += busy
+        th.stall_in += stall_in
+        th.stall_out += stall_out
+
+
+def _advance_general(th: Thread, seg: Segment, budget: int, wake: list) -> bool:
+    n, ii, lat = seg.n, seg.ii, seg.latency
+    reads, writes, nxt = seg.reads, seg.writes, th._next
+    nr = len(reads)
+    i = th._i
+    while i < n:
+        if i == 0:
+            base = th._start
+            if th.iterations:
+                th.busy += base - (th._last + ii)
+        else:
+            base = th._last + ii
+        s, cause = base, 0
+        if seg.earliest > s:
+            s, cause = seg.earliest, 1
+        due_r, due_w = [], []
+        for k, op in enumerate(reads):
+            j = nxt[k]
+            if j < op.count and op.first + (j * (op.span or n)) // op.count == i:
+                f = op.fifo
+                if f.written == f.read:
+                    _block(th, i, f, "in")
+                    return False
+                t = f.arrivals[0]
+                if t > s:
+                    s, cause = t, 1
+                due_r.append(k)
+        for k, op in enumerate(writes):
+            j = nxt[nr + k]
+            if j < op.count and op.first + ((j + 1) * (op.span or n) + op.count - 1) // op.count - 1 == i:
+                f = op.fifo
+                w, depth = f.written, f.depth
+                if w - f.read >= depth:
+                    _block(th, i, f, "out")
+                    return False
+                if w >= depth:
+                    t = f.last_reads[w - depth - f.read + len(f.last_reads)] + 1 - lat
+                    if t > s:
+                        s, cause = t, 2
+                due_w.append(k)
+        if s > budget:
+            th._i, th.over_budget = i, True
+            raise Stopped
+        for k in due_r:
+            _take(reads[k].fifo, s, wake)
+            nxt[k] += 1
+        for k in due_w:
+            _put(writes[k].fifo, s + lat, wake)
+            nxt[nr + k] += 1
+        if cause == 1:
+            th.stall_in += s - base
+        elif cause == 2:
+            th.stall_out += s - base
+        th.busy += ii
+        th._last = s
+        th.iterations += 1
+        i += 1
+    return True
 
 
 @dataclass
@@ -206,25 +308,18 @@ class Outcome:
 def run(threads: list[Thread], fifos: list[Fifo], budget: int) -> Outcome:
     for th in threads:
         th._it = iter(th.segments)
+    # a blocked thread waits on exactly one FIFO, which wakes it (appends it to the queue) once
     queue = deque(threads)
-    queued = {id(th) for th in threads}
     stopped = False
     while queue:
         th = queue.popleft()
-        queued.discard(id(th))
         if th.done or th.over_budget:
             continue
         th.waiting = None
-        wake: list[Thread] = []
         try:
-            _advance(th, budget, wake)
+            _advance(th, budget, queue)
         except Stopped:
             stopped = True
-        for other in wake:
-            if id(other) not in queued and not other.done:
-                other.waiting = None
-                queue.append(other)
-                queued.add(id(other))
     cycles = max((th.end if th.done else th._last for th in threads), default=0)
     blocked = [th for th in threads if not th.done and not th.over_budget]
     if not blocked:

@@ -8,6 +8,7 @@ from typing import Callable
 
 from engine.studies.latency_model import run_latency_model
 from engine.studies.methods import DEFAULT_METHODS, run_methods
+from engine.studies.model_accuracy import run_model_accuracy
 from engine.studies.mp_vs_hybrid import run_mp_vs_hybrid
 from engine.studies.mutation import run_mutation
 from engine.studies.traffic_pruning import run_traffic_pruning
@@ -31,4 +32,6 @@ STUDIES = {s.name: s for s in (
     Study("traffic-pruning", run_traffic_pruning, 2.0, 3,
           "(d) pruning to the lowest off-chip traffic (Limitation 3): paper 45% loss"),
     Study("mp-vs-hybrid", run_mp_vs_hybrid, 2.0, 4, "(e) MP alone vs hybrid (Table 4): paper 1.5x slower"),
+    Study("model-accuracy", run_model_accuracy, 0.0, 5,
+          "(f) latency model vs cycle-level simulation, MM 64^3 + CNN 16^4x3x3 (Table 5, Fig. 6): paper 1.99%"),
 )}
