@@ -14,7 +14,14 @@ Latency (cycles):
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
   its chain before PEs start;
 - epilogue = the last results leaving the PEs and travelling up the drain chain + the last DRAM
-  write's acknowledgement.
+  write's acknowledgement;
+- latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
+  input module: the DRAM latency and the levels above it, its term, then its last block computed
+  (the PE term over the group's blocks) and the epilogue; a drain module: the prologue and its first
+  block computed, its term, then the levels above it and the DRAM write. When the PE is the
+  bottleneck this is prologue + main + epilogue; when an I/O module is, its own first and last
+  blocks are part of its term, which prologue + main + epilogue counted twice (found with the
+  cycle simulator, engine/sim).
 """
 from __future__ import annotations
 
@@ -127,7 +134,18 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     macs = 1
     for n in problem_size.values():
         macs *= n
-    return SymbolicModel(arch, terms, prologue, epilogue, main, prologue + main + epilogue,
+    paths = [prologue + terms[pe.name] + epilogue]
+    for m in arch.modules:
+        if m.kind == "pe" or not m.phases:
+            continue
+        blocks = smax(1, m.phases[0].loops[0].trip)  # the events loop of its load / drain phase (0: no reloads)
+        above = CHAIN_LEVEL_CYCLES * (max(x.level for x in arch.modules if x.array == m.array and x.level) - m.level)
+        if m.kind == "io":
+            paths.append(DRAM_READ_LATENCY + above + terms[m.name] + terms[pe.name] / blocks + epilogue)
+        else:
+            paths.append(prologue + terms[pe.name] / blocks + terms[m.name] + above + DRAM_WRITE_LATENCY)
+    latency = smax(*paths)
+    return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
                          offchip, offchip_bytes, fifo_bytes, macs)
 

@@ -87,6 +87,7 @@ class Thread:
     _i: int = 0
     _last: int = 0  # last issue cycle
     _start: int = 0  # earliest first issue of the current segment
+    _gap: int = 0  # pipeline drain before the current segment (counted busy)
     _next: list = field(default_factory=list)  # per op: tokens moved in this segment
 
 
@@ -107,6 +108,8 @@ def _next_segment(th: Thread) -> bool:
             start = th._last + prev.ii
         if prev is not None and seg.new_loop:
             th.end = max(th.end, th._last + prev.depth)
+        # cycles between the previous loop's last iteration and this loop's first: its pipeline draining
+        th._gap = start - (th._last + prev.ii) if prev is not None else 0
         th._seg, th._i, th._start = seg, 0, start
         th._next = [0] * (len(seg.reads) + len(seg.writes))
         return True
@@ -174,8 +177,6 @@ def _advance_full_rate(th: Thread, seg: Segment, budget: int, wake: list) -> boo
         while i < n:
             if i == 0:
                 base = th._start
-                if th.iterations:
-                    busy += base - (last + ii)
             else:
                 base = last + ii
             s, cause = base, 0
@@ -226,7 +227,7 @@ def _advance_full_rate(th: Thread, seg: Segment, budget: int, wake: list) -> boo
                 stall_in += s - base
             elif cause == 2:
                 stall_out += s - base
-            busy += ii
+            busy += ii + (th._gap if i == 0 else 0)
             last = s
             th.iterations += 1
             i += 1
@@ -246,8 +247,6 @@ def _advance_general(th: Thread, seg: Segment, budget: int, wake: list) -> bool:
     while i < n:
         if i == 0:
             base = th._start
-            if th.iterations:
-                th.busy += base - (th._last + ii)
         else:
             base = th._last + ii
         s, cause = base, 0
@@ -291,7 +290,7 @@ def _advance_general(th: Thread, seg: Segment, budget: int, wake: list) -> bool:
             th.stall_in += s - base
         elif cause == 2:
             th.stall_out += s - base
-        th.busy += ii
+        th.busy += ii + (th._gap if i == 0 else 0)
         th._last = s
         th.iterations += 1
         i += 1
