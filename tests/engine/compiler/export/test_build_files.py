@@ -3,6 +3,8 @@ and the kernel interface."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -103,3 +105,22 @@ def test_hls_script_part_clock_and_steps(mm, mhz, period):
     for step in ("csim_design", "csynth_design", "cosim_design"):
         assert step in text
     assert text.count("{") == text.count("}")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("target", ["hw", "sw_emu"])
+def test_make_reads_the_makefile(mm, tmp_path, target):
+    descriptor, interface = mm
+    (tmp_path / "Makefile").write_text(makefile(descriptor, interface, None))
+    (tmp_path / "src").mkdir()
+    for name in ("src/kernel_kernel.cpp", "src/kernel_kernel.h", "src/kernel_host.cpp", "connectivity.cfg"):
+        (tmp_path / name).write_text("")
+    run = subprocess.run(["make", "-n", "check", f"TARGET={target}", "PLATFORM=my_platform", "XILINX_XRT=/xrt"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    commands = run.stdout.splitlines()
+    assert any(c.startswith("v++ -c -k kernel0 --platform my_platform -t " + target) for c in commands)
+    assert any(c.startswith("v++ -l ") and "--config connectivity.cfg" in c for c in commands)
+    assert any(c.startswith("g++ ") and "-I/xrt/include" in c for c in commands)
+    assert ("emconfigutil --platform my_platform --od ." in commands) == (target != "hw")
+    assert commands[-1].endswith(f"./host build_dir.{target}.my_platform/kernel0.xclbin")
