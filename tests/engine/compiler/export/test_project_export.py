@@ -74,6 +74,10 @@ def test_layout_and_design_json(mm, real_kernel, tmp_path):
     assert data["report"]["fits"] is True and data["report"]["params"] == data["values"]
     readme = (out / "README.md").read_text()
     assert design.id in readme and "Over the device budget" not in readme
+    assert "4 x 4 = 16 PEs" in readme and "4 lanes per PE along loop `k`" in readme  # 16/4 x 12/3, k_t2
+    assert "| `j_t1` | array partitioning | 12 |" in readme and "300 MHz" in readme
+    for port in ("A", "B", "C"):
+        assert f"| `{port}` | {port} |" in readme and f"`gmem_{port}`" in readme
     assert "systolic csim ." in readme
     for name in ("kernel_kernel.cpp", "kernel_kernel.h"):
         assert (out / "src" / name).read_text().strip()
