@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from math import prod
 
-_C_TYPES = {"float": "float", "double": "double", "int64": "int64_t", "int32": "int32_t", "uint32": "uint32_t",
-            "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t"}
+from engine.compiler.export.interface import c_type
 
 
 def _array_types(descriptor: dict, interface) -> dict[str, str]:
-    types = {name: _C_TYPES.get(a["dtype"], a["dtype"]) for name, a in descriptor["kernel"]["arrays"].items()}
-    types.update({p.array: p.c_type for p in interface.ports})
-    return types
+    types = {p.array: p.c_type for p in interface.ports}
+    return {name: types.get(name) or c_type(a["dtype"]) for name, a in descriptor["kernel"]["arrays"].items()}
 
 
 def _dims(shape) -> str:
