@@ -18,9 +18,8 @@ import sympy
 from engine.compiler.descriptor import evaluate
 from engine.errors import EngineError
 
-C_TYPES = {"float": "float", "double": "double", "int": "int32_t", "int32_t": "int32_t", "int16_t": "int16_t",
-           "short": "int16_t", "int8_t": "int8_t", "char": "int8_t", "signed char": "int8_t",
-           "int64_t": "int64_t", "long": "int64_t"}
+C_TYPES = {"float": "float", "double": "double", "int64": "int64_t", "int32": "int32_t", "uint32": "uint32_t",
+           "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t"}  # tuning.DTYPE_BITS
 
 
 class ExportError(EngineError):
