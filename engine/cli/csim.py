@@ -8,7 +8,6 @@ import argparse
 from pathlib import Path
 
 from engine.csim import run_csim
-from engine.errors import EngineError
 
 HELP = "C-simulate an exported project (g++): compare the kernel with the loop nest on random inputs"
 _LOG_LINES = 20
