@@ -1,0 +1,42 @@
+"""`systolic simulate`: cycles, the per-module table, JSON fields, refused configurations and an
+exhausted cycle budget as one-line errors (exit 2)."""
+from __future__ import annotations
+
+import json
+
+from engine.cli.main import main
+
+SMALL = ["-D", "I=8", "-D", "J=8", "-D", "K=8", "--design", "i-j__i-j.k", "--param", "i_t1=8", "--param", "j_t1=8",
+         "--param", "k_t1=8", "--param", "i_t2=2", "--param", "j_t2=2", "--param", "k_t2=2"]
+
+
+def test_json_has_cycles_modules_and_deadlock(bundled, capsys):
+    assert main(["simulate", str(bundled("mm")), *SMALL, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["deadlock"] is None and result["complete"] is True
+    assert result["cycles"] > result["modules"]["PE"]["busy"] > 0
+    for name, m in result["modules"].items():
+        assert m["busy"] + m["stall_in"] + m["stall_out"] + m["idle"] == result["cycles"], name
+    assert result["bottleneck"] in result["modules"]
+    assert {"depth", "peak"} <= set(next(iter(result["fifos"].values())))
+    assert result["model_latency_cycles"] > 0
+
+
+def test_text_prints_the_table_and_the_model(bundled, capsys):
+    assert main(["simulate", str(bundled("mm")), *SMALL]) == 0
+    out = capsys.readouterr().out
+    assert "simulated" in out and "<- bottleneck" in out and "stall in" in out and "model latency" in out
+
+
+def test_a_broken_constraint_is_refused_naming_it(bundled, capsys):
+    assert main(["simulate", str(bundled("mm")), *SMALL, "--param", "i_t2=3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "i_t2=3 must divide i_t1=8" in err and "Traceback" not in err
+
+
+def test_the_cycle_budget_stops_with_a_clear_message(bundled, capsys):
+    assert main(["simulate", str(bundled("mm")), *SMALL, "--max-cycles", "50", "--json"]) == 2
+    captured = capsys.readouterr()
+    partial = json.loads(captured.out)
+    assert partial["complete"] is False and partial["cycles"] <= 50
+    assert "cycle budget of 50 cycles exhausted" in captured.err
