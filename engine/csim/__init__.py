@@ -72,7 +72,7 @@ def run_csim(project_dir: str | Path, *, seed: int = 0, keep_build: bool = False
     build.mkdir(exist_ok=True)
     (build / "csim_harness.cpp").write_text(harness_source(descriptor, kernel_interface(descriptor, values)))
     exe = build / "csim_harness"
-    compile_args = [compiler, "-std=c++14", "-O1", "-Wno-unknown-pragmas", "-Wno-unused-label",
+    compile_args = [compiler, "-std=c++14", "-O0", "-Wno-unknown-pragmas", "-Wno-unused-label",
                     f"-I{include_dir()}", f"-I{project_dir / 'src'}", str(build / "csim_harness.cpp"),
                     str(project_dir / "src" / "kernel_kernel.cpp"), "-o", str(exe)]
     command = shlex.join(compile_args) + " && " + shlex.join([str(exe), str(seed)])

@@ -13,8 +13,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <string>
 
 namespace hls {
 
@@ -23,33 +21,35 @@ inline long &leftover_words() {
   return count;
 }
 
+/* A FIFO of unbounded depth; plain arrays rather than std::deque keep g++ fast. */
 template <typename T>
 class stream {
  public:
-  stream() : name_("unnamed") {}
-  explicit stream(const char *name) : name_(name) {}
+  stream() : name_("unnamed"), data_(0), head_(0), tail_(0), capacity_(0) {}
+  explicit stream(const char *name) : name_(name), data_(0), head_(0), tail_(0), capacity_(0) {}
   ~stream() {
-    if (!queue_.empty()) {
-      std::fprintf(stderr, "WARNING: hls::stream '%s' contains %lu leftover word(s)\n", name_.c_str(),
-                   (unsigned long)queue_.size());
-      leftover_words() += (long)queue_.size();
+    if (tail_ > head_) {
+      std::fprintf(stderr, "WARNING: hls::stream '%s' contains %lu leftover word(s)\n", name_, tail_ - head_);
+      leftover_words() += (long)(tail_ - head_);
     }
+    delete[] data_;
   }
 
   T read() {
-    if (queue_.empty()) {
-      std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", name_.c_str());
+    if (head_ == tail_) {
+      std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", name_);
       std::exit(3);
     }
-    T value = queue_.front();
-    queue_.pop_front();
-    return value;
+    return data_[head_++];
   }
   void read(T &value) { value = read(); }
-  void write(const T &value) { queue_.push_back(value); }
-  bool empty() const { return queue_.empty(); }
+  void write(const T &value) {
+    if (tail_ == capacity_) make_room();
+    data_[tail_++] = value;
+  }
+  bool empty() const { return head_ == tail_; }
   bool full() const { return false; }
-  unsigned long size() const { return queue_.size(); }
+  unsigned long size() const { return tail_ - head_; }
   stream &operator>>(T &value) {
     value = read();
     return *this;
@@ -62,8 +62,20 @@ class stream {
  private:
   stream(const stream &);
   stream &operator=(const stream &);
-  std::string name_;
-  std::deque<T> queue_;
+  void make_room() {
+    unsigned long n = tail_ - head_;
+    unsigned long capacity = n * 2 < capacity_ ? capacity_ : (capacity_ ? capacity_ * 2 : 16);
+    T *data = new T[capacity];
+    for (unsigned long k = 0; k < n; k++) data[k] = data_[head_ + k];
+    delete[] data_;
+    data_ = data;
+    head_ = 0;
+    tail_ = n;
+    capacity_ = capacity;
+  }
+  const char *name_;
+  T *data_;
+  unsigned long head_, tail_, capacity_;
 };
 
 }  // namespace hls

@@ -1,0 +1,102 @@
+"""Designs exported and simulated by the C-simulation tests: every MM and CNN design and designs of
+the tensor kernels, with random legal configurations that include non-divisor partitioning factors,
+spread over float, int16 and int8. Built and run two at a time, once per test session."""
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.export import export_project
+from engine.csim import CsimResult, run_csim
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.sampling import random_configuration
+from engine.resources import KERNELS
+
+DTYPES = ("float", "int16_t", "int8_t")
+
+
+@dataclass(frozen=True)
+class Case:
+    kernel: str
+    design: str
+    defines: tuple[tuple[str, int], ...]
+    max_t1: int
+    seed: int
+
+    @property
+    def id(self) -> str:
+        sizes = "x".join(str(v) for k, v in self.defines if k != "DATA_T")
+        dtype = dict(self.defines).get("DATA_T", "float")
+        return f"{self.kernel}-{self.design}-{sizes}-{dtype}"
+
+
+def _space(kernel: str, defines):
+    return compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in defines})
+
+
+def configuration(case: Case) -> dict[str, int]:
+    """A random legal configuration; a partitioning factor that does not divide its loop is drawn
+    on purpose whenever the draw allows one."""
+    space = _space(case.kernel, case.defines)
+    design = space.design(case.design)
+    sizes = dict(space.design(case.design).to_json()["problem_size"])
+    for attempt in range(20):
+        rng = np.random.default_rng(case.seed * 100 + attempt)
+        values = random_configuration(design, rng, max_t1={l: case.max_t1 for l in sizes})
+        if any(sizes[p.loop] % values[p.name] for p in design.params if p.role == "array_partition"):
+            break
+    return values
+
+
+def mm_cases() -> list[Case]:
+    designs = [d.id for d in _space("mm", (("I", 4), ("J", 4), ("K", 4))).designs]
+    sizes = [(("I", 64), ("J", 64), ("K", 64)), (("I", 60), ("J", 50), ("K", 70))]
+    return [Case("mm", d, sizes[n % 2] + (("DATA_T", DTYPES[n % 3]),), 12, n) for n, d in enumerate(designs)]
+
+
+def cnn_cases() -> list[Case]:
+    designs = [d.id for d in _space("cnn", (("O", 4), ("I", 4), ("H", 4), ("W", 4), ("P", 3), ("Q", 3))).designs]
+    sizes = [(("O", 8), ("I", 9), ("H", 10), ("W", 12)), (("O", 16), ("I", 8), ("H", 13), ("W", 9)),
+             (("O", 11), ("I", 14), ("H", 8), ("W", 16))]
+    return [Case("cnn", d, sizes[n % 3] + (("P", 3), ("Q", 3), ("DATA_T", DTYPES[(n + 1) % 3])), 6, n)
+            for n, d in enumerate(designs)]
+
+
+def tensor_cases() -> list[Case]:
+    """Per tensor kernel: a design whose partial sums flow from PE to PE, and one that reloads them."""
+    cases = []
+    for n, (kernel, sizes) in enumerate([("mttkrp", (("I", 6), ("J", 5), ("K", 7), ("L", 6))),
+                                         ("ttm", (("I", 6), ("J", 7), ("K", 5), ("L", 9))),
+                                         ("ttmc", (("I", 5), ("J", 4), ("K", 6), ("L", 5), ("M", 4)))]):
+        space = _space(kernel, sizes)
+        chosen = []
+        for wanted in ("exterior", "reload"):
+            for design in space.designs:
+                acc = next(g for g in PerformanceModel(space, design, load_device("u250")).architecture.groups
+                           if g.kind != "in")
+                if design.id not in chosen and (acc.exterior_loop if wanted == "exterior" else str(acc.reloads) != "0"):
+                    chosen.append(design.id)
+                    break
+        cases += [Case(kernel, d, sizes + (("DATA_T", DTYPES[(n + k) % 3]),), 5, 7 + k) for k, d in enumerate(chosen)]
+    return cases
+
+
+def export_case(case: Case, root: Path) -> Path:
+    space = _space(case.kernel, case.defines)
+    return export_project(space, space.design(case.design), configuration(case), root / case.id.replace(".", "_"),
+                          allow_over_budget=True)
+
+
+def simulate_all(cases: list[Case], root: Path) -> dict[str, CsimResult | Exception]:
+    def one(case: Case):
+        try:
+            return run_csim(export_case(case, root))
+        except Exception as exc:  # reported by the test of this case
+            return exc
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip((c.id for c in cases), pool.map(one, cases)))

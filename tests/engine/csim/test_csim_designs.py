@@ -1,0 +1,28 @@
+"""Every MM and CNN design and designs of MTTKRP, TTM and TTMc export and pass C simulation against
+the golden loop nest (random legal configurations with non-divisor partitioning factors; float,
+int16 and int8 spread across the cases)."""
+import pytest
+from csim_cases import cnn_cases, mm_cases, simulate_all, tensor_cases
+
+CASES = mm_cases() + cnn_cases() + tensor_cases()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return simulate_all(CASES, tmp_path_factory.mktemp("csim"))
+
+
+def test_the_cases_cover_every_mm_and_cnn_design_and_the_tensor_kernels():
+    kernels = [c.kernel for c in CASES]
+    assert kernels.count("mm") == 18 and kernels.count("cnn") == 30
+    assert {"mttkrp", "ttm", "ttmc"} <= set(kernels)
+    assert {dict(c.defines).get("DATA_T") for c in CASES} == {"float", "int16_t", "int8_t"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_design_passes_c_simulation(results, case):
+    result = results[case.id]
+    if isinstance(result, Exception):
+        raise result
+    assert result.passed, f"{result.summary}\n{result.command}\n{result.log[-2000:]}"
+    assert result.summary.startswith("PASS")
