@@ -4,16 +4,16 @@ spread over float, int16 and int8. Built and run two at a time, once per test se
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from engine.compiler.architecture.build import build_architecture
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.export import export_project
 from engine.csim import CsimResult, run_csim
-from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
 
@@ -35,6 +35,7 @@ class Case:
         return f"{self.kernel}-{self.design}-{sizes}-{dtype}"
 
 
+@functools.lru_cache(maxsize=None)
 def _space(kernel: str, defines):
     return compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in defines})
 
@@ -77,8 +78,7 @@ def tensor_cases() -> list[Case]:
         chosen = []
         for wanted in ("exterior", "reload"):
             for design in space.designs:
-                acc = next(g for g in PerformanceModel(space, design, load_device("u250")).architecture.groups
-                           if g.kind != "in")
+                acc = next(g for g in build_architecture(space, design).groups if g.kind != "in")
                 if design.id not in chosen and (acc.exterior_loop if wanted == "exterior" else str(acc.reloads) != "0"):
                     chosen.append(design.id)
                     break
@@ -92,11 +92,14 @@ def export_case(case: Case, root: Path) -> Path:
                           allow_over_budget=True)
 
 
+def _simulate(case: Case, root: Path) -> CsimResult | Exception:
+    try:
+        return run_csim(export_case(case, root))
+    except Exception as exc:  # reported by the test of this case
+        return exc
+
+
 def simulate_all(cases: list[Case], root: Path) -> dict[str, CsimResult | Exception]:
-    def one(case: Case):
-        try:
-            return run_csim(export_case(case, root))
-        except Exception as exc:  # reported by the test of this case
-            return exc
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip((c.id for c in cases), pool.map(one, cases)))
+    """Two worker processes: exporting is Python work, simulating is g++'s."""
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
+        return dict(zip((c.id for c in cases), pool.map(_simulate, cases, [root] * len(cases), chunksize=4)))
