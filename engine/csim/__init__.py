@@ -76,12 +76,13 @@ def run_csim(project_dir: str | Path, *, seed: int = 0, keep_build: bool = False
                     f"-I{include_dir()}", f"-I{project_dir / 'src'}", str(build / "csim_harness.cpp"),
                     str(project_dir / "src" / "kernel_kernel.cpp"), "-o", str(exe)]
     command = shlex.join(compile_args) + " && " + shlex.join([str(exe), str(seed)])
-    built = subprocess.run(compile_args, capture_output=True, text=True)
+    built = subprocess.run(compile_args, capture_output=True, text=True, check=False)
     if built.returncode != 0:
         first = next((l for l in built.stderr.splitlines() if "error" in l), built.stderr.strip()[:200])
         return CsimResult(False, f"FAIL: compile error: {first.strip()}", command, None, built.stderr)
     try:
-        ran = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        ran = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                             check=False)
     except subprocess.TimeoutExpired:
         return CsimResult(False, f"FAIL: the simulation ran longer than {RUN_TIMEOUT_S} s", command, None,
                           built.stderr)

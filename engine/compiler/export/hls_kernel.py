@@ -15,7 +15,14 @@ import re
 
 from engine.compiler.export.cpp import Code, product, total
 from engine.compiler.export.interface import ExportError
-from engine.compiler.export.plan import PE_INPUT_PATTERNS, Group, Instance, KernelPlan, build_plan, references
+from engine.compiler.export.plan import (
+    PE_INPUT_PATTERNS,
+    Group,
+    Instance,
+    KernelPlan,
+    build_plan,
+    references,
+)
 from engine.compiler.export.target import Target
 
 
@@ -248,6 +255,7 @@ class VitisHLSTarget(Target):
         c = self.code
         params = ", ".join(p for p, _ in self._signature(inst))
         c.line(f"/* {self._purpose(inst)} */")
+        head = len(c.lines)
         with c.block(f"static void {name}({params})"):
             if inst.role == "pe":
                 self._pe(inst)
@@ -259,6 +267,11 @@ class VitisHLSTarget(Target):
                 self._sink(inst)
             else:
                 self._head(inst)
+        body = "\n".join(c.lines[head + 1:])
+        for param, _ in self._signature(inst):
+            if param.startswith("int ") and not re.search(rf"\b{param[4:]}\b", body):
+                # every instance gets its index for the reader; unused ones stay nameless for g++
+                c.lines[head] = c.lines[head].replace(param, f"int /* {param[4:]} */")
         c.line("")
 
     def _purpose(self, inst: Instance) -> str:

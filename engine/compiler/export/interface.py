@@ -148,4 +148,4 @@ def kernel_interface(descriptor: dict, values: dict[str, int]) -> KernelInterfac
 
 def evaluated(descriptor_expression: str, values: dict[str, int]) -> int:
     """A descriptor expression that must be an integer at these values."""
-    return int(round(evaluate(descriptor_expression, values)))
+    return round(evaluate(descriptor_expression, values))

@@ -34,7 +34,7 @@ def _int(text: str, values: dict[str, int]) -> int:
     number = evaluate(text, values)
     if abs(number - round(number)) > 1e-9:
         raise ExportError(f"expression {text} is not a whole number for this configuration")
-    return int(round(number))
+    return round(number)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ class Case:
         return f"{self.kernel}-{self.design}-{sizes}-{dtype}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _space(kernel: str, defines):
     return compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in defines})
 
@@ -95,7 +95,7 @@ def export_case(case: Case, root: Path) -> Path:
 def _simulate(case: Case, root: Path) -> CsimResult | Exception:
     try:
         return run_csim(export_case(case, root))
-    except Exception as exc:  # reported by the test of this case
+    except Exception as exc:  # noqa: BLE001 - reported by the test of this case
         return exc
 
 

@@ -1,0 +1,117 @@
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from engine.compiler.descriptor import build_descriptor
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.export import ExportError, kernel_interface, kernel_sources
+from engine.compiler.fifo_depths import fifo_depth
+from engine.csim import include_dir
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import evaluate_configuration
+from engine.resources import KERNELS
+
+
+def _design(kernel, defines, design_id, params):
+    space = compile_kernel(KERNELS / kernel, defines=defines)
+    design = space.design(design_id)
+    model = PerformanceModel(space, design, load_device("u250"))
+    values = dict(params)
+    values.update({k: int(np.asarray(v)) for k, v in model.inferred_packing(params).items()})
+    return build_descriptor(space, design, model.architecture), values, model
+
+
+MM = ("mm.c", {"I": "60", "J": "50", "K": "70"})
+MM_2D = (*MM, "i-j__i-j.k", {"i_t1": 16, "j_t1": 12, "k_t1": 16, "i_t2": 4, "j_t2": 3, "k_t2": 4})
+MM_RELOAD = (*MM, "i-j__i-k.j", {"i_t1": 8, "j_t1": 25, "k_t1": 32, "i_t2": 4, "j_t2": 5, "k_t2": 2})
+MM_CHAIN = (*MM, "k__i-j.k", {"i_t1": 7, "j_t1": 8, "k_t1": 5, "i_t2": 7, "j_t2": 4})
+CNN = ("cnn.c", {"O": "8", "I": "6", "H": "9", "W": "10", "P": "3", "Q": "3"}, "o-w__o-h-w.i-p-q",
+       {"o_t1": 4, "h_t1": 5, "w_t1": 4, "i_t1": 6, "p_t1": 3, "q_t1": 2, "o_t2": 2, "h_t2": 5, "w_t2": 2, "i_t2": 2})
+
+
+@pytest.fixture(scope="module", params=[MM_2D, MM_RELOAD, MM_CHAIN, CNN], ids=["mm-2d", "mm-reload", "mm-chain", "cnn"])
+def generated(request):
+    kernel, defines, design_id, params = request.param
+    descriptor, values, model = _design(kernel, defines, design_id, params)
+    return descriptor, values, kernel_sources(descriptor, values, report=evaluate_configuration(model, params))
+
+
+def _functions(cpp: str) -> set[str]:
+    return set(re.findall(r"^static void (\w+)\(", cpp, re.MULTILINE))
+
+
+def test_one_function_per_module_kind_and_every_instance_called_in_kernel0(generated):
+    descriptor, values, sources = generated
+    cpp = sources["kernel_kernel.cpp"]
+    functions = _functions(cpp)
+    top = cpp[cpp.index('extern "C" void kernel0'):]
+    calls = re.findall(r"^  (\w+)\(", top, re.MULTILINE)
+    for module in descriptor["topology"]["modules"]:
+        variants = {f for f in functions if f == module["name"] or f.startswith(module["name"] + "_")}
+        reloaded = module["kind"] == "io" and any(g["array"] == module["array"] and g["kind"] != "in"
+                                                  for g in descriptor["io_groups"])
+        assert bool(variants) != reloaded, module["name"]
+        grid = 1
+        for g in module["grid"]:
+            grid *= round(eval(g, {}, {**values, "ceiling": lambda x: -(-x // 1)}))
+        if not reloaded:
+            assert sum(c in variants for c in calls) == grid, module["name"]
+    assert "#pragma HLS dataflow" in top and set(calls) <= functions
+
+
+def test_streams_have_the_depths_of_fifo_depths(generated):
+    descriptor, values, sources = generated
+    cpp = sources["kernel_kernel.cpp"]
+    declared = re.findall(r"hls::stream<\w+> (\w+)\(\"\1\"\);\n#pragma HLS stream variable=\1 depth=(\d+)", cpp)
+    assert declared
+    expected = {fifo_depth(f, values) for f in descriptor["topology"]["fifos"]}
+    assert {int(d) for _, d in declared} <= expected | {2}
+
+
+def test_header_declares_the_interface_and_describes_the_array(generated):
+    descriptor, values, sources = generated
+    header = sources["kernel_kernel.h"]
+    interface = kernel_interface(descriptor, values)
+    ports = ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}" for p in interface.ports)
+    assert f'extern "C" void kernel0({ports});' in header
+    for p in interface.ports:
+        assert f"typedef packed<{p.array}_t, {p.word_elements}> {p.word_type};" in header
+    assert descriptor["design"]["id"] in header and "predicted latency" in header and "DSP" in header
+    assert "PE array: " in header
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_generated_code_compiles_without_warnings(generated, tmp_path):
+    *_, sources = generated
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text)
+    # HLS pragmas and loop labels are for Vitis; g++ would only say it does not use them
+    built = subprocess.run(["g++", "-std=c++14", "-fsyntax-only", "-Wall", "-Wextra", "-Wno-unknown-pragmas",
+                            "-Wno-unused-label", f"-I{include_dir()}", str(tmp_path / "kernel_kernel.cpp")],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0 and built.stderr == "", built.stderr
+
+
+def test_partial_results_reloaded_from_dram_are_combined_by_the_storer():
+    descriptor, values, _ = _design(*MM_RELOAD)
+    cpp = kernel_sources(descriptor, values)["kernel_kernel.cpp"]
+    assert "C_L3_in" not in _functions(cpp)
+    assert re.search(r"slot = \(k_tile == 0\) \? value : \(C_t\)\(slot \+ value\);", cpp)
+
+
+def test_padded_iterations_are_guarded_by_the_original_domain():
+    descriptor, values, _ = _design(*MM_2D)
+    cpp = kernel_sources(descriptor, values)["kernel_kernel.cpp"]
+    assert "if (i < 60 && j < 50 && k < 70)" in cpp
+
+
+def test_statements_the_generator_cannot_place_are_refused_in_one_line():
+    descriptor, values, _ = _design(*MM_2D)
+    descriptor["compute"]["after"] = [{"name": "S2", "target": "C[i][j]", "expression": "relu(C[i][j])"}]
+    with pytest.raises(ExportError) as info:
+        kernel_sources(descriptor, values)
+    assert "\n" not in str(info.value)

@@ -1,0 +1,64 @@
+import subprocess
+
+import pytest
+
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.export import export_project
+from engine.csim import CsimError, run_csim
+from engine.errors import EngineError
+from engine.resources import KERNELS
+
+PARAMS = {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 2, "k_t2": 2}
+
+
+@pytest.fixture
+def project(tmp_path):
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path / "mm_2d")
+
+
+def test_an_exported_design_passes_with_any_seed(project):
+    for seed in (0, 1):
+        result = run_csim(project, seed=seed)
+        assert result.passed and result.summary == "PASS: 64 elements of C match" and result.mismatch is None
+    assert not (project / "csim").exists()
+
+
+def test_a_corrupted_output_names_the_first_mismatch_and_the_command(project):
+    source = project / "src" / "kernel_kernel.cpp"
+    text = source.read_text()
+    assert "slot = value;" in text
+    source.write_text(text.replace("slot = value;", "slot = address == 13 ? value + 1 : value;"))
+    result = run_csim(project)
+    assert not result.passed
+    assert result.mismatch.startswith("C[1][5] expected ") and result.summary == "FAIL: " + result.mismatch
+    assert "g++" in result.command and "kernel_kernel.cpp" in result.command
+    rerun = subprocess.run(result.command, shell=True, capture_output=True, text=True, check=False)
+    assert rerun.returncode != 0 and result.mismatch in rerun.stdout
+
+
+def test_a_missing_producer_is_a_failure_naming_the_empty_stream(project):
+    source = project / "src" / "kernel_kernel.cpp"
+    lines = source.read_text().splitlines()
+    source.write_text("\n".join(l for l in lines if not l.strip().startswith("A_L3_in(A,")) + "\n")
+    result = run_csim(project)
+    assert not result.passed and "read while empty" in result.summary and "A_to_A_L2_in_0" in result.summary
+
+
+def test_a_compile_error_is_a_failure_with_the_compiler_message(project):
+    source = project / "src" / "kernel_kernel.cpp"
+    source.write_text(source.read_text() + "\nthis is not C++;\n")
+    result = run_csim(project)
+    assert not result.passed and result.summary.startswith("FAIL: compile error:") and "error" in result.log
+
+
+def test_a_directory_without_design_json_is_a_one_line_engine_error(tmp_path):
+    with pytest.raises(CsimError) as info:
+        run_csim(tmp_path)
+    assert isinstance(info.value, EngineError) and "design.json" in str(info.value) and "\n" not in str(info.value)
+    (tmp_path / "design.json").write_text("{}")
+    (tmp_path / "src").mkdir()
+    for name in ("kernel_kernel.cpp", "kernel_kernel.h"):
+        (tmp_path / "src" / name).write_text("")
+    with pytest.raises(CsimError, match="not a design file"):
+        run_csim(tmp_path)
