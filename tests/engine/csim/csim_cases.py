@@ -32,7 +32,7 @@ class Case:
     def id(self) -> str:
         sizes = "x".join(str(v) for k, v in self.defines if k != "DATA_T")
         dtype = dict(self.defines).get("DATA_T", "float")
-        return f"{self.kernel}-{self.design}-{sizes}-{dtype}"
+        return f"{self.kernel}-{self.design}-{sizes}-{dtype}-seed{self.seed}"
 
 
 @functools.cache
@@ -54,21 +54,24 @@ def configuration(case: Case) -> dict[str, int]:
     return values
 
 
-def mm_cases() -> list[Case]:
+@functools.cache
+def mm_cases() -> tuple[Case, ...]:
     designs = [d.id for d in _space("mm", (("I", 4), ("J", 4), ("K", 4))).designs]
     sizes = [(("I", 64), ("J", 64), ("K", 64)), (("I", 60), ("J", 50), ("K", 70))]
-    return [Case("mm", d, sizes[n % 2] + (("DATA_T", DTYPES[n % 3]),), 12, n) for n, d in enumerate(designs)]
+    return tuple(Case("mm", d, sizes[n % 2] + (("DATA_T", DTYPES[n % 3]),), 12, n) for n, d in enumerate(designs))
 
 
-def cnn_cases() -> list[Case]:
+@functools.cache
+def cnn_cases() -> tuple[Case, ...]:
     designs = [d.id for d in _space("cnn", (("O", 4), ("I", 4), ("H", 4), ("W", 4), ("P", 3), ("Q", 3))).designs]
     sizes = [(("O", 8), ("I", 9), ("H", 10), ("W", 12)), (("O", 16), ("I", 8), ("H", 13), ("W", 9)),
              (("O", 11), ("I", 14), ("H", 8), ("W", 16))]
-    return [Case("cnn", d, sizes[n % 3] + (("P", 3), ("Q", 3), ("DATA_T", DTYPES[(n + 1) % 3])), 6, n)
-            for n, d in enumerate(designs)]
+    return tuple(Case("cnn", d, sizes[n % 3] + (("P", 3), ("Q", 3), ("DATA_T", DTYPES[(n + 1) % 3])), 6, n)
+                 for n, d in enumerate(designs))
 
 
-def tensor_cases() -> list[Case]:
+@functools.cache
+def tensor_cases() -> tuple[Case, ...]:
     """Per tensor kernel: a design whose partial sums flow from PE to PE, and one that reloads them."""
     cases = []
     for n, (kernel, sizes) in enumerate([("mttkrp", (("I", 6), ("J", 5), ("K", 7), ("L", 6))),
@@ -83,7 +86,7 @@ def tensor_cases() -> list[Case]:
                     chosen.append(design.id)
                     break
         cases += [Case(kernel, d, sizes + (("DATA_T", DTYPES[(n + k) % 3]),), 5, 7 + k) for k, d in enumerate(chosen)]
-    return cases
+    return tuple(cases)
 
 
 def export_case(case: Case, root: Path) -> Path:

@@ -4,7 +4,7 @@ int16 and int8 spread across the cases)."""
 import pytest
 from csim_cases import cnn_cases, mm_cases, simulate_all, tensor_cases
 
-CASES = mm_cases() + cnn_cases() + tensor_cases()
+CASES = (*mm_cases(), *cnn_cases(), *tensor_cases())
 
 
 @pytest.fixture(scope="module")
