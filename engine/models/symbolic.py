@@ -136,14 +136,21 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
         macs *= n
     paths = [prologue + terms[pe.name] + epilogue]
     for m in arch.modules:
-        if m.kind == "pe" or not m.phases:
+        if m.kind == "pe":
             continue
-        blocks = smax(1, m.phases[0].loops[0].trip)  # the events loop of its load / drain phase (0: no reloads)
+        # what the PEs still do after this module's last block: one block of the group's computation
+        # (for partial results reloaded into an accumulator, one output block of that group)
+        per_block = terms[pe.name] / next(g.loads for g in arch.groups if g.array == m.array)
         above = CHAIN_LEVEL_CYCLES * (max(x.level for x in arch.modules if x.array == m.array and x.level) - m.level)
+        transfer = phase_cycles(m, m.phases[0])  # load / drain: what the module does on its own
+        paced = [phase_cycles(m, p) for p in m.phases[1:]]  # feed / collect: paced by the PEs
         if m.kind == "io":
-            paths.append(DRAM_READ_LATENCY + above + terms[m.name] + terms[pe.name] / blocks + epilogue)
+            # a buffer fed to the PEs: overlapped, its last feed is the PEs' last block; else after its loads
+            work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
+            paths.append(DRAM_READ_LATENCY + above + work + epilogue)
         else:
-            paths.append(prologue + terms[pe.name] / blocks + terms[m.name] + above + DRAM_WRITE_LATENCY)
+            work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
+            paths.append(prologue + work + above + DRAM_WRITE_LATENCY)
     latency = smax(*paths)
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
