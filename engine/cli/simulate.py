@@ -13,7 +13,13 @@ from engine.compiler.design_space import compile_kernel
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
-from engine.sim import DEFAULT_MAX_CYCLES, SimulationBudgetExceeded, SimulationDeadlock, format_result, simulate
+from engine.sim import (
+    DEFAULT_MAX_CYCLES,
+    SimulationBudgetExceeded,
+    SimulationDeadlock,
+    format_result,
+    simulate,
+)
 
 HELP = "simulate one configuration of a design cycle by cycle (deadlocks, stalls, FIFO peaks)"
 

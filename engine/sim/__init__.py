@@ -5,8 +5,15 @@ FIFOs (depths from engine/compiler/fifo_depths.py) and returns a SimulationResul
 the analytical latency formulas. Rules and their sources: docs/sim.md.
 """
 from engine.sim.hardware import DramModel
-from engine.sim.simulate import (DEFAULT_MAX_CYCLES, SimulationBudgetExceeded, SimulationDeadlock,
-                                 SimulationResult, check_values, format_result, simulate)
+from engine.sim.simulate import (
+                                 DEFAULT_MAX_CYCLES,
+                                 SimulationBudgetExceeded,
+                                 SimulationDeadlock,
+                                 SimulationResult,
+                                 check_values,
+                                 format_result,
+                                 simulate,
+)
 
 __all__ = ["DEFAULT_MAX_CYCLES", "DramModel", "SimulationBudgetExceeded", "SimulationDeadlock",
            "SimulationResult", "check_values", "format_result", "simulate"]

@@ -50,7 +50,7 @@ class Network:
 
 
 def _int(text: str, values: dict) -> int:
-    return int(round(evaluate(text, values)))
+    return round(evaluate(text, values))
 
 
 class _Builder:
@@ -129,7 +129,7 @@ class _Builder:
         self.tiles = math.prod(t for _, t in self.tile_loops)
         self.pe_iters = math.prod(_int(l["trip"], self.values) for l in pe["phases"][0]["loops"] if l["role"] != "tile")
         for node in self.nodes:
-            name, index = node
+            name = node[0]
             module = self.modules[name]
             if module["kind"] == "pe":
                 threads.append(self.pe_thread(node))
@@ -209,7 +209,7 @@ class _Builder:
     def io_threads(self, node, module: dict, direction: str, memo: dict) -> list[Thread]:
         group = self.group_of(module)
         g = self.groups[group]
-        events, per_block, reload = self.blocks(group, direction)
+        events, per_block, _ = self.blocks(group, direction)
         own_box = self.served(node, direction, memo)
         vol_self = self.volume(group, own_box)
         buffer = module["buffers"][0] if module["buffers"] else None

@@ -22,8 +22,21 @@ from dataclasses import dataclass, field
 
 
 class Fifo:
-    __slots__ = ("name", "depth", "arrivals", "written", "read", "last_reads", "producer", "consumer",
-                 "peak", "internal", "width_bits", "blocked_reader", "blocked_writer")
+    __slots__ = (
+        "arrivals",
+        "blocked_reader",
+        "blocked_writer",
+        "consumer",
+        "depth",
+        "internal",
+        "last_reads",
+        "name",
+        "peak",
+        "producer",
+        "read",
+        "width_bits",
+        "written",
+    )
 
     def __init__(self, name: str, depth: int, *, internal: bool = False):
         self.name, self.depth, self.internal = name, depth, internal
@@ -134,8 +147,7 @@ def _take(f: Fifo, s: int, wake: list) -> None:
         if r < arrival:
             break
         occ += 1
-    if occ > f.peak:
-        f.peak = occ
+    f.peak = max(f.peak, occ)
     f.read += 1
     f.last_reads.append(s)
     if f.blocked_writer is not None:
@@ -209,8 +221,7 @@ def _advance_full_rate(th: Thread, seg: Segment, budget: int, wake: list) -> boo
                     for r in reads:
                         if r >= arrival:
                             occ += 1
-                if occ > f.peak:
-                    f.peak = occ
+                f.peak = max(f.peak, occ)
                 f.read += 1
                 reads.append(s)
                 if f.blocked_writer is not None:

@@ -88,7 +88,7 @@ def check_values(descriptor: dict, values: dict[str, int]) -> None:
             elif c["kind"] == "power_of_two" and v & (v - 1):
                 problems.append(f"{name}={v} must be a power of two")
             elif c["kind"] == "divides_expression":
-                block = int(round(evaluate(c["of"], values)))
+                block = round(evaluate(c["of"], values))
                 if block % v:
                     problems.append(f"{name}={v} must divide its block's innermost extent {block}")
     if problems:
@@ -96,10 +96,10 @@ def check_values(descriptor: dict, values: dict[str, int]) -> None:
 
 
 def simulate(descriptor: dict, values: dict[str, int], *, max_cycles: int = DEFAULT_MAX_CYCLES,
-             dram: DramModel = DramModel()) -> SimulationResult:
+             dram: DramModel | None = None) -> SimulationResult:
     """`values`: every tuning parameter, data-packing factors included."""
     check_values(descriptor, values)
-    net = build_network(descriptor, values, dram)
+    net = build_network(descriptor, values, dram or DramModel())
     outcome = run(net.threads, net.fifos, max_cycles)
     result = _result(descriptor, values, net, outcome.cycles)
     if outcome.deadlock is not None:
@@ -148,8 +148,8 @@ def _result(descriptor: dict, values: dict, net: Network, cycles: int) -> Simula
 
 def format_result(result: SimulationResult) -> str:
     lines = [f"design {result.design}  " + " ".join(f"{k}={v}" for k, v in result.params.items()),
-             f"simulated {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}; "
-             f"{result.threads} threads, {result.iterations:,} pipelined iterations",
+             (f"simulated {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}; "
+              f"{result.threads} threads, {result.iterations:,} pipelined iterations"),
              f"{'module':16} {'inst':>5} {'busy':>12} {'stall in':>12} {'stall out':>12} {'idle':>12}  thread"]
     for name, m in sorted(result.modules.items(), key=lambda kv: -kv[1].busy):
         mark = "  <- bottleneck" if name == result.bottleneck else ""

@@ -26,7 +26,16 @@ from engine.models.report import evaluate_configuration
 from engine.models.sampling import random_configuration
 from engine.resources import DEFAULT_KERNEL, KERNELS
 from engine.sim import simulate
-from engine.studies.common import Comparison, Log, StudyReport, _figure, finish, percent, prepare_output, write_csv
+from engine.studies.common import (
+    Comparison,
+    Log,
+    StudyReport,
+    _figure,
+    finish,
+    percent,
+    prepare_output,
+    write_csv,
+)
 
 NAME = "model_accuracy"
 PAPER_WORKLOADS = ((KERNELS / "mm.c", ["I=64", "J=64", "K=64"]),

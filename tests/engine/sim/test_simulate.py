@@ -32,7 +32,7 @@ def prepared(space, design_id, params, *, double_buffering=True):
     return model, descriptor, values
 
 
-ONE_TILE = dict(i_t1=8, j_t1=8, k_t1=8, i_t2=2, j_t2=2, k_t2=2)
+ONE_TILE = {"i_t1": 8, "j_t1": 8, "k_t1": 8, "i_t2": 2, "j_t2": 2, "k_t2": 2}
 
 
 def test_one_tile_pe_timeline_by_hand(mm8):
@@ -51,7 +51,7 @@ def test_one_tile_pe_timeline_by_hand(mm8):
 
 
 def test_busy_and_stalls_add_up_to_the_cycles_for_every_module(mm8):
-    _, descriptor, values = prepared(mm8, DESIGN, dict(i_t1=4, j_t1=3, k_t1=5, i_t2=2, j_t2=1, k_t2=1))
+    _, descriptor, values = prepared(mm8, DESIGN, {"i_t1": 4, "j_t1": 3, "k_t1": 5, "i_t2": 2, "j_t2": 1, "k_t2": 1})
     result = simulate(descriptor, values)
     for name, m in result.modules.items():
         assert m.busy + m.stall_in + m.stall_out + m.idle == result.cycles, name
@@ -61,7 +61,7 @@ def test_busy_and_stalls_add_up_to_the_cycles_for_every_module(mm8):
 
 
 def test_double_buffering_overlaps_loads_with_feeding(mm8):
-    params = dict(i_t1=8, j_t1=4, k_t1=4, i_t2=4, j_t2=2, k_t2=1)  # II = 1: the I/O modules keep pace
+    params = {"i_t1": 8, "j_t1": 4, "k_t1": 4, "i_t2": 4, "j_t2": 2, "k_t2": 1}  # II = 1: the I/O modules keep pace
     on = simulate(*prepared(mm8, DESIGN, params)[1:])
     off = simulate(*prepared(mm8, DESIGN, params, double_buffering=False)[1:])
     assert off.cycles > on.cycles * 1.1
