@@ -66,8 +66,9 @@ def run_model_accuracy(space: DesignSpace, device: Device, *, designs: list[str]
                        seconds: float | None = None, samples: int | None = None, seeds: int = 1,
                        out_dir: str | Path = "study-model-accuracy", force: bool = False,
                        log: Log | None = None) -> StudyReport:
-    """`samples`: configurations per design (default 5); `seeds`: the random draws' seed is 0..seeds-1
-    (each adds `samples` configurations); `seconds` is not used (a simulation runs to completion)."""
+    """`samples`: configurations per design (default 5); `seeds`: seeds 0..seeds-1, each adding `samples`
+    configurations per design, drawn from (seed, the design's position); `seconds` is not used (a
+    simulation runs to completion)."""
     del seconds
     started = time.perf_counter()
     out = prepare_output(out_dir, force=force)
@@ -80,10 +81,11 @@ def run_model_accuracy(space: DesignSpace, device: Device, *, designs: list[str]
     for sp in spaces:
         label = f"{sp.kernel.name} " + ",".join(f"{k}={v}" for k, v in sp.kernel.sizes.items())
         chosen = [d for d in sp.designs if not designs or d.id in designs]
-        for design in chosen:
+        for number, design in enumerate(chosen):
             model = PerformanceModel(sp, design, device)
             descriptor = build_descriptor(sp, design, model.architecture)
-            configs = [c for seed in range(seeds) for c in configurations(design, per_design, np.random.default_rng(seed))]
+            configs = [c for seed in range(seeds)
+                       for c in configurations(design, per_design, np.random.default_rng([seed, number]))]
             for params in configs:
                 rows.append(_row(label, model, descriptor, params))
                 if log:
