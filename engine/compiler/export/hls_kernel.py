@@ -330,7 +330,10 @@ class VitisHLSTarget(Target):
             with c.block(f"if ({first})" if first else "/* load the next block */", tail="}"):
                 if copies == 2:
                     c.line("ping = 1 - ping;")
-                if not module["dram"]:
+                if module["dram"]:
+                    c.line(f"{port.word_type} word = {{}};  /* the bus word last read: each is read once per row */")
+                    c.line("long word_index = -1;")
+                else:
                     c.line(f"word_reader<{group.array}_t, {plan.streams[s['in']].pack}> from_parent;")
                 if "next" in s:
                     c.line(f"word_writer<{group.array}_t, {plan.streams[s['next']].pack}> forward;")
@@ -342,8 +345,10 @@ class VitisHLSTarget(Target):
                         address = total([product([f"({_tidy(total([self.origin(group, d), f'd{d}']))})", str(st)])
                                          for d, st in enumerate(strides)])
                         c.line(f"const long address = {address};")
-                        c.line(f"const {group.array}_t value = {port.name}[address / {port.word_elements}]"
-                               f".lane[address % {port.word_elements}];")
+                        with c.block(f"if (address / {port.word_elements} != word_index)"):
+                            c.line(f"word_index = address / {port.word_elements};")
+                            c.line(f"word = {port.name}[word_index];")
+                        c.line(f"const {group.array}_t value = word.lane[address % {port.word_elements}];")
                     else:
                         c.line(f"const {group.array}_t value = from_parent.get(in);")
                     if "next" in s:
@@ -392,6 +397,10 @@ class VitisHLSTarget(Target):
         s = inst.streams
         events = plan.event_loops(group)
         own_pack = plan.streams[s["own"]].pack
+        if module["dram"]:
+            port = plan.interface.port(group.array)
+            c.line(f"{port.word_type} word = {{}};  /* the bus word being updated, written back when left */")
+            c.line("long word_index = -1;")
         with c.loops(self._tile_loops(events)):
             if module["dram"]:
                 self._store(inst, box, own_pack)
@@ -413,6 +422,8 @@ class VitisHLSTarget(Target):
                             c.pragma("HLS pipeline II=1")
                             c.line(f"to.put(out, from.get({var}));")
                         c.line("to.flush(out);")
+        if module["dram"]:
+            c.line(f"if (word_index >= 0) {plan.interface.port(group.array).name}[word_index] = word;")
 
     def _first_condition(self) -> str:
         """The reduction's first acc event for these elements: the earlier tiles of every reduction
@@ -440,9 +451,12 @@ class VitisHLSTarget(Target):
                     coords.append(_tidy(total([self.origin(group, d), offset, f"d{d}"])))
                 address = total([product([f"({x})", str(st)]) for x, st in zip(coords, strides)])
                 c.line(f"const long address = {address};")
+                with c.block(f"if (address / {port.word_elements} != word_index)"):
+                    c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
+                    c.line(f"word_index = address / {port.word_elements};")
+                    c.line(f"word = {port.name}[word_index];")
                 c.line(f"const {group.array}_t value = from.get(own);")
-                c.line(f"{group.array}_t &slot = {port.name}[address / {port.word_elements}]"
-                       f".lane[address % {port.word_elements}];")
+                c.line(f"{group.array}_t &slot = word.lane[address % {port.word_elements}];")
                 if overwrite and (not first or group.kind == "out"):
                     c.line("slot = value;")
                 elif overwrite:
