@@ -7,9 +7,17 @@ kernel, selects the best design, writes a PNG of the whole window and exits 0.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.main_window import MainWindow
+from app.views import theme
+from engine.resources import DEFAULT_KERNEL
 
 SCREEN_SIZE = (1680, 1020)
 
@@ -27,14 +35,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.screenshot:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QTimer  # the platform must be chosen before Qt loads
-    from PySide6.QtWidgets import QApplication
-
-    from app.main_window import MainWindow
-    from app.views import theme
-    from engine.resources import DEFAULT_KERNEL
-
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # read when the QApplication is made
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("Systolic Studio")
     theme.apply(app)
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     window.resize(*SCREEN_SIZE)
     window.show()
     if args.screenshot:
-        code = _screenshot(app, window, Path(args.screenshot), args.search_seconds, args.method, QTimer)
+        code = _screenshot(window, Path(args.screenshot), args.search_seconds, args.method)
     else:
         code = app.exec()
     _dispose(app, window)
@@ -60,12 +61,13 @@ def _dispose(app, window) -> None:
     window.deleteLater()
     app.sendPostedEvents(None, 0)
     app.processEvents()
-    import gc
     gc.collect()
 
 
-def _screenshot(app, window, path: Path, seconds: float, method: str, QTimer) -> int:
-    outcome = {"code": 1}
+def _screenshot(window, path: Path, seconds: float, method: str) -> int:
+    """A local event loop, not app.exec()/quit(): quitting the application would stop later loops
+    of a process that goes on (tests call main())."""
+    outcome, loop = {"code": 1}, QEventLoop()
 
     def finished():
         if window.search.running:
@@ -79,7 +81,7 @@ def _screenshot(app, window, path: Path, seconds: float, method: str, QTimer) ->
         if not ok:
             print(f"error: cannot write {path}", file=sys.stderr)
         outcome["code"] = 0 if ok else 2
-        app.quit()
+        loop.quit()
 
     if window.session.space is None:
         print(f"error: {window.session.error}", file=sys.stderr)
@@ -87,7 +89,7 @@ def _screenshot(app, window, path: Path, seconds: float, method: str, QTimer) ->
     window.search.stateChanged.connect(finished)
     window.search_panel.method.setCurrentText(method)
     window.start_search(method, seconds, False)
-    app.exec()
+    loop.exec()
     return outcome["code"]
 
 

@@ -203,7 +203,7 @@ class MainWindow(QMainWindow):
         request = SearchRequest(str(self.session.work_file), self.session.defines(), self.session.device,
                                 method, float(seconds), designs)
         self.search.start(request, kernel_text=self.session.text, sizes=self.session.sizes(),
-                          kernel_name=self.session.space.kernel.name)
+                          kernel_name=self.session.space.kernel.name, kernel_path=str(self.session.path))
 
     def _search_ticked(self, snapshots: list) -> None:
         for p in snapshots:

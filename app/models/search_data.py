@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.search.progress import ExplorationResult, Progress
 
-MAX_POINTS = 6000
+MAX_POINTS = 1500
 RATE_WINDOW = 1.0  # seconds  # scatter points kept; beyond this every other point is dropped
 
 
@@ -81,8 +81,9 @@ class SearchTraces:
     def total_samples(self) -> int:
         return sum(self.samples.values())
 
-    def plot_data(self, now: float | None = None) -> PlotData:
-        """`now` extends every best-so-far line to the current time (a step that has not moved)."""
+    def plot_data(self, now: float | None = None, *, points: bool = True) -> PlotData:
+        """`now` extends every best-so-far line to the current time (a step that has not moved);
+        `points=False` leaves the scatter out (empty), for the ticks that do not redraw it."""
         def series(pairs):
             if not pairs:
                 return Series(np.empty(0), np.empty(0))
@@ -90,7 +91,7 @@ class SearchTraces:
                 pairs = [*pairs, (now, pairs[-1][1])]
             t, y = zip(*pairs)
             return Series(np.array(t), np.array(y))
-        points = np.array(self._points) if self._points else np.empty((0, 2))
+        points = np.array(self._points) if self._points and points else np.empty((0, 2))
         return PlotData({d: series(v) for d, v in self.best.items()}, series(self.overall),
                         series(self.rate) if self.rate else Series(np.empty(0), np.empty(0)),
                         points, pareto_front(points))

@@ -10,7 +10,6 @@ from PySide6.QtCore import QObject, Signal
 from app.models.search_data import SearchTraces
 from app.workers.search_process import SearchRequest
 from app.workers.search_worker import SearchWorker
-from engine.errors import EngineError
 from engine.search.progress import ExplorationResult
 from engine.search.store import RunStore, StoredRun
 
@@ -30,19 +29,20 @@ class SearchSession(QObject):
         self.message = ""
         self.run_ids: list[int] = []
         self.database: str | None = None  # None: the default run database
-        self._kernel: dict = {}
 
     @property
     def running(self) -> bool:
         return self.worker is not None
 
-    def start(self, request: SearchRequest, *, kernel_text: str, sizes: dict[str, int], kernel_name: str) -> None:
+    def start(self, request: SearchRequest, *, kernel_text: str, sizes: dict[str, int], kernel_name: str,
+              kernel_path: str | None = None) -> None:
+        """`kernel_path`: the file the run is stored under (the request may point at a work copy)."""
         if self.running:
             return
         self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
-        self._kernel = {"kernel_path": request.kernel_path, "kernel_text": kernel_text, "sizes": sizes,
-                        "name": kernel_name}
-        self.worker = SearchWorker(request)
+        record = {"kernel": kernel_name, "kernel_path": kernel_path or request.kernel_path,
+                  "kernel_text": kernel_text, "sizes": sizes, "database": self.database}
+        self.worker = SearchWorker(request, record)
         self.worker.ticked.connect(self._tick)
         self.worker.designDone.connect(self.designFinished)
         self.worker.searchFinished.connect(self._finished)
@@ -71,25 +71,10 @@ class SearchSession(QObject):
         worker, self.worker = self.worker, None
         worker.wait()
         worker.deleteLater()
-        request = worker.request
-        if not result.kernel:
-            result = ExplorationResult(self._kernel["name"], result.method, result.seed, result.designs)
         self.result, self.status, self.message = result, ("failed" if error and not result.designs else status), error
-        if result.designs:
-            try:
-                with RunStore(self.database) as store:
-                    run_id = store.save(kernel_path=self._kernel["kernel_path"], kernel_text=self._kernel["kernel_text"],
-                                        sizes=self._kernel["sizes"], device=request.device, method=request.method,
-                                        seed=request.seed, budget={"seconds": request.seconds, "samples": None},
-                                        result=result, status=status, options={"source": "systolic-studio"})
-                self.run_ids.append(run_id)
-            except EngineError as exc:
-                self.message = f"the run was not stored: {exc}"
+        if worker.run_id is not None:
+            self.run_ids.append(worker.run_id)
         self.stateChanged.emit()
-
-    def stored_runs(self):
-        with RunStore(self.database) as store:
-            return [r for r in store.list_runs() if r.id in set(self.run_ids)] if self.run_ids else []
 
     def load_run(self, run_id: int) -> StoredRun:
         with RunStore(self.database) as store:

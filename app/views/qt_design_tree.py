@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QHeaderView, QTreeView
 
 from app.models.design_tree_model import DESIGN_ROLE, DesignTreeModel
 
+COLUMN_WIDTHS = (230, 70, 60, 70, 120)
+
 
 class QtDesignTree(QTreeView):
     designSelected = Signal(str)
@@ -20,10 +22,10 @@ class QtDesignTree(QTreeView):
         self.setUniformRowHeights(True)
         self.setSelectionMode(QTreeView.ExtendedSelection)
         header = self.header()
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
-        header.setStretchLastSection(False)
-        for column in range(1, model.columnCount()):
-            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.Interactive)  # ResizeToContents re-measures every row per change
+        for column, width in enumerate(COLUMN_WIDTHS):
+            header.resizeSection(column, width)
         model.rowsInserted.connect(lambda *_: self.expandAll())
         self.selectionModel().currentRowChanged.connect(self._current_changed)
 

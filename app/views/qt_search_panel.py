@@ -21,6 +21,7 @@ from app.views import theme
 from engine.search.methods import METHODS
 
 SCOPES = ("all designs", "selected designs")
+SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
 
 
 def _plot(title: str, x: str, y: str) -> pg.PlotWidget:
@@ -39,6 +40,7 @@ class QtSearchPanel(QWidget):
     def __init__(self, session: SearchSession, parent=None):
         super().__init__(parent)
         self.session = session
+        self._ticks = 0
         self.method = QComboBox()
         self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
@@ -68,10 +70,9 @@ class QtSearchPanel(QWidget):
         self.scatter_plot.setLogMode(x=True, y=False)
         self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall")
         self.design_curves: dict[str, pg.PlotDataItem] = {}
-        self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2), fillLevel=0,
-                                        brush=pg.mkBrush(107, 214, 138, 50))
-        self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None,
-                                      symbolBrush=pg.mkBrush(79, 163, 255, 70))
+        self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2))
+        self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None, antialias=False,
+                                      symbolBrush=pg.mkBrush(79, 163, 255, 90))
         self.front = pg.PlotDataItem(pen=pg.mkPen("#ffb454", width=2), symbol="o", symbolSize=7,
                                      symbolBrush="#ffb454", symbolPen=None, name="Pareto front")
         self.scatter_plot.addItem(self.points)
@@ -94,7 +95,9 @@ class QtSearchPanel(QWidget):
 
     def redraw(self) -> None:
         s = self.session
-        data = s.traces.plot_data(now=s.elapsed if s.running else None)
+        self._ticks += 1
+        scatter = not s.running or self._ticks % SCATTER_EVERY == 1
+        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=scatter)
         for design, series in data.per_design.items():
             curve = self.design_curves.get(design)
             if curve is None:
@@ -104,10 +107,10 @@ class QtSearchPanel(QWidget):
             curve.setData(series.t, series.y)
         self.overall.setData(data.overall.t, data.overall.y)
         self.rate.setData(data.rate.t, data.rate.y)
-        if len(data.points):
+        if scatter and len(data.points):
             self.points.setData(data.points[:, 0], data.points[:, 1])
             self.front.setData(data.front[:, 0], data.front[:, 1])
-        else:
+        elif scatter:
             self.points.setData([], [])
             self.front.setData([], [])
         best = data.overall.y[-1] if len(data.overall.y) else None

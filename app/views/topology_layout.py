@@ -86,6 +86,5 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
         if m["dram"] and nodes:
             first = boxes[nodes[0]]
             shift = CELL * 1.1
-            drams[m["name"]] = Box(first.x - shift if incoming else first.x + shift,
-                                   first.y - shift * 0.4 if incoming else first.y + shift * 0.4, MODULE_SIZE)
+            drams[m["name"]] = Box(first.x - shift if incoming else first.x + shift, first.y, MODULE_SIZE)
     return boxes, drams

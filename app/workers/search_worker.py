@@ -1,6 +1,7 @@
 """SearchWorker(request): a QThread that runs the search process and relays what it reports as
-queued signals, at a steady 10 Hz (`ticked`), plus `designDone` per finished design and `finished`
-with the (possibly partial) ExplorationResult and how the run ended.
+queued signals, at a steady 10 Hz (`ticked`), plus `designDone` per finished design and
+`searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text;
+the run is stored in the run database before that.
 
 Stop: the cancel event asks the engine to stop after its current batch; if the child has not
 finished 0.3 s later (e.g. inside an MP solve) it is terminated and the designs it finished are kept.
@@ -15,10 +16,12 @@ import time
 from PySide6.QtCore import QThread, Signal
 
 from app.workers.search_process import SearchRequest, run_search
+from engine.errors import EngineError
 from engine.search.progress import ExplorationResult
+from engine.search.store import RunStore
 
 TICK = 0.1  # seconds between `ticked` signals
-STOP_GRACE = 0.3  # seconds the child gets to stop by itself
+STOP_GRACE = 0.25  # seconds the child gets to stop by itself
 
 
 class SearchWorker(QThread):
@@ -26,11 +29,14 @@ class SearchWorker(QThread):
     designDone = Signal(object)  # DesignResult
     searchFinished = Signal(object, str, str)  # ExplorationResult, "finished" | "interrupted", error text
 
-    def __init__(self, request: SearchRequest, parent=None):
+    def __init__(self, request: SearchRequest, record: dict | None = None, parent=None):
+        """`record`: kernel, kernel_path, kernel_text, sizes, database - to store the run when it ends."""
         super().__init__(parent)
-        self.request = request
+        self.request, self.record = request, record or {}
         self._stop = threading.Event()
         self.stop_requested_at: float | None = None
+        self.search_ended_at: float | None = None  # the search process has stopped computing
+        self.run_id: int | None = None
 
     def stop(self) -> None:
         if not self._stop.is_set():
@@ -38,6 +44,13 @@ class SearchWorker(QThread):
             self._stop.set()
 
     def run(self) -> None:
+        try:
+            self._run()
+        except Exception as exc:  # noqa: BLE001 (e.g. the process cannot start): reported, never hangs
+            result = ExplorationResult("", self.request.method, self.request.seed, ())
+            self.searchFinished.emit(result, "interrupted", f"the search could not run: {type(exc).__name__}: {exc}")
+
+    def _run(self) -> None:
         context = multiprocessing.get_context("spawn")
         queue, cancel = context.Queue(), context.Event()
         process = context.Process(target=run_search, args=(self.request, queue, cancel), daemon=True)
@@ -74,14 +87,31 @@ class SearchWorker(QThread):
                 self.ticked.emit(pending, now - start)
                 pending, next_tick = [], now + TICK
         self.ticked.emit(pending, time.perf_counter() - start)
-        if process.is_alive():
+        if process.is_alive() and stop_at is None:
             process.join(0.05)
         if process.is_alive():
             process.terminate()
             process.join(1.0)
         queue.cancel_join_thread()
         queue.close()
+        self.search_ended_at = time.perf_counter()
         if result is None:
-            result = ExplorationResult("", self.request.method, self.request.seed, tuple(done))
-        stopped = self._stop.is_set() or any(d.stopped == "cancelled" for d in result.designs)
-        self.searchFinished.emit(result, "interrupted" if stopped else "finished", error)
+            result = ExplorationResult(self.record.get("kernel", ""), self.request.method, self.request.seed,
+                                       tuple(done))
+        status = "interrupted" if self._stop.is_set() or any(d.stopped == "cancelled" for d in result.designs) \
+            else "finished"
+        if result.designs and self.record:
+            try:
+                self.run_id = self._store(result, status)
+            except EngineError as exc:
+                error = f"the run was not stored: {exc}"
+        self.searchFinished.emit(result, status, error)
+
+    def _store(self, result: ExplorationResult, status: str) -> int:
+        """Store the run here, off the GUI thread: an SQLite commit can take a while on a busy disk."""
+        r, request = self.record, self.request
+        with RunStore(r["database"]) as store:
+            return store.save(kernel_path=r["kernel_path"], kernel_text=r["kernel_text"], sizes=r["sizes"],
+                              device=request.device, method=request.method, seed=request.seed,
+                              budget={"seconds": request.seconds, "samples": None}, result=result, status=status,
+                              options={"source": "systolic-studio"})

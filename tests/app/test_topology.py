@@ -1,0 +1,99 @@
+"""The topology viewer holds one item per PE, I/O module and drain module of the topology graph for
+the chosen parameters, a DRAM port per DRAM-facing module and an arrow per FIFO; big arrays are
+drawn with less detail; hover text tells kind, buffers and trip counts."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+
+from app.models.design_selection import DesignSelection
+from app.views.qt_topology import KIND_ROLE, LARGE, QtTopology
+from engine.compiler.design_space import compile_kernel
+from engine.models.sampling import random_configuration
+from engine.resources import KERNELS
+
+
+@pytest.fixture(scope="module")
+def spaces():
+    return {"mm": compile_kernel(KERNELS / "mm.c", defines={"I": 64, "J": 64, "K": 64}),
+            "cnn": compile_kernel(KERNELS / "cnn.c", defines={"O": 8, "I": 8, "H": 8, "W": 8, "P": 3, "Q": 3})}
+
+
+@pytest.fixture
+def view(qtbot):
+    selection = DesignSelection()
+    topology = QtTopology(selection)
+    qtbot.addWidget(topology)
+    return selection, topology
+
+
+def _expected(selection):
+    graph = selection.topology()
+    kinds = Counter(data["kind"] for _, data in graph.nodes(data=True))
+    dram = sum(1 for m in selection.descriptor["topology"]["modules"] if m["dram"])
+    return kinds, dram, graph.number_of_edges()
+
+
+@pytest.mark.parametrize("kernel,n", [("mm", 0), ("mm", 5), ("mm", 12), ("mm", 17), ("cnn", 0), ("cnn", 21)])
+def test_scene_items_match_the_topology_graph(view, spaces, kernel, n):
+    selection, topology = view
+    space = spaces[kernel]
+    selection.set_space(space)
+    design = space.designs[n]
+    values = random_configuration(design, np.random.default_rng(n), max_t1={loop: 6 for loop in design.band_loops})
+    selection.select(design.id, values)
+    assert selection.report is not None, selection.error
+    kinds, dram, edges = _expected(selection)
+    counts = topology.scene_items_by_kind()
+    assert counts["pe"] == kinds["pe"] > 0
+    assert counts.get("io", 0) == kinds["io"] and counts.get("drain", 0) == kinds["drain"]
+    assert counts["dram"] == dram
+    assert counts["fifo"] == edges
+    items = [i for i in topology.scene().items() if i.data(KIND_ROLE) in ("pe", "io", "drain")]
+    assert len(items) == sum(kinds.values())
+    io = next(i for i in items if i.data(KIND_ROLE) == "io")
+    assert "kind: io" in io.toolTip() and "buffer" in io.toolTip()
+    pe = next(i for i in items if i.data(KIND_ROLE) == "pe")
+    assert "compute:" in pe.toolTip()  # the PE's phase with its loops' trip counts
+
+
+def test_changing_a_parameter_redraws_with_the_new_grid(view, spaces):
+    selection, topology = view
+    space = spaces["mm"]
+    selection.set_space(space)
+    design = next(d for d in space.designs if len(d.space_loops) == 2)
+    selection.select(design.id)
+    before = topology.scene_items_by_kind()["pe"]
+    loop = design.space_loops[0]
+    selection.set_value(f"{loop}_t1", str(selection.values[f"{loop}_t1"] * 2))
+    assert topology.scene_items_by_kind()["pe"] == 2 * before == _expected(selection)[0]["pe"]
+    selection.set_value(f"{loop}_t1", "0")  # illegal: nothing drawn, the reason in the legend
+    assert topology.scene_items_by_kind() == {} and selection.error in topology.legend.text()
+
+
+def test_large_arrays_use_level_of_detail(view, spaces, qtbot):
+    selection, topology = view
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": 512, "J": 512, "K": 64})
+    selection.set_space(space)
+    design = space.design("i-j__i-j.k")
+    values = {"i_t1": 24, "j_t1": 24, "k_t1": 8, "i_t2": 1, "j_t2": 1, "k_t2": 8}
+    selection.select(design.id, values)
+    kinds, _, edges = _expected(selection)
+    assert kinds["pe"] == 576 > LARGE
+    counts = topology.scene_items_by_kind()
+    assert counts["pe"] == 576 and counts["fifo"] == edges
+    bundles = [i for i in topology.scene().items() if i.data(KIND_ROLE) == "fifo-bundle"]
+    assert 0 < len(bundles) <= len(space.kernel.arrays)  # PE-to-PE FIFOs as one path per array
+    topology.resize(800, 600)
+    topology.fitInView(topology.scene().sceneRect(), Qt.KeepAspectRatio)
+    topology._update_detail()
+    assert all(not label.isVisible() for label in topology.labels)
+    for _ in range(25):  # zoom in with the wheel: labels come back
+        topology.wheelEvent(QWheelEvent(QPointF(400, 300), QPointF(400, 300), QPoint(0, 0), QPoint(0, 120),
+                                        Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False))
+    assert topology.transform().m11() > 0.8
+    assert topology.labels and all(label.isVisible() for label in topology.labels)
