@@ -51,7 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         code = app.exec()
     _dispose(app, window)
+    if argv is None:  # the real command: skip interpreter finalization, see _exit_now
+        _exit_now(code)
     return code
+
+
+def _exit_now(code: int) -> None:
+    """Exit without interpreter finalization: with PySide6 6.12 on Python 3.11 the final garbage
+    collection of Qt wrappers sometimes aborts the process after the work is done (exit code 134).
+    Everything worth keeping is already written: runs are committed, settings synced on close."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _dispose(app, window) -> None:
@@ -88,6 +99,7 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         return 2
     window.search.stateChanged.connect(finished)
     window.search_panel.method.setCurrentText(method)
+    window.search_panel.seconds.setValue(seconds)
     window.start_search(method, seconds, False)
     loop.exec()
     return outcome["code"]

@@ -317,4 +317,5 @@ class MainWindow(QMainWindow):
         self.search.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
+        self.settings.sync()
         super().closeEvent(event)
