@@ -252,24 +252,20 @@ class VitisHLSTarget(Target):
         return params
 
     def _function(self, inst: Instance, name: str) -> None:
+        if self._prefetches(inst):
+            self._prefetch_helpers(inst, name)
+        body = {"pe": self._pe, "io": self._io, "drain": self._drain, "sink": self._sink, "head": self._head}[inst.role]
+        self._emit(name, [p for p, _ in self._signature(inst)], self._purpose(inst), lambda: body(inst))
+
+    def _emit(self, name: str, params: list[str], purpose: str, body) -> None:
         c = self.code
-        params = ", ".join(p for p, _ in self._signature(inst))
-        c.line(f"/* {self._purpose(inst)} */")
+        c.line(f"/* {purpose} */")
         head = len(c.lines)
-        with c.block(f"static void {name}({params})"):
-            if inst.role == "pe":
-                self._pe(inst)
-            elif inst.role == "io":
-                self._io(inst)
-            elif inst.role == "drain":
-                self._drain(inst)
-            elif inst.role == "sink":
-                self._sink(inst)
-            else:
-                self._head(inst)
-        body = "\n".join(c.lines[head + 1:])
-        for param, _ in self._signature(inst):
-            if param.startswith("int ") and not re.search(rf"\b{param[4:]}\b", body):
+        with c.block(f"static void {name}({', '.join(params)})"):
+            body()
+        text = "\n".join(c.lines[head + 1:])
+        for param in params:
+            if param.startswith("int ") and not re.search(rf"\b{param[4:]}\b", text):
                 # every instance gets its index for the reader; unused ones stay nameless for g++
                 c.lines[head] = c.lines[head].replace(param, f"int /* {param[4:]} */")
         c.line("")
@@ -301,78 +297,136 @@ class VitisHLSTarget(Target):
     def _box_loops(self, prefix: str, box: tuple[int, ...]) -> list[tuple[str, str, int]]:
         return [(f"{prefix}_d{d}", f"d{d}", n) for d, n in enumerate(box)]
 
-    def _io(self, inst: Instance) -> None:
-        plan, c = self.plan, self.code
+    def _io_shape(self, inst: Instance):
+        plan = self.plan
         group = plan.group(inst.group)
         module = plan.modules[inst.module]
         dims = plan.module_dims[inst.module]
         within = [] if module["dram"] else dims[:-1]
-        incoming = group.reference.box(plan.served_extents(within))
         own = group.reference.box(plan.served_extents(dims))
         feeds_pes = any(f["source"] == inst.module and f["pattern"] in PE_INPUT_PATTERNS
                         for f in plan.descriptor["topology"]["fifos"])
+        return group, module, dims, within, own, feeds_pes
+
+    def _prefetches(self, inst: Instance) -> bool:
+        """Double-buffered modules fed by a stream load the next block while the current one feeds."""
+        if inst.role != "io":
+            return False
+        _, module, _, _, _, feeds_pes = self._io_shape(inst)
+        return feeds_pes and module["overlapped"] and not module["dram"]
+
+    def _io(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group, _, _, _, own, feeds_pes = self._io_shape(inst)
         events = plan.event_loops(group)
-        port = plan.interface.port(group.array)
-        s = inst.streams
-        child = plan.streams[s["child"]]
-        offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
-        copies = 2 if module["overlapped"] and feeds_pes else 1
+        inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
+        first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
+        shape = "".join(f"[{n}]" for n in own)
+        if self._prefetches(inst):
+            name = self._function_name(inst)
+            blocks = math.prod(plan.loops[l].tiles for l in events)
+            load_args = ", ".join(self._load_args(inst))
+            c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
+            c.line(f"{name}_load({load_args}, ping);")
+            c.line("int block = 0;")
+            with c.loops(self._tile_loops(plan.tile_order)):
+                if first:
+                    c.line(f"if ({first}) block++;")
+                else:
+                    c.line("block++;")
+                c.line(f"const bool prefetch = ({first or 'true'}) && block < {blocks};")
+                for current, other in (("ping", "pong"), ("pong", "ping")):
+                    with c.block("if (block % 2 == 1)" if current == "ping" else "else", tail="}"):
+                        c.line(f"if (prefetch) {name}_load({load_args}, {other});")
+                        c.line(f"{name}_feed({current}, to_child);")
+            return
         if feeds_pes:
-            c.line(f"{group.array}_t buffer[{copies}]{''.join(f'[{n}]' for n in own)};"
-                   + ("  /* ping-pong: one block is loaded while the other feeds */" if copies == 2 else ""))
-            c.line("int ping = 0;")
+            c.line(f"{group.array}_t buffer{shape};")
             loops = self._tile_loops(plan.tile_order)
         else:
             loops = self._tile_loops(events)
         with c.loops(loops):
-            inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
-            first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
             with c.block(f"if ({first})" if first else "/* load the next block */", tail="}"):
-                if copies == 2:
-                    c.line("ping = 1 - ping;")
-                if module["dram"]:
-                    c.line(f"{port.word_type} word = {{}};  /* the bus word last read: each is read once per row */")
-                    c.line("long word_index = -1;")
-                else:
-                    c.line(f"word_reader<{group.array}_t, {plan.streams[s['in']].pack}> from_parent;")
-                if "next" in s:
-                    c.line(f"word_writer<{group.array}_t, {plan.streams[s['next']].pack}> forward;")
-                if not feeds_pes:
-                    c.line(f"word_writer<{group.array}_t, {child.pack}> keep;")
-                with c.loops(self._box_loops("load", incoming), pipeline=True):
-                    if module["dram"]:
-                        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(incoming))]
-                        address = total([product([f"({_tidy(total([self.origin(group, d), f'd{d}']))})", str(st)])
-                                         for d, st in enumerate(strides)])
-                        c.line(f"const long address = {address};")
-                        with c.block(f"if (address / {port.word_elements} != word_index)"):
-                            c.line(f"word_index = address / {port.word_elements};")
-                            c.line(f"word = {port.name}[word_index];")
-                        c.line(f"const {group.array}_t value = word.lane[address % {port.word_elements}];")
-                    else:
-                        c.line(f"const {group.array}_t value = from_parent.get(in);")
-                    if "next" in s:
-                        c.line("forward.put(to_next, value);")
-                    inside = " && ".join(
-                        f"d{d} >= {o} && d{d} < {_tidy(total([o, str(n)]))}" if o != "0" else f"d{d} < {n}"
-                        for d, (o, n) in enumerate(zip(offsets, own)) if o != "0" or n != incoming[d])
-                    slot = "".join("[" + _tidy(total([f"d{d}", _neg(o)])) + "]" for d, o in enumerate(offsets))
-                    target = f"buffer[ping]{slot} = value;" if feeds_pes else "keep.put(to_child, value);"
-                    c.line(f"if ({inside}) {target}" if inside else target)
-                if "next" in s:
-                    c.line("forward.flush(to_next);")
-                if not feeds_pes:
-                    c.line("keep.flush(to_child);")
+                self._load_body(inst, "buffer")
             if feeds_pes:
-                coords = self.box_coords(group, dims)
-                lanes = child.pack
-                c.line("/* feed the PEs: one word per PE iteration */")
-                with c.loops(self._point_loops("feed"), pipeline=True):
-                    c.line(f"{_pack_type(group.array, lanes)} word;")
-                    with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
-                        c.pragma("HLS unroll")
-                        c.line(f"word.lane[lane] = buffer[ping]{''.join(f'[{x}]' for x in coords)};")
-                    c.line("to_child.write(word);")
+                self._feed_body(inst, "buffer")
+
+    def _load_args(self, inst: Instance) -> list[str]:
+        dims = self.plan.module_dims[inst.module]
+        return [f"{l}_pe" for l in dims] + ["in"] + (["to_next"] if "next" in inst.streams else [])
+
+    def _prefetch_helpers(self, inst: Instance, name: str) -> None:
+        group, _, dims, _, own, _ = self._io_shape(inst)
+        s = inst.streams
+        buffer = f"{group.array}_t buffer" + "".join(f"[{n}]" for n in own)
+        params = [f"int {l}_pe" for l in dims] + [self._stream_arg("in", s["in"], "in")]
+        if "next" in s:
+            params.append(self._stream_arg("next", s["next"], "to_next"))
+        self._emit(f"{name}_load", params + [buffer], f"{inst.module}: one block in, forwarded down the chain, "
+                   "this instance's box kept", lambda: self._helper(lambda: self._load_body(inst, "buffer")))
+        self._emit(f"{name}_feed", [buffer, self._stream_arg("child", s["child"], "to_child")],
+                   f"{inst.module}: one tile of PE iterations fed from a block",
+                   lambda: self._helper(lambda: self._feed_body(inst, "buffer")))
+
+    def _helper(self, body) -> None:
+        # kept apart so that HLS schedules the load of one buffer next to the feed from the other
+        self.code.pragma("HLS inline off")
+        body()
+
+    def _load_body(self, inst: Instance, buffer: str) -> None:
+        plan, c = self.plan, self.code
+        group, module, dims, within, own, feeds_pes = self._io_shape(inst)
+        incoming = group.reference.box(plan.served_extents(within))
+        port = plan.interface.port(group.array)
+        s = inst.streams
+        child = plan.streams[s["child"]]
+        offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
+        if module["dram"]:
+            c.line(f"{port.word_type} word = {{}};  /* the bus word last read: each is read once per row */")
+            c.line("long word_index = -1;")
+        else:
+            c.line(f"word_reader<{group.array}_t, {plan.streams[s['in']].pack}> from_parent;")
+        if "next" in s:
+            c.line(f"word_writer<{group.array}_t, {plan.streams[s['next']].pack}> forward;")
+        if not feeds_pes:
+            c.line(f"word_writer<{group.array}_t, {child.pack}> keep;")
+        with c.loops(self._box_loops("load", incoming), pipeline=True):
+            if module["dram"]:
+                strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(incoming))]
+                address = total([product([f"({_tidy(total([self.origin(group, d), f'd{d}']))})", str(st)])
+                                 for d, st in enumerate(strides)])
+                c.line(f"const long address = {address};")
+                with c.block(f"if (address / {port.word_elements} != word_index)"):
+                    c.line(f"word_index = address / {port.word_elements};")
+                    c.line(f"word = {port.name}[word_index];")
+                c.line(f"const {group.array}_t value = word.lane[address % {port.word_elements}];")
+            else:
+                c.line(f"const {group.array}_t value = from_parent.get(in);")
+            if "next" in s:
+                c.line("forward.put(to_next, value);")
+            inside = " && ".join(
+                f"d{d} >= {o} && d{d} < {_tidy(total([o, str(n)]))}" if o != "0" else f"d{d} < {n}"
+                for d, (o, n) in enumerate(zip(offsets, own)) if o != "0" or n != incoming[d])
+            slot = "".join("[" + _tidy(total([f"d{d}", _neg(o)])) + "]" for d, o in enumerate(offsets))
+            target = f"{buffer}{slot} = value;" if feeds_pes else "keep.put(to_child, value);"
+            c.line(f"if ({inside}) {target}" if inside else target)
+        if "next" in s:
+            c.line("forward.flush(to_next);")
+        if not feeds_pes:
+            c.line("keep.flush(to_child);")
+
+    def _feed_body(self, inst: Instance, buffer: str) -> None:
+        c = self.code
+        group, _, dims, _, _, _ = self._io_shape(inst)
+        coords = self.box_coords(group, dims)
+        lanes = self.plan.streams[inst.streams["child"]].pack
+        c.line("/* feed the PEs: one word per PE iteration */")
+        with c.loops(self._point_loops("feed"), pipeline=True):
+            c.line(f"{_pack_type(group.array, lanes)} word;")
+            with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
+                c.pragma("HLS unroll")
+                c.line(f"word.lane[lane] = {buffer}{''.join(f'[{x}]' for x in coords)};")
+            c.line("to_child.write(word);")
 
     def _segments_below(self, inst: Instance) -> int:
         """PE results one drain instance passes on for itself (before its successors')."""
