@@ -58,7 +58,7 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
                   over_budget: bool) -> dict[str, str]:
     """Relative path -> text of every file of the project."""
     interface = kernel_interface(descriptor, values)
-    sources = kernel_sources(descriptor, values)
+    sources = kernel_sources(descriptor, values, report=report)
     clock = report["device"]["clock_mhz"]
     design_json = {"descriptor": descriptor, "values": values, "platform": platform, "over_budget": over_budget,
                    "report": report}
