@@ -36,7 +36,7 @@ def mm():
 @pytest.fixture
 def stand_in_kernel(monkeypatch):
     """Kernel sources that say where they come from: the directory handling does not depend on them."""
-    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values: {
+    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values, report=None: {
         "kernel_kernel.cpp": "// stand-in kernel\n", "kernel_kernel.h": "// stand-in header\n"})
 
 
@@ -151,7 +151,7 @@ def test_constraint_violations_name_the_constraint(mm, stand_in_kernel, tmp_path
 def test_a_failing_generator_leaves_nothing(mm, monkeypatch, tmp_path):
     space, design = mm
 
-    def broken(descriptor, values):
+    def broken(descriptor, values, report=None):
         raise ExportError("unsupported statement form")
 
     monkeypatch.setattr(project, "kernel_sources", broken)
