@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -53,13 +56,26 @@ def test_nothing_fits_names_the_smallest_design(bundled, tmp_path, capsys):
 
 
 def test_ctrl_c_stores_the_run_so_far(bundled, tmp_path):
+    """Ctrl-C once the search reports progress (stderr on a pseudo-terminal shows the live line)."""
     db = tmp_path / "runs.sqlite"
+    master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "search", str(bundled("mm")), "--method",
                              "evolution", "--seconds", "120", "--db", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(6)  # imports, compilation and the first designs' searches are under way by then
+                            stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 120  # however loaded the machine, wait for real progress
+    while b"samples" not in seen and time.monotonic() < deadline and proc.poll() is None:
+        if select.select([master], [], [], 0.2)[0]:
+            seen += os.read(master, 4096)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=60)
+    while select.select([master], [], [], 0.1)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+    os.close(master)
+    err = seen.decode(errors="replace")
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted; stored as run 1" in out
     with RunStore(db) as store:
