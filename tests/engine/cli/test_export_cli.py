@@ -23,7 +23,7 @@ MM = ["--design", "i-j__i-j.k", "--param", "i_t1=4", "--param", "j_t1=4", "--par
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("SYSTOLIC_STUDIO_DB", str(tmp_path / "default" / "runs.sqlite"))
-    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values: {
+    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values, report=None: {
         "kernel_kernel.cpp": f"// stand-in kernel for {descriptor['design']['id']}\n",
         "kernel_kernel.h": "// stand-in header\n"})
     monkeypatch.chdir(tmp_path)
