@@ -7,7 +7,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from engine.cli.kernel_args import kernel_defines
+from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.cli.model import parse_params
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.export.project import export_project, safe_directory_name
@@ -20,13 +20,7 @@ HELP = "export a design at a configuration as a Vitis project (kernel, host, Mak
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kernel", nargs="?", help="C file with a #pragma scop region (or use --run)")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a #define in the kernel (repeatable), e.g. -D I=64")
-    parser.add_argument("--preset", metavar="NAME",
-                        help="a named size preset of a bundled kernel (resources/kernels/presets.json)")
-    parser.add_argument("--simd-info", metavar="JSON",
-                        help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
+    add_kernel_arguments(parser, kernel_help="C file with a #pragma scop region (or use --run)", optional=True)
     parser.add_argument("--design", metavar="ID", help="design id or name (see `systolic designs`)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
                         help="a tuning parameter value (repeatable); packing factors are inferred unless given")

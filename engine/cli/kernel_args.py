@@ -6,8 +6,9 @@ import argparse
 from engine.resources import preset_defines
 
 
-def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kernel", help="C file with a #pragma scop region")
+def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = "C file with a #pragma scop region",
+                         optional: bool = False) -> None:
+    parser.add_argument("kernel", nargs="?" if optional else None, help=kernel_help)
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                         help="override a #define in the kernel (repeatable), e.g. -D I=64")
     parser.add_argument("--preset", metavar="NAME",
