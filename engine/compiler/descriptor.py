@@ -105,7 +105,18 @@ def expression(text: str) -> sympy.Expr:
 
 def evaluate(text: str, values: dict[str, int]) -> float:
     """A descriptor expression at concrete parameter values (packing factors included)."""
-    expr = expression(text)
-    result = expr.subs({sympy.Symbol(k): v for k, v in values.items()}).replace(
+    return _evaluate(text, tuple((n, values[n]) for n in _symbols(text) if n in values))
+
+
+@lru_cache(maxsize=4096)
+def _symbols(text: str) -> tuple[str, ...]:
+    return tuple(sorted(str(s) for s in expression(text).free_symbols))
+
+
+@lru_cache(maxsize=65536)
+def _evaluate(text: str, values: tuple) -> float:
+    # cached on the values of the expression's own symbols: the simulator and the exporter ask
+    # for the same few expressions once per module instance
+    result = expression(text).subs({sympy.Symbol(k): v for k, v in values}).replace(
         smax, lambda *args: sympy.Max(*args))
     return float(result)

@@ -69,6 +69,7 @@ class _Builder:
                        for g in descriptor["io_groups"]}
         self.fifos: list[Fifo] = []
         self.fifo_kind: dict[int, str] = {}
+        self.fifo_pack: dict[int, int] = {}  # id(Fifo) -> its packing factor
         self.ins: dict = {}  # node -> [(Fifo, kind dict, source node)]
         self.outs: dict = {}  # node -> [(Fifo, kind dict, target node)]
         self.nodes: list = []
@@ -87,6 +88,7 @@ class _Builder:
                 f.width_bits = data["width_bits"]
                 self.fifos.append(f)
                 self.fifo_kind[id(f)] = label
+                self.fifo_pack[id(f)] = _int(kind["pack"], self.values)
                 entry = {**kind, "pack": _int(kind["pack"], self.values),
                          "direction": "out" if kind["reversed"] else "in"}
                 self.outs.setdefault(src, []).append((f, entry, dst))
@@ -349,11 +351,7 @@ def _words(elements: int, pack: int) -> int:
 
 
 def _pack(f: Fifo, builder: _Builder) -> int:
-    for entries in builder.ins.values():
-        for g, k, _ in entries:
-            if g is f:
-                return k["pack"]
-    raise KeyError(f.name)
+    return builder.fifo_pack[id(f)]
 
 
 def _pack_of(f: Fifo, entries) -> int:
