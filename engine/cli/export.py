@@ -1,6 +1,8 @@
 """`systolic export KERNEL.c --design ID --param NAME=V ... [-o DIR]` or `systolic export --run RUN_ID
 [--rank K]`: write a design at a configuration as a Vitis project (kernel, XRT host, Makefile,
-connectivity.cfg, hls_script.tcl, README.md)."""
+connectivity.cfg, hls_script.tcl, README.md). With `--simulate` the cycle simulator runs the
+configuration first, with the FIFO depths the project will have, and a deadlock stops the export: a
+design that would pass C simulation (unbounded streams) and hang on the board is not written."""
 from __future__ import annotations
 
 import argparse
@@ -9,12 +11,16 @@ from pathlib import Path
 
 from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.cli.model import parse_params
+from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.export.project import export_project, safe_directory_name
 from engine.errors import EngineError
 from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import as_int_params, evaluate_configuration
 from engine.search.progress import Candidate
 from engine.search.store import RunStore, StoredRun, default_database_path
+from engine.sim import DEFAULT_MAX_CYCLES, SimulationBudgetExceeded, SimulationDeadlock, simulate
 
 HELP = "export a design at a configuration as a Vitis project (kernel, host, Makefile, ...)"
 
@@ -37,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write into an existing non-empty directory, replacing the exported files")
     parser.add_argument("--allow-over-budget", action="store_true",
                         help="export a configuration the models predict to be over the device budget")
+    parser.add_argument("--simulate", action="store_true",
+                        help="run the cycle simulator first (same FIFO depths) and refuse to export on a deadlock")
+    parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
+                        help="with --simulate: the simulation's cycle budget; running out of it is an error too")
 
 
 def _check_mode(args: argparse.Namespace) -> None:
@@ -85,6 +95,21 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     return compile_kernel(path, defines=defines, simd_info=simd_info)
 
 
+def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int) -> None:
+    """The cycle simulator on the configuration to export; a deadlock (or an exhausted budget)
+    raises, so nothing is written."""
+    model = PerformanceModel(space, design, device)
+    full = evaluate_configuration(model, as_int_params(values))["params"]
+    descriptor = build_descriptor(space, design, model.architecture)
+    try:
+        result = simulate(descriptor, full, max_cycles=max_cycles)
+    except SimulationDeadlock as exc:
+        raise EngineError(f"not exported: {exc}") from exc
+    except SimulationBudgetExceeded as exc:
+        raise EngineError(f"not exported: the simulation did not finish ({exc})") from exc
+    print(f"simulated {result.cycles:,} cycles, no deadlock (bottleneck {result.bottleneck})")
+
+
 def run(args: argparse.Namespace) -> int:
     _check_mode(args)
     if args.run is not None:
@@ -99,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         device = load_device(args.device or "u250")
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
+    if args.simulate:
+        _simulate_first(space, design, values, device, args.max_cycles)
     out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget)

@@ -1,6 +1,7 @@
 """`systolic simulate KERNEL.c --design ID --param NAME=V ... [--json]`: run one configuration on the
 cycle-level simulator (engine/sim) and print its cycles, the per-module table and any deadlock,
-next to the model's latency."""
+next to the model's latency; `--check-values` also C-simulates the exported code (engine/csim) and
+compares the values with the loop nest (exit 1 when they differ)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
+from engine.csim.design_check import csim_design
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -34,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"stop after N simulated cycles (default {DEFAULT_MAX_CYCLES:,})")
     parser.add_argument("--no-double-buffering", action="store_true",
                         help="single local buffers in I/O modules (loads no longer overlap)")
+    parser.add_argument("--check-values", action="store_true",
+                        help="also export the design and C-simulate it with g++: the values it computes "
+                             "against the loop nest (exit 1 when they differ)")
+    parser.add_argument("--seed", type=int, default=0, help="with --check-values: seed of the random inputs")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -54,10 +60,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(format_result(exc.result))
         raise
+    checked = csim_design(space, model.design, values, device=model.device, seed=args.seed) \
+        if args.check_values else None
+    status = 0 if checked is None or checked.passed else 1
     if args.json:
-        print(json.dumps({**result.as_dict(), "model_latency_cycles": report["latency_cycles"]}, indent=2))
-        return 0
+        print(json.dumps({**result.as_dict(), "model_latency_cycles": report["latency_cycles"],
+                          "values": None if checked is None else
+                          {"passed": checked.passed, "summary": checked.summary, "mismatch": checked.mismatch,
+                           "command": checked.command}}, indent=2))
+        return status
     print(format_result(result))
     error = (report["latency_cycles"] - result.cycles) / result.cycles
     print(f"model latency {report['latency_cycles']:,.0f} cycles ({error:+.2%} vs simulated)")
-    return 0
+    if checked is not None:
+        print(f"values (C simulation of the exported code): {checked.summary}")
+        if not checked.passed and checked.command:
+            print(f"reproduce: {checked.command}")
+    return status

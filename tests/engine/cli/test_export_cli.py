@@ -151,3 +151,19 @@ def test_error_as_a_process_has_no_traceback(tmp_path):
                              "--design", "x"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_simulate_first_exports_a_deadlock_free_configuration(kernel, tmp_path, capsys):
+    assert main(["export", str(kernel), *MM, "-o", str(tmp_path / "ok"), "--simulate"]) == 0
+    out = capsys.readouterr().out
+    assert "no deadlock" in out and (tmp_path / "ok" / "design.json").is_file()
+
+
+def test_simulate_first_refuses_a_configuration_that_deadlocks(kernel, tmp_path, capsys, monkeypatch):
+    # FIFOs that hold nothing: C simulation (unbounded streams) would pass, the board would hang
+    from engine.compiler import topology
+
+    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values: 0)
+    assert main(["export", str(kernel), *MM, "-o", str(tmp_path / "hangs"), "--simulate"]) == 2
+    _one_error_line(capsys, "not exported", "deadlock", "wait cycle")
+    assert not (tmp_path / "hangs").exists()

@@ -40,3 +40,24 @@ def test_the_cycle_budget_stops_with_a_clear_message(bundled, capsys):
     partial = json.loads(captured.out)
     assert partial["complete"] is False and partial["cycles"] <= 50
     assert "cycle budget of 50 cycles exhausted" in captured.err
+
+
+def test_check_values_c_simulates_the_exported_code(bundled, capsys):
+    assert main(["simulate", str(bundled("mm")), *SMALL, "--check-values", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["values"]["passed"] is True and result["values"]["summary"].startswith("PASS")
+    assert result["deadlock"] is None
+
+
+def test_check_values_reports_wrong_values_with_exit_1(bundled, capsys, monkeypatch):
+    from engine.compiler.export import project
+
+    original = project.kernel_sources
+
+    def off_by_one(*args, **kwargs):  # a generator bug: the PEs' accumulators start at 1
+        return {name: text.replace("(C_t)(0)", "(C_t)(1)") for name, text in original(*args, **kwargs).items()}
+
+    monkeypatch.setattr(project, "kernel_sources", off_by_one)
+    assert main(["simulate", str(bundled("mm")), *SMALL, "--check-values"]) == 1
+    out = capsys.readouterr().out
+    assert "values (C simulation of the exported code): FAIL" in out and "expected" in out
