@@ -4,23 +4,57 @@ The one place FIFO depths are decided: the HLS exporter emits `#pragma HLS strea
 numbers and the cycle simulator (engine/sim) runs with them, so a configuration the simulator finds
 free of deadlock is exported with exactly the depths it was simulated with.
 
-Every FIFO holds AutoSA's default of 2 words, enough for II = 1 between a producer and a consumer:
-the model-accuracy study (engine/studies/model_accuracy.py) simulated every MM 64^3 and CNN
-16^4x3x3 design with these depths and found no deadlock and no throttling FIFO. A pattern that needs
-more would get its own rule here, and both the exporter and the simulator would follow it.
+Rules:
+- every FIFO holds at least AutoSA's default of 2 words, enough for II = 1 between a producer and
+  a consumer;
+- a FIFO from a level-2 filter to the head of a row of double-buffered level-1 modules
+  (`to_row_heads`) holds two blocks of that row, as many as the row's ping-pong buffers. The
+  filter serves its rows one after the other (its own row's words first, then those it forwards); with 2 words, a row whose ping-pong buffers are
+  both full stops the filter, and with it every later row: the rows then run in turn instead of
+  together. The cycle simulator measured this on 2-D arrays whose array is indexed by both space
+  loops (MM 64^3 `i-k__i-j.k`, i_t1=60 j_t1=28 k_t1=12 i_t2=12 j_t2=4: 24,233 cycles with 2 words,
+  7,241 predicted; 8,596 with one row block, 7,731 with two or three, 7,531 with 256 words);
+  drains (the same FIFO kind, data flowing back) likewise.
 """
 from __future__ import annotations
 
+import sympy
+
+from engine.compiler.architecture.modules import Fifo, Module
+from engine.compiler.descriptor import evaluate
+
 DEFAULT_DEPTH = 2
+BLOCKS = 2  # row blocks a `to_row_heads` FIFO holds: as many as the row's ping-pong buffers
 
 
-def fifo_depth(fifo: dict, values: dict[str, int]) -> int:
+def depth_rule(pattern: str, count, pack, row_modules, row_elements) -> sympy.Expr:
+    """The rules above as one expression: `count` FIFOs of this kind moving words of `pack`
+    elements; for `to_row_heads`, the `row_modules` level-1 modules they feed (all rows together)
+    and the elements of one buffer of one of them (None without a buffer)."""
+    if pattern == "to_row_heads" and row_elements is not None:
+        per_row = sympy.sympify(row_modules) / sympy.sympify(count)
+        return sympy.Max(DEFAULT_DEPTH, sympy.ceiling(BLOCKS * sympy.sympify(row_elements) * per_row / pack))
+    return sympy.Integer(DEFAULT_DEPTH)
+
+
+def architecture_fifo_depth(fifo: Fifo, modules: dict[str, Module]) -> sympy.Expr:
+    """Depth of a FIFO kind of the compiler's architecture, symbolically (the models count the
+    block RAM of deep FIFOs with it)."""
+    row = modules[fifo.target]  # drains list their FIFOs against the data flow: the L1 side is the target
+    buffer = next(iter(row.buffers), None)
+    return depth_rule(fifo.pattern, fifo.count, fifo.pack, row.count, None if buffer is None else buffer.elements)
+
+
+def fifo_depth(fifo: dict, values: dict[str, int], descriptor: dict) -> int:
     """Words one FIFO of this kind (an entry of descriptor `topology.fifos`) can hold."""
-    del values  # depth is constant for now; kept in the signature so that policies can depend on it
-    return DEFAULT_DEPTH
+    row = next(m for m in descriptor["topology"]["modules"] if m["name"] == fifo["target"])
+    buffer = next(iter(row["buffers"]), None)
+    rule = depth_rule(fifo["pattern"], sympy.sympify(fifo["count"]), sympy.sympify(fifo["pack"]),
+                      sympy.sympify(row["count"]), None if buffer is None else sympy.sympify(buffer["elements"]))
+    return round(evaluate(str(rule), values))
 
 
 def fifo_depths(descriptor: dict, values: dict[str, int]) -> dict[tuple[str, str, str, str], int]:
     """Depth of every FIFO kind, keyed by (source, target, array, pattern)."""
-    return {(f["source"], f["target"], f["array"], f["pattern"]): fifo_depth(f, values)
+    return {(f["source"], f["target"], f["array"], f["pattern"]): fifo_depth(f, values, descriptor)
             for f in descriptor["topology"]["fifos"]}

@@ -32,7 +32,7 @@ def topology_graph(descriptor: dict, values: dict[str, int]) -> nx.MultiDiGraph:
     pe_dims = [int(round(evaluate(g, values))) for g in descriptor["topology"]["pe_grid"]]
     for fifo in descriptor["topology"]["fifos"]:
         width = int(round(evaluate(fifo["width_bits"], values)))
-        depth = fifo_depth(fifo, values)
+        depth = fifo_depth(fifo, values, descriptor)
         for src, dst in _edges(fifo, instances, space, pe_dims):
             graph.add_edge(src, dst, array=fifo["array"], width_bits=width, depth=depth, pattern=fifo["pattern"])
     return graph

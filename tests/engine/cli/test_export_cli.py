@@ -163,7 +163,7 @@ def test_simulate_first_refuses_a_configuration_that_deadlocks(kernel, tmp_path,
     # FIFOs that hold nothing: C simulation (unbounded streams) would pass, the board would hang
     from engine.compiler import topology
 
-    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values: 0)
+    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values, descriptor: 0)
     assert main(["export", str(kernel), *MM, "-o", str(tmp_path / "hangs"), "--simulate"]) == 2
     _one_error_line(capsys, "not exported", "deadlock", "wait cycle")
     assert not (tmp_path / "hangs").exists()

@@ -69,14 +69,14 @@ def test_double_buffering_overlaps_loads_with_feeding(mm8):
 
 def test_fifo_depths_come_from_fifo_depths_py(mm8, monkeypatch):
     _, descriptor, values = prepared(mm8, DESIGN, ONE_TILE)
-    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values: 5)
+    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values, descriptor: 5)
     result = simulate(descriptor, values)
     assert set(result.fifo_depths.values()) == {5}
 
 
 def test_fifos_that_hold_nothing_deadlock_and_the_wait_cycle_is_reported(mm8, monkeypatch):
     _, descriptor, values = prepared(mm8, DESIGN, ONE_TILE)
-    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values: 0)
+    monkeypatch.setattr(topology, "fifo_depth", lambda fifo, values, descriptor: 0)
     with pytest.raises(SimulationDeadlock) as info:
         simulate(descriptor, values)
     cycle = info.value.cycle

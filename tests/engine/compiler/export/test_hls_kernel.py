@@ -68,7 +68,7 @@ def test_streams_have_the_depths_of_fifo_depths(generated):
     cpp = sources["kernel_kernel.cpp"]
     declared = re.findall(r"hls::stream<\w+> (\w+)\(\"\1\"\);\n#pragma HLS stream variable=\1 depth=(\d+)", cpp)
     assert declared
-    expected = {fifo_depth(f, values) for f in descriptor["topology"]["fifos"]}
+    expected = {fifo_depth(f, values, descriptor) for f in descriptor["topology"]["fifos"]}
     assert {int(d) for _, d in declared} <= expected | {2}
 
 
