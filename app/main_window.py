@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.search_panel.startRequested.connect(self.start_search)
         self.search.ticked.connect(self._search_ticked)
         self.search.designFinished.connect(self._design_finished)
+        self.search.designsSkipped.connect(self._designs_skipped)
         self.search.stateChanged.connect(self._search_state)
         self._pending_selection: tuple[str, dict] | None = None
         self.restoreGeometry(self.settings.value("geometry", b""))
@@ -216,6 +217,10 @@ class MainWindow(QMainWindow):
         state = "stopped" if result.stopped == "cancelled" else "done"
         self.tree_model.set_status(result.design, f"{state}, {result.samples:,} samples"
                                    if result.best else f"{state}, nothing fits")
+
+    def _designs_skipped(self, designs: tuple) -> None:
+        for design in designs:
+            self.tree_model.set_status(design, "skipped, budget spent")
 
     def _search_state(self) -> None:
         s = self.search

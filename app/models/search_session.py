@@ -1,6 +1,9 @@
 """SearchSession: one live or reopened search -> its traces (SearchTraces), the designs' status and
 the stored run. It starts and stops the SearchWorker and stores finished or stopped runs in the
-RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `stateChanged()`."""
+RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `designsSkipped(ids)`, `stateChanged()`.
+
+The budget counts from the moment the search process is ready; model building counts against it
+(see app.workers.search_process)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,12 +20,15 @@ from engine.search.store import RunStore, StoredRun
 class SearchSession(QObject):
     ticked = Signal(list)  # Progress snapshots of the latest tick
     designFinished = Signal(object)  # DesignResult
+    designsSkipped = Signal(tuple)  # design ids the budget did not reach
     stateChanged = Signal()  # started, stopped, finished, replayed or failed
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.traces = SearchTraces()
         self.elapsed = 0.0
+        self.budget = 0.0  # seconds of the running (or last) search
+        self.skipped: tuple[str, ...] = ()
         self.worker: SearchWorker | None = None
         self.result: ExplorationResult | None = None
         self.status = "idle"  # idle, running, stopping, finished, interrupted, failed, replayed
@@ -40,11 +46,13 @@ class SearchSession(QObject):
         if self.running:
             return
         self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
+        self.budget, self.skipped = request.seconds, ()
         record = {"kernel": kernel_name, "kernel_path": kernel_path or request.kernel_path,
                   "kernel_text": kernel_text, "sizes": sizes, "database": self.database}
         self.worker = SearchWorker(request, record)
         self.worker.ticked.connect(self._tick)
         self.worker.designDone.connect(self.designFinished)
+        self.worker.designsSkipped.connect(self._skipped)
         self.worker.searchFinished.connect(self._finished)
         self.status = "running"
         self.worker.start()
@@ -67,11 +75,18 @@ class SearchSession(QObject):
         self.traces.add(snapshots, elapsed)
         self.ticked.emit(snapshots)
 
+    def _skipped(self, designs: tuple) -> None:
+        self.skipped = tuple(designs)
+        self.designsSkipped.emit(self.skipped)
+
     def _finished(self, result: ExplorationResult, status: str, error: str) -> None:
         worker, self.worker = self.worker, None
         worker.wait()
         worker.deleteLater()
         self.result, self.status, self.message = result, ("failed" if error and not result.designs else status), error
+        if self.skipped and not error:
+            self.message = (f"the {self.budget:g} s budget (model building included) ran out before "
+                            f"{len(self.skipped)} of the designs: they were not searched")
         if worker.run_id is not None:
             self.run_ids.append(worker.run_id)
         self.stateChanged.emit()

@@ -1,6 +1,6 @@
 """SearchWorker(request): a QThread that runs the search process and relays what it reports as
-queued signals, at a steady 10 Hz (`ticked`), plus `designDone` per finished design and
-`searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text;
+queued signals, at a steady 10 Hz (`ticked`), plus `designDone` per finished design, `designsSkipped`
+for the designs the budget did not reach, and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text;
 the run is stored in the run database before that.
 
 Stop: the cancel event asks the engine to stop after its current batch; if the child has not
@@ -8,14 +8,13 @@ finished 0.3 s later (e.g. inside an MP solve) it is terminated and the designs 
 """
 from __future__ import annotations
 
-import multiprocessing
 import queue as queue_module
 import threading
 import time
 
 from PySide6.QtCore import QThread, Signal
 
-from app.workers.search_process import SearchRequest, run_search
+from app.workers.search_process import SearchRequest, start_search_process
 from engine.errors import EngineError
 from engine.search.progress import ExplorationResult
 from engine.search.store import RunStore
@@ -27,6 +26,7 @@ STOP_GRACE = 0.25  # seconds the child gets to stop by itself
 class SearchWorker(QThread):
     ticked = Signal(list, float)  # Progress snapshots since the previous tick, seconds since start
     designDone = Signal(object)  # DesignResult
+    designsSkipped = Signal(tuple)  # ids of the designs not started: the budget was spent
     searchFinished = Signal(object, str, str)  # ExplorationResult, "finished" | "interrupted", error text
 
     def __init__(self, request: SearchRequest, record: dict | None = None, parent=None):
@@ -37,6 +37,7 @@ class SearchWorker(QThread):
         self.stop_requested_at: float | None = None
         self.search_ended_at: float | None = None  # the search process has stopped computing
         self.run_id: int | None = None
+        self.skipped: tuple[str, ...] = ()  # designs the budget did not reach
 
     def stop(self) -> None:
         if not self._stop.is_set():
@@ -51,11 +52,9 @@ class SearchWorker(QThread):
             self.searchFinished.emit(result, "interrupted", f"the search could not run: {type(exc).__name__}: {exc}")
 
     def _run(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        queue, cancel = context.Queue(), context.Event()
-        process = context.Process(target=run_search, args=(self.request, queue, cancel), daemon=True)
+        child = start_search_process(self.request)
+        process, queue, cancel = child.process, child.queue, child.cancel
         start = time.perf_counter()
-        process.start()
         pending, done, result, error = [], [], None, ""
         next_tick, stop_at = start + TICK, None
         while True:
@@ -69,6 +68,9 @@ class SearchWorker(QThread):
             elif kind == "design":
                 done.append(payload)
                 self.designDone.emit(payload)
+            elif kind == "skipped":
+                self.skipped = tuple(payload)
+                self.designsSkipped.emit(self.skipped)
             elif kind == "result":
                 result = payload
             elif kind == "error":
