@@ -1,7 +1,11 @@
 """QtSearchPanel(session): start / stop, method, time budget, all or selected designs, and three live
 plots that keep their items and call setData: best throughput against time (per design and best
 overall), samples per second, and latency against DSP for the configurations seen, Pareto front
-highlighted."""
+highlighted.
+
+Drawing is kept cheap while a search runs: the time axes span the budget from the start (so that
+a tick does not rescale them and relayout the plots), the value axes have a fixed width, and the
+scatter, the costly part, is redrawn every SCATTER_EVERY ticks only."""
 from __future__ import annotations
 
 import pyqtgraph as pg
@@ -9,9 +13,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -22,6 +28,9 @@ from engine.search.methods import METHODS
 
 SCOPES = ("all designs", "selected designs")
 SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
+AXIS_WIDTH = 58  # pixels of the value axes: a label growing by a digit must not relayout the plot
+TIME_MARGIN = 1.1  # the time axes span the budget, this much more
+START_SECONDS = 1.5  # and about the time the search process takes to start (not in the budget)
 
 
 def _plot(title: str, x: str, y: str) -> pg.PlotWidget:
@@ -31,6 +40,9 @@ def _plot(title: str, x: str, y: str) -> pg.PlotWidget:
     plot.setLabel("left", y)
     plot.showGrid(x=True, y=True, alpha=0.15)
     plot.setMenuEnabled(False)
+    plot.getAxis("left").setWidth(AXIS_WIDTH)
+    for side in ("left", "bottom"):  # an axis repainted unchanged (a curve moved beside it) is a pixmap copy
+        plot.getAxis(side).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
     return plot
 
 
@@ -41,12 +53,16 @@ class QtSearchPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self._ticks = 0
+        self._time_span = 0.0  # seconds the time axes show while a search runs (0: automatic)
         self.method = QComboBox()
         self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
         self.seconds.setRange(0.5, 3600)
         self.seconds.setValue(10)
         self.seconds.setSuffix(" s")
+        self.seconds.setToolTip("wall time of the search once its process has started (about a second after "
+                                "Start): building each design's model counts too; designs the budget does "
+                                "not reach are skipped")
         self.scope = QComboBox()
         self.scope.addItems(SCOPES)
         self.start_button = QPushButton("Start search")
@@ -54,6 +70,8 @@ class QtSearchPanel(QWidget):
         self.stop_button = QPushButton("Stop")
         self.status = QLabel("no search yet")
         self.status.setObjectName("muted")
+        # a longer text must not relayout the panel: that resizes the plots, and repaints them whole
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         controls = QHBoxLayout()
         for label, widget in (("method", self.method), ("budget", self.seconds), ("on", self.scope)):
             caption = QLabel(label)
@@ -105,6 +123,8 @@ class QtSearchPanel(QWidget):
                 colour.setAlpha(150)
                 curve = self.design_curves[design] = self.throughput_plot.plot(pen=pg.mkPen(colour, width=1))
             curve.setData(series.t, series.y)
+        if s.running and s.elapsed > self._time_span:
+            self._span_time(s.elapsed * 1.25)
         self.overall.setData(data.overall.t, data.overall.y)
         self.rate.setData(data.rate.t, data.rate.y)
         if scatter and len(data.points):
@@ -115,8 +135,15 @@ class QtSearchPanel(QWidget):
             self.front.setData([], [])
         best = data.overall.y[-1] if len(data.overall.y) else None
         text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
+        if s.running and not s.traces.latest:
+            text = f"starting the search process ({s.elapsed:.1f} s)"
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
+
+    def _span_time(self, seconds: float) -> None:
+        self._time_span = seconds
+        for plot in (self.throughput_plot, self.rate_plot):
+            plot.setXRange(0.0, seconds, padding=0.0)
 
     def _state(self) -> None:
         s = self.session
@@ -128,6 +155,11 @@ class QtSearchPanel(QWidget):
             for curve in self.design_curves.values():
                 self.throughput_plot.removeItem(curve)
             self.design_curves = {}
+            self._span_time(s.budget * TIME_MARGIN + START_SECONDS)
+        elif not s.running:
+            self._time_span = 0.0
+            for plot in (self.throughput_plot, self.rate_plot):
+                plot.enableAutoRange(x=True)
         self.redraw()
         if s.message:
             self.status.setText(self.status.text() + f" - {s.message}")

@@ -1,5 +1,6 @@
-"""Live search from the window: a 2 s search fills the tree and the plots while the window stays
-responsive (a timer probe measures the event loop's longest stall), progress arrives at >= 5 Hz,
+"""Live search from the window: a short search fills the tree and the plots while the window, shown
+at its usual size with the application's theme, stays responsive (a timer probe measures the event
+loop's longest stall, painting included), progress arrives at >= 5 Hz,
 Stop ends the worker within 0.5 s, closing the window mid-search stops it cleanly, and the stored
 run can be reopened and replotted. The timing bounds are the issue's own requirements."""
 from __future__ import annotations
@@ -8,6 +9,10 @@ import time
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.__main__ import SCREEN_SIZE
+from app.views import theme
 
 from engine.search.store import RunStore
 
@@ -22,15 +27,16 @@ class Probe:
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
-        self.last, self.worst = None, 0.0
+        self.last, self.worst, self.worst_at, self.started = None, 0.0, 0.0, 0.0
 
     def _tick(self):
         now = time.perf_counter()
-        if self.last is not None:
-            self.worst = max(self.worst, now - self.last)
+        if self.last is not None and now - self.last > self.worst:
+            self.worst, self.worst_at = now - self.last, self.last - self.started
         self.last = now
 
     def start(self):
+        self.started = time.perf_counter()
         self.timer.start()
 
     def stop(self):
@@ -38,14 +44,18 @@ class Probe:
 
 
 def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_window, qtbot, run_database):
+    theme.apply(QApplication.instance())
     window = make_window()
-    # not shown: the probe measures the handlers and the worker design; see the report on painting
+    window.resize(*SCREEN_SIZE)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(300)  # the window's first paint (polish, layout, every widget: ~100 ms) is not the search's
     ticks = []
     window.search.ticked.connect(lambda snapshots: ticks.append(time.perf_counter()))
     panel = window.search_panel
     panel.method.setCurrentText("hybrid")
-    panel.seconds.setValue(2.0)
-    # three designs, so that the 2 s are spent searching rather than building 18 models
+    panel.seconds.setValue(3.0)
+    # three designs, so that the budget is spent searching rather than building 18 models
     chosen = window.tree_model.design_ids()[::7]
     selection = window.tree.selectionModel()
     selection.clearSelection()
@@ -58,13 +68,17 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     assert window.search.running and not panel.start_button.isEnabled()
     qtbot.waitUntil(lambda: not window.search.running, timeout=60000)
     probe.stop()
-    assert probe.worst < MAX_STALL, f"the event loop stalled {probe.worst * 1000:.0f} ms"
+    print(f"longest event-loop gap {probe.worst * 1000:.0f} ms at {probe.worst_at:.2f} s")
+    assert probe.worst < MAX_STALL, f"the event loop stalled {probe.worst * 1000:.0f} ms, {probe.worst_at:.2f} s in"
     span = ticks[-1] - ticks[0]
     assert (len(ticks) - 1) / span >= 5.0
     assert window.search.status == "finished", window.search.message
     ids = window.tree_model.design_ids()
     searched = [d for d in ids if window.tree_model.status[d].startswith("done")]
-    assert searched == chosen and [d.design for d in window.search.result.designs] == chosen
+    skipped = [d for d in ids if window.tree_model.status[d].startswith("skipped")]
+    # model building counts against the budget: on a slow machine the last designs may not be reached
+    assert searched and searched + skipped == chosen and list(window.search.skipped) == skipped
+    assert [d.design for d in window.search.result.designs] == searched
     found = {d.design: d.best for d in window.search.result.designs if d.best is not None}
     assert found and {d: c.throughput_gops for d, c in window.tree_model.best.items()} == \
         {d: c.throughput_gops for d, c in found.items()}
