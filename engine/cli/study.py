@@ -17,8 +17,7 @@ HELP = "reproduce a study of the Odyssey paper (methods, mutation, latency-model
 PAPER_DEFINES = ["I=1024", "J=1024", "K=1024"]
 
 EPILOG = "studies (default budget per run; time on MM 1024^3, all 18 designs, 1 seed):\n" + "\n".join(
-    f"  {s.name:16} {s.what}\n  {'':16} {s.seconds:g} s x {s.runs} runs per design: about "
-    f"{18 * s.runs * s.seconds / 60:.1f} min" for s in STUDIES.values()) + """
+    f"  {s.name:16} {s.what}\n  {'':16} {s.help_duration()}" for s in STUDIES.values()) + """
 
 Without --kernel the problem is the paper's: resources/kernels/mm.c with I=J=K=1024 (-D overrides
 sizes). A run takes about designs x runs per design x seconds x seeds, plus ~0.3 s per design to
@@ -65,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     seconds = args.seconds if args.seconds is not None or args.samples is not None else study.seconds
     log = (lambda message: print(message, file=sys.stderr, flush=True)) if not args.quiet else None
     designs = len(args.designs) or len(space.designs)
-    if log and seconds is not None:
+    if log and study.duration:
+        log(f"study {args.name}: {study.duration}")
+    elif log and seconds is not None:
         runs = len(args.methods) if args.methods else study.runs
         estimate = designs * runs * seconds * args.seeds
         log(f"study {args.name}: {designs} designs x {runs} runs x {seconds:g} s x {args.seeds} seed(s): "

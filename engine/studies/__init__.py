@@ -21,6 +21,11 @@ class Study:
     seconds: float  # default budget per design per method
     runs: int  # searches per design and seed (for time estimates)
     what: str
+    duration: str = ""  # a study that does not search: how long its default run takes, for the help
+
+    def help_duration(self) -> str:
+        return self.duration or (f"{self.seconds:g} s x {self.runs} runs per design: about "
+                                 f"{18 * self.runs * self.seconds / 60:.1f} min")
 
 
 STUDIES = {s.name: s for s in (
@@ -33,5 +38,6 @@ STUDIES = {s.name: s for s in (
           "(d) pruning to the lowest off-chip traffic (Limitation 3): paper 45% loss"),
     Study("mp-vs-hybrid", run_mp_vs_hybrid, 2.0, 4, "(e) MP alone vs hybrid (Table 4): paper 1.5x slower"),
     Study("model-accuracy", run_model_accuracy, 0.0, 5,
-          "(f) latency model vs cycle-level simulation, MM 64^3 + CNN 16^4x3x3 (Table 5, Fig. 6): paper 1.99%"),
+          "(f) latency model vs cycle-level simulation, MM 64^3 + CNN 16^4x3x3 (Table 5, Fig. 6): paper 1.99%",
+          "5 simulated configurations per design, 48 designs: about 6 min"),
 )}
