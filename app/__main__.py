@@ -87,6 +87,9 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         QTimer.singleShot(500, grab)
 
     def grab():
+        if window.selection.busy:  # the best design's model and topology are built in a worker
+            QTimer.singleShot(100, grab)
+            return
         window.search_panel.redraw()
         ok = window.grab().save(str(path))
         if not ok:

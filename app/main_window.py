@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QSplitter,
 )
 
+from app.gc_pauses import refreeze_after_collecting
 from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
@@ -164,6 +165,7 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     def _compiled(self) -> None:
+        refreeze_after_collecting()  # the new kernel's objects are long-lived, the old one's garbage
         space = self.session.space
         if space is not None and self.tree_model.design_ids() == [d.id for d in space.designs] \
                 and self.selection.space is not None and self.selection.space.kernel.sizes == space.kernel.sizes \
@@ -320,6 +322,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.search.shutdown()
+        self.selection.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

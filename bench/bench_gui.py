@@ -1,6 +1,7 @@
 """Explorer responsiveness: the event loop's longest stall during a live search with the window shown.
 
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py [--seconds 2] [--designs 3|all] [--runs 1] [--trace]
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
 
 Opens the main window at the screenshot size, shows it, starts a search (hybrid, the budget given,
 every 7th design or all designs) and probes the event loop with a 10 ms timer. Prints per run the
@@ -8,7 +9,8 @@ longest gap between probe ticks, the progress rate and the wall time from Start 
 search against the budget. `--trace` also lists the gaps over 50 ms, garbage collections over 10 ms
 and every event that took over 20 ms to handle (BENCH_GUI_SLOW_MS changes that: event type,
 receiver class, wall and CPU time, from QApplication.notify), the ones around a stall being its cause.
-Target (issue 6): no stall over 100 ms.
+`--select` instead clicks through every design of the tree (each builds its model) and prints the
+longest gap. Target (issue 6): no stall over 100 ms.
 """
 from __future__ import annotations
 
@@ -123,12 +125,42 @@ def run_once(app, window, seconds: float, designs: str, trace: bool) -> dict:
     return out
 
 
+def select_all(app, window) -> dict:
+    """Select every design in the tree in turn (a model is built for each), probing the event loop."""
+    gaps, last = [], [None]
+
+    def probe():
+        now = time.perf_counter()
+        if last[0] is not None:
+            gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(probe)
+    timer.start()
+    started = time.perf_counter()
+    loop = QEventLoop()
+    window.selection.changed.connect(lambda: None if getattr(window.selection, "busy", False) else loop.quit())
+    for design in window.tree_model.design_ids():
+        window.tree.select_design(design)  # builds its model, on the GUI thread or in a worker
+        if getattr(window.selection, "busy", False):
+            loop.exec()
+        QTimer.singleShot(50, loop.quit)  # let the views repaint before the next design
+        loop.exec()
+    timer.stop()
+    return {"worst_ms": max(gaps) * 1000 if gaps else 0.0, "wall_s": time.perf_counter() - started,
+            "designs": len(window.tree_model.design_ids())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--designs", default="3", help="how many designs (every 7th), or 'all'")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--trace", action="store_true", help="list events slower than 20 ms")
+    parser.add_argument("--select", action="store_true",
+                        help="instead of searching, select every design in turn (each builds its model)")
     args = parser.parse_args()
     app = TracingApplication([sys.argv[0]]) if args.trace else QApplication([sys.argv[0]])
     from app.__main__ import SCREEN_SIZE
@@ -143,6 +175,17 @@ def main() -> None:
     window.resize(*SCREEN_SIZE)
     window.show()
     app.processEvents()
+    if args.select:
+        if args.trace:
+            app.slow.clear()
+        r = select_all(app, window)
+        for start, spent, cpu, kind, receiver in getattr(app, "slow", []):
+            print(f"      {spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
+        for start, spent, generation in GC.pauses:
+            print(f"      {spent * 1000:6.0f} ms  garbage collection, generation {generation}")
+        print(f"selected {r['designs']} designs in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
+        window.close()
+        return
     print(f"{'run':>3} {'worst ms':>9} {'at s':>6} {'>100ms':>6} {'ticks/s':>8} {'wall s':>7} {'budget':>7}  status")
     for n in range(args.runs):
         r = run_once(app, window, args.seconds, args.designs, args.trace)

@@ -1,21 +1,25 @@
 """DesignSelection: the chosen design and configuration -> its performance report, descriptor and
 topology graph, or the constraint it breaks. Evented: every view follows `changed`.
 
-Models (sympy lambdified per design) are built once per design and device and cached.
+The engine work (the design's model, the report, the descriptor and the topology graph, see
+selection_evaluation) runs in a TaskWorker, never on the GUI thread: select() and set_value() take
+effect at once for the design and the values (select() emits `changed` at once), and `report`,
+`error` and topology() follow when the worker is done (`busy` until then, `changed` again then).
+One worker at a time: a request made while one runs replaces any waiting one, so typing fast
+evaluates the latest text only. Models are built once per design and device and cached.
 """
 from __future__ import annotations
 
 import networkx as nx
 from PySide6.QtCore import QObject, Signal
 
-from engine.compiler.descriptor import build_descriptor
+from app.gc_pauses import freeze_long_lived
+from app.models.selection_evaluation import Evaluation, SelectionRequest, evaluate_selection
+from app.workers.task_worker import TaskWorker
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.topology import topology_graph
-from engine.errors import EngineError
 from engine.models.device import Device, load_device
 from engine.models.evaluate import PerformanceModel
-from engine.models.report import evaluate_configuration
 
 DEFAULT_T1 = 8  # PEs per space loop of a design nobody has tuned yet
 
@@ -49,71 +53,122 @@ class DesignSelection(QObject):
         self.error = ""
         self._models: dict[str, PerformanceModel] = {}
         self._descriptors: dict[str, dict] = {}
-        self._graph: tuple[tuple, nx.MultiDiGraph] | None = None
+        self._graph: nx.MultiDiGraph | None = None
+        self._generation = 0  # bumped by every change: older results are stale
+        self._shown_generation = 0  # the generation report and error belong to
+        self._worker: TaskWorker | None = None
+        self._waiting = False  # a request is due when the running worker is done
+
+    @property
+    def busy(self) -> bool:
+        """The report, error and topology do not yet follow the design and values."""
+        return self._shown_generation != self._generation
 
     def set_space(self, space: DesignSpace | None, device: str = "u250") -> None:
         self.space, self.device, self.device_name = space, load_device(device), device
-        self._models, self._descriptors, self._graph = {}, {}, None
-        self.design, self.values, self.report, self.error = None, {}, None, ""
+        self._models, self._descriptors = {}, {}
+        self._clear()
         self.changed.emit()
+
+    def _clear(self) -> None:
+        self._generation += 1
+        self._shown_generation = self._generation
+        self._waiting = False
+        self.design, self.values, self.report, self.error, self._graph = None, {}, None, "", None
 
     @property
     def model(self) -> PerformanceModel | None:
-        if self.design is None:
-            return None
-        if self.design.id not in self._models:
-            self._models[self.design.id] = PerformanceModel(self.space, self.design, self.device)
-        return self._models[self.design.id]
+        """The selected design's model once a worker has built it (None before)."""
+        return self._models.get(self.design.id) if self.design is not None else None
 
     @property
     def descriptor(self) -> dict | None:
-        if self.design is None:
-            return None
-        if self.design.id not in self._descriptors:
-            self._descriptors[self.design.id] = build_descriptor(self.space, self.design, self.model.architecture)
-        return self._descriptors[self.design.id]
+        return self._descriptors.get(self.design.id) if self.design is not None else None
 
     def select(self, design_id: str | None, values: dict[str, int] | None = None) -> None:
         if self.space is None or design_id is None:
-            self.design, self.values, self.report, self.error = None, {}, None, ""
+            self._clear()
             self.changed.emit()
             return
-        self.design = self.space.design(design_id)
-        tunable = {p.name for p in self.design.params if p.tunable}
+        design = self.space.design(design_id)
+        tunable = {p.name for p in design.params if p.tunable}
         given = {k: int(v) for k, v in (values or {}).items() if k in tunable}
-        self.values = given if set(given) == tunable else default_values(self.design)
-        self._evaluate()
+        if design is not self.design:  # the old design's numbers must not show under the new one's name
+            self.report, self.error, self._graph = None, "", None
+        self.design = design
+        self.values = given if set(given) == tunable else default_values(design)
+        self._request()
+        self.changed.emit()
 
     def set_value(self, name: str, text: str) -> None:
         """A value as typed: anything not a whole number, or breaking a constraint, becomes `error`."""
+        if self.design is None:
+            return
         try:
             value = int(str(text).strip())
         except ValueError:
-            self.report, self.error = None, f"{name}: '{text}' is not a whole number"
+            self._generation += 1
+            self._shown_generation = self._generation
+            self._waiting = False
+            self.report, self.error, self._graph = None, f"{name}: '{text}' is not a whole number", None
             self.changed.emit()
             return
         self.values = {**self.values, name: value}
-        self._evaluate()
+        self._request()
 
-    def _evaluate(self) -> None:
-        try:
-            self.report = evaluate_configuration(self.model, self.values)
-            self.error = ""
-        except EngineError as exc:
-            self.report, self.error = None, str(exc)
-        except Exception as exc:  # noqa: BLE001 (e.g. a zero divisor): shown, never raised
-            self.report, self.error = None, f"cannot evaluate this configuration: {exc}"
-        self.changed.emit()
+    def _request(self) -> None:
+        self._generation += 1
+        if self._worker is not None:
+            self._waiting = True
+            return
+        self._waiting = False
+        request = SelectionRequest(self._generation, self.space, self.design, self.device, dict(self.values),
+                                   self._models.get(self.design.id), self._descriptors.get(self.design.id))
+        worker = self._worker = TaskWorker(lambda: evaluate_selection(request), self, background=True)
+        worker.succeeded.connect(self._evaluated)
+        worker.failed.connect(lambda message, g=request.generation: self._failed(g, message))
+        worker.finished.connect(self._worker_done)
+        worker.start()
+
+    def _evaluated(self, evaluation: Evaluation) -> None:
+        request = evaluation.request
+        if request.space is self.space and request.device is self.device:  # keep what was built
+            if request.design.id not in self._models:
+                self._models[request.design.id] = evaluation.model
+                freeze_long_lived()  # the model lives as long as the kernel: see gc_pauses
+            if evaluation.descriptor is not None:
+                self._descriptors.setdefault(request.design.id, evaluation.descriptor)
+        if request.generation == self._generation:
+            self._shown_generation = request.generation
+            self.report, self.error, self._graph = evaluation.report, evaluation.error, evaluation.graph
+            self.changed.emit()
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self._shown_generation = generation
+            self.report, self.error, self._graph = None, message, None
+            self.changed.emit()
+
+    def _worker_done(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.wait()
+            worker.deleteLater()
+        if self._waiting and self.design is not None:
+            self._request()
+
+    def shutdown(self, timeout_ms: int = 10000) -> None:
+        """Forget waiting requests and wait for the running worker (the window is closing)."""
+        self._generation += 1
+        self._shown_generation = self._generation
+        self._waiting = False
+        if self._worker is not None:
+            self._worker.wait(timeout_ms)
 
     def full_values(self) -> dict[str, int] | None:
         """Tuning parameters plus the data-packing factors the report inferred (None if invalid)."""
         return dict(self.report["params"]) if self.report else None
 
     def topology(self) -> nx.MultiDiGraph | None:
-        values = self.full_values()
-        if values is None:
-            return None
-        key = (self.design.id, tuple(sorted(values.items())))
-        if self._graph is None or self._graph[0] != key:
-            self._graph = (key, topology_graph(self.descriptor, values))
-        return self._graph[1]
+        """The configuration's topology graph (None while invalid or being evaluated)."""
+        return self._graph if self.report else None

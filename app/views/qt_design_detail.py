@@ -139,6 +139,8 @@ class QtDesignDetail(QWidget):
         if report is None:
             for widget in (self.latency, self.bottleneck, self.traffic, self.throughput, self.packing):
                 widget.setText("")
+            if s.busy and not s.error:
+                self.latency.setText("evaluating ...")
             self.latency_bar.set_parts({})
             for bar in self.bars.values():
                 bar.setValue(0)
@@ -161,6 +163,8 @@ class QtDesignDetail(QWidget):
             share = used / cap if cap else float(used > 0)
             bar.setValue(int(min(share, 1.0) * 1000))
             bar.setFormat(f"{used:,.0f} / {cap:,.0f}  ({share:.0%})")
-            bar.setStyleSheet(f"QProgressBar::chunk {{ background: {theme.ERROR if share > 1 else theme.ACCENT}; }}")
+            style = f"QProgressBar::chunk {{ background: {theme.ERROR if share > 1 else theme.ACCENT}; }}"
+            if bar.styleSheet() != style:  # setting a style sheet re-polishes the bar: only on a change
+                bar.setStyleSheet(style)
         traffic = ", ".join(f"{a} {n:,.0f}" for a, n in report["offchip_elements"].items())
         self.traffic.setText(f"off-chip traffic: {report['offchip_bytes'] / 2**20:,.1f} MiB ({traffic} elements)")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsPathItem,
     QGraphicsRectItem,
@@ -25,6 +25,7 @@ from app.views.topology_layout import layout
 from engine.compiler.descriptor import evaluate
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
+MODULE_ROLE = 1  # data key of a module's box: its topology node (module name, instance index)
 LARGE = 256  # PEs beyond which the cheap drawing is used
 MAX_EDGE_ITEMS = 1500
 LABEL_SCALE = 0.8  # labels show from this zoom on
@@ -67,9 +68,12 @@ class QtTopology(QGraphicsView):
         self.legend = QLabel(self)
         self.legend.setStyleSheet(f"background: rgba(38,42,49,220); padding: 6px; border-radius: 4px; color: {theme.TEXT}")
         self.legend.move(8, 8)
-        self.labels: list = []
+        self.labels: list = []  # the text items made so far
+        self._label_specs: list[tuple[str, QPointF, bool]] = []  # text, position, centred: not made yet
         self.counts: Counter = Counter()
         self._shown = None
+        self._tooltip_texts: dict[str, str] = {}
+        self._tooltip_context: tuple[dict, dict] = ({}, {})
         selection.changed.connect(self.refresh)
         self.refresh()
 
@@ -77,18 +81,23 @@ class QtTopology(QGraphicsView):
         return dict(self.counts)
 
     def refresh(self) -> None:
-        graph = self.selection.topology() if self.selection.report else None
-        key = None if graph is None else (self.selection.design.id, tuple(sorted(self.selection.full_values().items())))
+        s = self.selection
+        graph = s.topology() if s.report else None
+        if graph is None:
+            if self._shown is not None or self.counts:
+                self.scene().clear()
+                self.labels, self.counts, self._label_specs = [], Counter(), []
+            self._shown = None
+            self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else "select a design"))
+            self.legend.adjustSize()
+            return
+        key = (s.design.id, tuple(sorted(s.full_values().items())))
         if key == self._shown:
             return
         self._shown = key
         scene = self.scene()
         scene.clear()
-        self.labels, self.counts = [], Counter()
-        if graph is None:
-            self.legend.setText(self.selection.error or "select a design")
-            self.legend.adjustSize()
-            return
+        self.labels, self.counts, self._label_specs = [], Counter(), []
         self._draw(graph, self.selection.descriptor, self.selection.full_values())
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
         self.resetTransform()
@@ -100,7 +109,7 @@ class QtTopology(QGraphicsView):
         arrays = list(descriptor["kernel"]["arrays"])
         colour = {a: theme.array_colour(i) for i, a in enumerate(arrays)}
         modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
-        tooltips = {}
+        self._tooltip_texts, self._tooltip_context = {}, (modules, values)
         n_pe = sum(1 for n in graph.nodes if n[0] == "PE")
         large = n_pe > LARGE
         for node, box in boxes.items():
@@ -110,9 +119,7 @@ class QtTopology(QGraphicsView):
             if kind == "drain":
                 fill = fill.darker(140)
             item = self._box(box, fill, kind, large and kind == "pe")
-            if node[0] not in tooltips:  # one text per module: the instances share their parameters
-                tooltips[node[0]] = module_tooltip(m, (), values)
-            item.setToolTip(tooltips[node[0]].replace("</b> ", f"</b> {list(node[1])} ", 1) if node[1] else tooltips[node[0]])
+            item.setData(MODULE_ROLE, node)  # its tooltip is written when first asked for: see tooltip()
             if not large and box.size >= 20:
                 self._label(node[0] if kind != "pe" else f"PE{','.join(map(str, node[1]))}", box)
         for name, box in drams.items():
@@ -128,6 +135,26 @@ class QtTopology(QGraphicsView):
                             f"{graph.number_of_edges()} FIFOs; darker = drain</span>")
         self.legend.adjustSize()
 
+    def tooltip(self, item) -> str:
+        """A module box's hover text, evaluated on first use (the trip counts are symbolic: evaluating
+        every module's at drawing time would cost a redraw tens of milliseconds)."""
+        node = item.data(MODULE_ROLE)
+        if node and not item.toolTip():
+            modules, values = self._tooltip_context
+            if node[0] not in self._tooltip_texts:  # one text per module: the instances share their parameters
+                self._tooltip_texts[node[0]] = module_tooltip(modules[node[0]], (), values)
+            text = self._tooltip_texts[node[0]]
+            item.setToolTip(text.replace("</b> ", f"</b> {list(node[1])} ", 1) if node[1] else text)
+        return item.toolTip()
+
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.ToolTip:
+            for item in self.items(event.pos()):
+                if item.data(MODULE_ROLE):
+                    self.tooltip(item)
+                    break
+        return super().viewportEvent(event)
+
     def _box(self, box, fill: QColor, kind: str, cheap: bool) -> QGraphicsRectItem:
         item = QGraphicsRectItem(QRectF(box.x - box.size / 2, box.y - box.size / 2, box.size, box.size))
         item.setBrush(QBrush(fill))
@@ -140,16 +167,7 @@ class QtTopology(QGraphicsView):
         return item
 
     def _label(self, text: str, box) -> None:
-        label = QGraphicsSimpleTextItem(text)
-        label.setBrush(QColor(theme.TEXT))
-        font = label.font()
-        font.setPointSizeF(6)
-        label.setFont(font)
-        r = label.boundingRect()
-        label.setPos(box.x - r.width() / 2, box.y + box.size / 2 + 1)
-        label.setZValue(2)
-        self.scene().addItem(label)
-        self.labels.append(label)
+        self._label_specs.append((text, QPointF(box.x, box.y + box.size / 2 + 1), True))
 
     def _edges(self, graph, boxes, colour, large: bool) -> None:
         edges = list(graph.edges(data=True))
@@ -201,20 +219,33 @@ class QtTopology(QGraphicsView):
         self.scene().addItem(item)
         self.counts[kind] += 1
         if label:
-            text = QGraphicsSimpleTextItem(label)
-            text.setBrush(QColor(theme.MUTED))
-            font = text.font()
-            font.setPointSizeF(5)
-            text.setFont(font)
-            middle = (start + end) / 2
-            text.setPos(middle + QPointF(2, -8))
-            self.scene().addItem(text)
-            self.labels.append(text)
+            self._label_specs.append((label, (start + end) / 2 + QPointF(2, -8), False))
 
     def _update_detail(self) -> None:
         show = self.transform().m11() >= LABEL_SCALE
+        if show and self._label_specs:
+            self._make_labels()
         for label in self.labels:
             label.setVisible(show)
+
+    def _make_labels(self) -> None:
+        """The text items, made when first shown: most views start zoomed out, where they are hidden,
+        and hundreds of text items are a good share of a redraw."""
+        module_font, fifo_font = QFont(self.font()), QFont(self.font())
+        module_font.setPointSizeF(6)
+        fifo_font.setPointSizeF(5)
+        module_brush, fifo_brush = QBrush(QColor(theme.TEXT)), QBrush(QColor(theme.MUTED))
+        for text, at, centred in self._label_specs:
+            label = QGraphicsSimpleTextItem(text)
+            label.setBrush(module_brush if centred else fifo_brush)
+            label.setFont(module_font if centred else fifo_font)
+            if centred:  # under its module's box
+                at = at - QPointF(label.boundingRect().width() / 2, 0)
+            label.setPos(at)
+            label.setZValue(2)
+            self.scene().addItem(label)
+            self.labels.append(label)
+        self._label_specs = []
 
     def wheelEvent(self, event) -> None:
         factor = 1.15 ** (event.angleDelta().y() / 120)

@@ -1,6 +1,7 @@
 """Fixtures of the GUI tests: fail any test that leaves a QThread running or a QTimer active
 (napari's `_dangling_qthreads` idea: starts are recorded by patching QThread.start / QTimer.start),
-a run database and QSettings in the test's temp folder, and a main window that is closed after."""
+a run database and QSettings in the test's temp folder, a main window that is closed after, and a
+wait for a DesignSelection's worker."""
 from __future__ import annotations
 
 import weakref
@@ -68,6 +69,17 @@ def make_window(qtbot, settings):
     yield make
     for window in windows:
         window.search.shutdown()
+        window.selection.shutdown()
+
+
+@pytest.fixture
+def settle(qtbot):
+    """settle(selection): wait until its worker has evaluated the latest design and values."""
+
+    def wait(selection, timeout: int = 30000):
+        qtbot.waitUntil(lambda: not selection.busy, timeout=timeout)
+
+    return wait
 
 
 @pytest.fixture

@@ -13,11 +13,13 @@ from engine.resources import KERNELS
 
 
 @pytest.fixture
-def selection():
+def selection(settle):
     selection = DesignSelection()
     selection.set_space(compile_kernel(KERNELS / "mm.c", defines={"I": 16, "J": 16, "K": 16}))
     selection.select("i-j__i-j.k", {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 1, "k_t2": 2})
-    return selection
+    settle(selection)
+    yield selection
+    selection.shutdown()
 
 
 def _export(dialog, qtbot):
@@ -59,8 +61,9 @@ def test_the_c_simulation_runs_on_the_export(qtbot, tmp_path, selection):
     assert "passed" in dialog.outcome.text() and dialog.csim_result.command in dialog.log.toPlainText()
 
 
-def test_an_invalid_configuration_cannot_be_exported(qtbot, tmp_path, selection):
+def test_an_invalid_configuration_cannot_be_exported(qtbot, tmp_path, selection, settle):
     selection.set_value("i_t2", "3")
+    settle(selection)
     dialog = QtExportDialog(selection, tmp_path / "project")
     qtbot.addWidget(dialog)
     assert not dialog.export_button.isEnabled() and "must divide" in dialog.outcome.text()

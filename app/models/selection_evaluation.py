@@ -1,0 +1,58 @@
+"""SelectionRequest -> Evaluation: everything the views of a selected design and configuration need,
+computed off the GUI thread (DesignSelection runs it in a TaskWorker): the design's performance
+model (built once per design: sympy, 0.1-0.5 s), the report or the constraint the values break
+(about 0.1 s), the design descriptor and the topology graph of the configuration.
+Plain Python, no Qt; the request is an immutable snapshot taken on the GUI thread."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from engine.compiler.descriptor import build_descriptor
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
+from engine.compiler.topology import topology_graph
+from engine.errors import EngineError
+from engine.models.device import Device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import evaluate_configuration
+
+
+@dataclass(frozen=True)
+class SelectionRequest:
+    generation: int  # DesignSelection's counter: a result of an older generation is stale
+    space: DesignSpace
+    design: Design
+    device: Device
+    values: dict[str, int]
+    model: PerformanceModel | None = None  # already built for this design, if so
+    descriptor: dict | None = None  # likewise
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    request: SelectionRequest
+    model: PerformanceModel
+    descriptor: dict | None
+    report: dict | None  # None: `error` says why
+    error: str
+    graph: nx.MultiDiGraph | None  # the topology of the configuration, when it is valid
+
+
+def evaluate_selection(request: SelectionRequest) -> Evaluation:
+    """Raises EngineError only if the design's model cannot be built; a configuration that breaks a
+    constraint (or that the models cannot evaluate) is an Evaluation with `error`."""
+    model = request.model or PerformanceModel(request.space, request.design, request.device)
+    try:
+        report, error = evaluate_configuration(model, request.values), ""
+    except EngineError as exc:
+        report, error = None, str(exc)
+    except Exception as exc:  # noqa: BLE001 (e.g. a zero divisor): shown, never raised
+        report, error = None, f"cannot evaluate this configuration: {exc}"
+    descriptor, graph = request.descriptor, None
+    if report is not None:
+        if descriptor is None:
+            descriptor = build_descriptor(request.space, request.design, model.architecture)
+        graph = topology_graph(descriptor, dict(report["params"]))
+    return Evaluation(request, model, descriptor, report, error, graph)
