@@ -136,7 +136,7 @@ class QtSearchPanel(QWidget):
         best = data.overall.y[-1] if len(data.overall.y) else None
         text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
         if s.running and not s.traces.latest:
-            text = f"starting the search process ({s.elapsed:.1f} s)"
+            text = f"starting the search ({s.elapsed:.1f} s)"
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
 
