@@ -24,8 +24,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QEvent, QEventLoop, QItemSelectionModel, QSettings, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QItemSelectionModel, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.__main__ import SCREEN_SIZE
+from app.main_window import MainWindow
+from app.views import theme
 
 SLOW_EVENT = float(os.environ.get("BENCH_GUI_SLOW_MS", "20")) / 1000
 
@@ -74,8 +78,6 @@ GC = GcPauses()
 
 
 def run_once(app, window, seconds: float, designs: str, trace: bool) -> dict:
-    from app.main_window import MainWindow  # noqa: F401 (imported for the type only)
-
     panel = window.search_panel
     panel.method.setCurrentText("hybrid")
     panel.seconds.setValue(seconds)
@@ -163,10 +165,6 @@ def main() -> None:
                         help="instead of searching, select every design in turn (each builds its model)")
     args = parser.parse_args()
     app = TracingApplication([sys.argv[0]]) if args.trace else QApplication([sys.argv[0]])
-    from app.__main__ import SCREEN_SIZE
-    from app.main_window import MainWindow
-    from app.views import theme
-
     theme.apply(app)
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_gui"
     folder.mkdir(exist_ok=True)

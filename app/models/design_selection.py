@@ -14,7 +14,11 @@ import networkx as nx
 from PySide6.QtCore import QObject, Signal
 
 from app.gc_pauses import freeze_long_lived
-from app.models.selection_evaluation import Evaluation, SelectionRequest, evaluate_selection
+from app.models.selection_evaluation import (
+    Evaluation,
+    SelectionRequest,
+    evaluate_selection,
+)
 from app.workers.task_worker import TaskWorker
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QApplication
 
 from app.__main__ import SCREEN_SIZE
 from app.views import theme
-
 from engine.search.store import RunStore
 
 MAX_STALL = 0.100

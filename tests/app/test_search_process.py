@@ -9,7 +9,12 @@ import threading
 import pytest
 
 from app.workers import search_process
-from app.workers.search_process import MIN_DESIGN_SECONDS, SearchRequest, design_seconds, run_search
+from app.workers.search_process import (
+    MIN_DESIGN_SECONDS,
+    SearchRequest,
+    design_seconds,
+    run_search,
+)
 from engine.search.progress import DesignResult, ExplorationResult
 
 
