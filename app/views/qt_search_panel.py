@@ -5,11 +5,11 @@ highlighted.
 
 Drawing is kept cheap while a search runs: the time axes span the budget from the start (so that
 a tick does not rescale them and relayout the plots), the value axes have a fixed width, and the
-scatter, the costly part, is redrawn every SCATTER_EVERY ticks only."""
+scatter, the costly part, is redrawn every SCATTER_EVERY ticks only, in an event-loop pass of its own."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -54,6 +54,7 @@ class QtSearchPanel(QWidget):
         self.session = session
         self._ticks = 0
         self._time_span = 0.0  # seconds the time axes show while a search runs (0: automatic)
+        self._scatter_due = False  # a scatter redraw is scheduled
         self.method = QComboBox()
         self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
@@ -86,7 +87,8 @@ class QtSearchPanel(QWidget):
         self.rate_plot = _plot("samples per second", "time (s)", "samples/s")
         self.scatter_plot = _plot("configurations seen", "latency (cycles)", "DSP")
         self.scatter_plot.setLogMode(x=True, y=False)
-        self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall")
+        self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall",
+                                                 symbol="o", symbolSize=5, symbolBrush=theme.ACCENT, symbolPen=None)
         self.design_curves: dict[str, pg.PlotDataItem] = {}
         self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2))
         self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None, antialias=False,
@@ -114,8 +116,7 @@ class QtSearchPanel(QWidget):
     def redraw(self) -> None:
         s = self.session
         self._ticks += 1
-        scatter = not s.running or self._ticks % SCATTER_EVERY == 1
-        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=scatter)
+        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=False)
         for design, series in data.per_design.items():
             curve = self.design_curves.get(design)
             if curve is None:
@@ -127,18 +128,27 @@ class QtSearchPanel(QWidget):
             self._span_time(s.elapsed * 1.25)
         self.overall.setData(data.overall.t, data.overall.y)
         self.rate.setData(data.rate.t, data.rate.y)
-        if scatter and len(data.points):
-            self.points.setData(data.points[:, 0], data.points[:, 1])
-            self.front.setData(data.front[:, 0], data.front[:, 1])
-        elif scatter:
-            self.points.setData([], [])
-            self.front.setData([], [])
+        if (not s.running or self._ticks % SCATTER_EVERY == 1) and not self._scatter_due:
+            # in a later pass of the event loop: drawn together with the lines it would double the
+            # longest stretch the window spends without handling anything else
+            self._scatter_due = True
+            QTimer.singleShot(0, self, self._redraw_scatter)
         best = data.overall.y[-1] if len(data.overall.y) else None
         text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
         if s.running and not s.traces.latest:
             text = f"starting the search ({s.elapsed:.1f} s)"
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
+
+    def _redraw_scatter(self) -> None:
+        self._scatter_due = False
+        data = self.session.traces.plot_data(points=True)
+        if len(data.points):
+            self.points.setData(data.points[:, 0], data.points[:, 1])
+            self.front.setData(data.front[:, 0], data.front[:, 1])
+        else:
+            self.points.setData([], [])
+            self.front.setData([], [])
 
     def _span_time(self, seconds: float) -> None:
         self._time_span = seconds
@@ -156,8 +166,8 @@ class QtSearchPanel(QWidget):
                 self.throughput_plot.removeItem(curve)
             self.design_curves = {}
             self._span_time(s.budget * TIME_MARGIN + START_SECONDS)
-        elif not s.running:
-            self._time_span = 0.0
+        elif s.status == "replayed" or not self._time_span or s.elapsed > self._time_span:
+            self._time_span = 0.0  # a finished search whose lines fit keeps its axes: no rescale, no relayout
             for plot in (self.throughput_plot, self.rate_plot):
                 plot.enableAutoRange(x=True)
         self.redraw()
