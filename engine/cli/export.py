@@ -20,7 +20,12 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration
 from engine.search.progress import Candidate
 from engine.search.store import RunStore, StoredRun, default_database_path
-from engine.sim import DEFAULT_MAX_CYCLES, SimulationBudgetExceeded, SimulationDeadlock, simulate
+from engine.sim import (
+    DEFAULT_MAX_CYCLES,
+    SimulationBudgetExceeded,
+    SimulationDeadlock,
+    simulate,
+)
 
 HELP = "export a design at a configuration as a Vitis project (kernel, host, Makefile, ...)"
 

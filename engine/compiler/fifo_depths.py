@@ -27,22 +27,35 @@ DEFAULT_DEPTH = 2
 BLOCKS = 2  # row blocks a `to_row_heads` FIFO holds: as many as the row's ping-pong buffers
 
 
+def row_block_depth(pattern: str, count, pack, row_modules, row_elements) -> sympy.Expr | None:
+    """The depth the row rule asks for, before the default minimum; None where it does not apply.
+    `count` FIFOs of this kind move words of `pack` elements; for `to_row_heads`, `row_modules` is
+    the number of level-1 modules they feed (all rows together) and `row_elements` the elements of
+    one buffer of one of them (None without a buffer)."""
+    if pattern != "to_row_heads" or row_elements is None:
+        return None
+    per_row = sympy.sympify(row_modules) / sympy.sympify(count)
+    return sympy.ceiling(BLOCKS * sympy.sympify(row_elements) * per_row / pack)
+
+
 def depth_rule(pattern: str, count, pack, row_modules, row_elements) -> sympy.Expr:
-    """The rules above as one expression: `count` FIFOs of this kind moving words of `pack`
-    elements; for `to_row_heads`, the `row_modules` level-1 modules they feed (all rows together)
-    and the elements of one buffer of one of them (None without a buffer)."""
-    if pattern == "to_row_heads" and row_elements is not None:
-        per_row = sympy.sympify(row_modules) / sympy.sympify(count)
-        return sympy.Max(DEFAULT_DEPTH, sympy.ceiling(BLOCKS * sympy.sympify(row_elements) * per_row / pack))
-    return sympy.Integer(DEFAULT_DEPTH)
+    """The rules above as one expression (arguments as for `row_block_depth`)."""
+    deep = row_block_depth(pattern, count, pack, row_modules, row_elements)
+    return sympy.Integer(DEFAULT_DEPTH) if deep is None else sympy.Max(DEFAULT_DEPTH, deep)
+
+
+def architecture_row_block_depth(fifo: Fifo, modules: dict[str, Module]) -> sympy.Expr | None:
+    """`row_block_depth` of a FIFO kind of the compiler's architecture (the MP bounds its BRAM)."""
+    row = modules[fifo.target]  # drains list their FIFOs against the data flow: the L1 side is the target
+    buffer = next(iter(row.buffers), None)
+    return row_block_depth(fifo.pattern, fifo.count, fifo.pack, row.count, None if buffer is None else buffer.elements)
 
 
 def architecture_fifo_depth(fifo: Fifo, modules: dict[str, Module]) -> sympy.Expr:
     """Depth of a FIFO kind of the compiler's architecture, symbolically (the models count the
     block RAM of deep FIFOs with it)."""
-    row = modules[fifo.target]  # drains list their FIFOs against the data flow: the L1 side is the target
-    buffer = next(iter(row.buffers), None)
-    return depth_rule(fifo.pattern, fifo.count, fifo.pack, row.count, None if buffer is None else buffer.elements)
+    deep = architecture_row_block_depth(fifo, modules)
+    return sympy.Integer(DEFAULT_DEPTH) if deep is None else sympy.Max(DEFAULT_DEPTH, deep)
 
 
 def fifo_depth(fifo: dict, values: dict[str, int], descriptor: dict) -> int:

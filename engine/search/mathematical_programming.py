@@ -9,7 +9,8 @@ are rewritten (ceiling(N/t1) -> n, 1/t2 -> q/t1: a PE count t1/t2 becomes q) and
 term into pyomo; in the traffic, products n*t1 become p, which keeps the degree low.
 
 Constraints: DSP <= budget, exactly, and BRAM18K <= budget through an estimate: per buffer instance
-an integer count of blocks holding its bits, none for buffers of at most 1 Kbit (registers). That is a
+(and per FIFO deeper than the default, engine/compiler/fifo_depths.py) an integer count of blocks
+holding its bits, none for buffers of at most 1 Kbit (registers). That is a
 lower bound of what engine/models/memory.py counts, which also rounds depths up to the port table
 and widths to its ports (up to about twice as many blocks, more for wide, shallow buffers). So the
 rounded answer is checked with `SearchSpace.evaluate`; when it is over the budget, each buffer's
@@ -29,6 +30,10 @@ import numpy as np
 import sympy
 
 from engine.compiler.architecture.symbols import symbol
+from engine.compiler.fifo_depths import (
+    architecture_fifo_depth,
+    architecture_row_block_depth,
+)
 from engine.models.memory import REGISTER_BITS, bram18k
 from engine.search.space import Config, SearchSpace
 from engine.search.strategy import SearchStrategy
@@ -131,6 +136,20 @@ class _Program:
                 m.add_component(f"__factor_{module.name}_{b.name}", factor)
                 self.buffers.append((b, blocks, factor))
                 self.bram += factor * blocks * self.translate(module.count) * (2 if b.double_buffered else 1)
+        arch = space.model.architecture
+        modules = {mod.name: mod for mod in arch.modules}
+        self.fifos = []  # FIFOs deeper than the default: (fifo, its depth, blocks per FIFO, correction factor)
+        for f in arch.fifos:
+            depth = architecture_row_block_depth(f, modules)
+            if depth is None:
+                continue
+            name = f"{f.source}_{f.target}_{f.array}"
+            blocks = self._int(f"__bram_fifo_{name}", 0, None)
+            m.c.add(BLOCK_BITS * blocks >= self.translate(depth * f.width_bits) - REGISTER_BITS)
+            factor = pyo.Param(mutable=True, initialize=1.0)
+            m.add_component(f"__factor_fifo_{name}", factor)
+            self.fifos.append((f, architecture_fifo_depth(f, modules), blocks, factor))
+            self.bram += factor * blocks * self.translate(f.count)
         m.bram_cap = pyo.Param(mutable=True, initialize=space.bram_budget)
         m.c.add(self.bram <= m.bram_cap)
         self.pairing = True  # in the traffic (only there) a product n*t1 becomes the padded extent
@@ -192,8 +211,10 @@ class _Program:
         the estimate's (the port table rounds depths up to powers of two and widths to its ports);
         when no factor moves, shrink the cap by the excess instead."""
         values, moved = _substitution(self.space, config), False
-        for b, blocks, factor in self.buffers:
-            real, estimate = float(bram18k(b.width_bits, b.depth).xreplace(values)), self.pyo.value(blocks)
+        shapes = [(b.width_bits, b.depth, blocks, factor) for b, blocks, factor in self.buffers]
+        shapes += [(f.width_bits, depth, blocks, factor) for f, depth, blocks, factor in self.fifos]
+        for width, depth, blocks, factor in shapes:
+            real, estimate = float(bram18k(width, depth).xreplace(values)), self.pyo.value(blocks)
             if estimate >= 1 and real > factor.value * estimate:
                 factor.set_value(real / estimate)
                 moved = True

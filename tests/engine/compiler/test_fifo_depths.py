@@ -9,7 +9,11 @@ import sympy
 from engine.compiler import topology
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.fifo_depths import DEFAULT_DEPTH, architecture_fifo_depth, fifo_depths
+from engine.compiler.fifo_depths import (
+    DEFAULT_DEPTH,
+    architecture_fifo_depth,
+    fifo_depths,
+)
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
