@@ -143,11 +143,16 @@ class _Program:
             depth = architecture_row_block_depth(f, modules)
             if depth is None:
                 continue
+            # a FIFO is wide and shallow: ceil(width / 36) columns of blocks 512 words deep (the packing
+            # factor taken at its widest, as everywhere in the program), none in registers
             name = f"{f.source}_{f.target}_{f.array}"
-            blocks = self._int(f"__bram_fifo_{name}", 0, None)
-            m.c.add(BLOCK_BITS * blocks >= self.translate(depth * f.width_bits) - REGISTER_BITS)
+            width = self.translate(f.width_bits)
+            rows = self._int(f"__bram_fifo_{name}", 0, None)
+            m.c.add(512 * rows >= self.translate(depth) - REGISTER_BITS / width)
             factor = pyo.Param(mutable=True, initialize=1.0)
             m.add_component(f"__factor_fifo_{name}", factor)
+            columns = math.ceil(width / 36) if isinstance(width, float) else 1  # a packing expression: bits only
+            blocks = columns * rows
             self.fifos.append((f, architecture_fifo_depth(f, modules), blocks, factor))
             self.bram += factor * blocks * self.translate(f.count)
         m.bram_cap = pyo.Param(mutable=True, initialize=space.bram_budget)
