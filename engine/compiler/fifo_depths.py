@@ -18,10 +18,12 @@ Rules:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy
 
 from engine.compiler.architecture.modules import Fifo, Module
-from engine.compiler.descriptor import evaluate
+from engine.compiler.descriptor import evaluate, expression
 
 DEFAULT_DEPTH = 2
 BLOCKS = 2  # row blocks a `to_row_heads` FIFO holds: as many as the row's ping-pong buffers
@@ -62,9 +64,16 @@ def fifo_depth(fifo: dict, values: dict[str, int], descriptor: dict) -> int:
     """Words one FIFO of this kind (an entry of descriptor `topology.fifos`) can hold."""
     row = next(m for m in descriptor["topology"]["modules"] if m["name"] == fifo["target"])
     buffer = next(iter(row["buffers"]), None)
-    rule = depth_rule(fifo["pattern"], sympy.sympify(fifo["count"]), sympy.sympify(fifo["pack"]),
-                      sympy.sympify(row["count"]), None if buffer is None else sympy.sympify(buffer["elements"]))
-    return round(evaluate(str(rule), values))
+    text = _rule_text(fifo["pattern"], fifo["count"], fifo["pack"], row["count"],
+                      None if buffer is None else buffer["elements"])
+    return round(evaluate(text, values))
+
+
+@lru_cache(maxsize=1024)
+def _rule_text(pattern: str, count: str, pack: str, row_count: str, row_elements: str | None) -> str:
+    # the topology graph asks once per FIFO kind and graph: keep sympy out of that loop
+    return str(depth_rule(pattern, expression(count), expression(pack), expression(row_count),
+                          None if row_elements is None else expression(row_elements)))
 
 
 def fifo_depths(descriptor: dict, values: dict[str, int]) -> dict[tuple[str, str, str, str], int]:
