@@ -42,7 +42,9 @@ class SearchRun:
     def _left(self, start: float) -> bool:
         if self.cancel_event.is_set():
             return False
-        if self.seconds is not None and time.perf_counter() - start >= self.seconds:
+        # one batch at least (milliseconds), even when the strategy's start (an MP solve, its first
+        # import of pyomo) spent a short budget: a design searched is never reported without samples
+        if self.seconds is not None and time.perf_counter() - start >= self.seconds and self.samples:
             return False
         return self.samples_budget is None or self.samples < self.samples_budget
 

@@ -7,6 +7,7 @@ import importlib
 import itertools
 import math
 import random
+import time
 
 import numpy as np
 import pytest
@@ -162,6 +163,15 @@ def test_stops_on_a_seconds_budget(make, mm64):
     assert result.stopped == "budget"
     assert 0.4 <= result.elapsed < 0.4 + 0.5
     assert result.samples > 0
+
+
+def test_a_start_that_spends_the_whole_budget_still_leaves_one_batch(mm64):
+    class SlowStart(RandomSearch):  # e.g. an MP seed plus pyomo's first import on a 0.2 s share
+        def start(self, *, time_limit: float) -> None:
+            time.sleep(time_limit + 0.05)
+
+    result = SearchRun(mm64, SlowStart(mm64, seed=0), seconds=0.2, batch=32).run()
+    assert result.samples == 32 and result.best is not None and result.stopped == "budget"
 
 
 @pytest.mark.parametrize("make", STRATEGIES)
