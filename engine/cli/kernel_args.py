@@ -1,4 +1,5 @@
-"""Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file."""
+"""Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file;
+and the design + parameters of the subcommands that look at one configuration (model, simulate)."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +16,13 @@ def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = 
                         help="a named size preset of a bundled kernel (resources/kernels/presets.json)")
     parser.add_argument("--simd-info", metavar="JSON",
                         help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
+
+
+def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
+    """--design ID and repeatable --param NAME=V: one configuration of one design."""
+    parser.add_argument("--design", required=True, help="design id or name (see `systolic designs`)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
+                        help="a tuning parameter value (repeatable), e.g. --param i_t1=64")
 
 
 def kernel_defines(args: argparse.Namespace) -> list[str]:

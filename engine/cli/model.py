@@ -6,7 +6,11 @@ import argparse
 import json
 import sys
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.cli.kernel_args import (
+    add_configuration_arguments,
+    add_kernel_arguments,
+    kernel_defines,
+)
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.errors import DesignError
@@ -19,9 +23,7 @@ HELP = "evaluate the performance model of one design for given tuning parameters
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
-    parser.add_argument("--design", required=True, help="design id or name (see `systolic designs`)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
-                        help="a tuning parameter value (repeatable), e.g. --param i_t1=64")
+    add_configuration_arguments(parser)
     parser.add_argument("--params-file", metavar="FILE.jsonl",
                         help="evaluate many configurations: one JSON object of parameters per line")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")

@@ -7,7 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.cli.kernel_args import (
+    add_configuration_arguments,
+    add_kernel_arguments,
+    kernel_defines,
+)
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
@@ -28,9 +32,7 @@ HELP = "simulate one configuration of a design cycle by cycle (deadlocks, stalls
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
-    parser.add_argument("--design", required=True, help="design id or name (see `systolic designs`)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
-                        help="a tuning parameter value (repeatable), e.g. --param i_t1=64")
+    add_configuration_arguments(parser)
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
                         help=f"stop after N simulated cycles (default {DEFAULT_MAX_CYCLES:,})")

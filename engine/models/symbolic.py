@@ -32,7 +32,10 @@ import sympy
 from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.modules import Architecture, Module, Phase
 from engine.compiler.architecture.symbols import smax
-from engine.compiler.fifo_depths import DEFAULT_DEPTH, architecture_fifo_depth
+from engine.compiler.fifo_depths import (
+    architecture_fifo_depth,
+    architecture_row_block_depth,
+)
 from engine.models.memory import bram18k, uram
 
 CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
@@ -115,9 +118,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
                 by_array[b.array] = by_array.get(b.array, sympy.Integer(0)) + use
     by_name = {m.name: m for m in arch.modules}
     for f in arch.fifos:  # FIFOs deeper than the default (engine/compiler/fifo_depths.py) may need block RAM
-        depth = architecture_fifo_depth(f, by_name)
-        if depth != DEFAULT_DEPTH:
-            use = f.count * bram18k(f.width_bits, depth)
+        if architecture_row_block_depth(f, by_name) is not None:
+            use = f.count * bram18k(f.width_bits, architecture_fifo_depth(f, by_name))
             bram += use
             by_array[f.array] = by_array.get(f.array, sympy.Integer(0)) + use
     overhead = OPERATORS["module_overhead"]
