@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from engine.search import pareto
 from engine.search.progress import Candidate, DesignResult, Progress, TracePoint
 from engine.search.space import SearchSpace, batch_row, batch_size
 from engine.search.strategy import SearchStrategy
@@ -89,13 +90,12 @@ class SearchRun:
 
     def _update_pareto(self, configs, batch, feasible) -> None:
         points = np.stack([batch.latency[feasible], batch.dsp[feasible], batch.bram[feasible]], axis=1)
-        front = _non_dominated(points)  # thin the batch first: it can be large
-        feasible, points = feasible[front], points[front]
-        allp = np.vstack([self._pareto, points])
-        cfgs = self._pareto_configs + [batch_row(configs, i) for i in feasible]
-        keep = _non_dominated(allp)
-        self._pareto = allp[keep]
-        self._pareto_configs = [cfgs[i] for i in np.flatnonzero(keep)]
+        staying, joining = pareto.merge(self._pareto, points)
+        if not len(joining):
+            return
+        self._pareto = np.vstack([self._pareto[staying], points[joining]])
+        self._pareto_configs = ([self._pareto_configs[i] for i in staying]
+                                + [batch_row(configs, i) for i in feasible[joining]])
 
     def pareto(self) -> tuple[Candidate, ...]:
         order = np.argsort(self._pareto[:, 0]) if len(self._pareto) else []
@@ -116,38 +116,3 @@ class SearchRun:
         for callback in self.callbacks:
             callback(progress)
 
-
-def _non_dominated(points: np.ndarray, chunk: int = 256) -> np.ndarray:
-    """Mask of the points no other point dominates (<= everywhere, < somewhere); duplicates kept once.
-
-    Sorted lexicographically, a point can only be dominated by points before it, so the points are
-    swept in chunks against the front found so far: about n x |front| work instead of n^2."""
-    order = np.lexsort(points.T[::-1])
-    keep = np.zeros(len(points), dtype=bool)
-    front = np.empty((0, points.shape[1]))
-    for start in range(0, len(order), chunk):
-        idx = order[start:start + chunk]
-        block = points[idx]
-        candidates = ~_dominated_by(front, block) & ~_duplicate_of(front, block)
-        idx, block = idx[candidates], block[candidates]
-        inner = ~_dominated_by(block, block)
-        _, first = np.unique(block, axis=0, return_index=True)
-        unique = np.zeros(len(block), dtype=bool)
-        unique[first] = True
-        keep[idx[inner & unique]] = True
-        front = np.vstack([front, block[inner & unique]])
-    return keep
-
-
-def _dominated_by(front: np.ndarray, points: np.ndarray) -> np.ndarray:
-    if len(front) == 0 or len(points) == 0:
-        return np.zeros(len(points), dtype=bool)
-    le = np.all(front[None, :, :] <= points[:, None, :], axis=2)
-    lt = np.any(front[None, :, :] < points[:, None, :], axis=2)
-    return np.any(le & lt, axis=1)
-
-
-def _duplicate_of(front: np.ndarray, points: np.ndarray) -> np.ndarray:
-    if len(front) == 0 or len(points) == 0:
-        return np.zeros(len(points), dtype=bool)
-    return np.any(np.all(front[None, :, :] == points[:, None, :], axis=2), axis=1)
