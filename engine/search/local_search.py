@@ -19,7 +19,7 @@ import numpy as np
 from engine.search.space import Config, SearchSpace
 from engine.search.vector_genome import VectorGenome
 
-STEP = 6  # t1 +- STEP
+STEP = 10  # t1 +- STEP
 TILE_STEP = 3  # tile counts n +- TILE_STEP
 T2_CHOICES = 6  # second-level factors kept per t1: those closest (in ratio) to the current one
 
