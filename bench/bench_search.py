@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -27,10 +28,16 @@ def main() -> None:
     args = parser.parse_args()
     space, device = problem()
     known = load_best_known()["designs"]
+    designs = args.designs or [d.id for d in space.designs]
+    # the first search of a process also imports pyomo and SCIP and loads numba's compiled kernels:
+    # measured once here, outside the table (the GUI and a CLI run over many designs pay it once)
+    started = time.perf_counter()
+    run_method(search_space(space, device, designs[0]), "hybrid", seconds=0.2, seed=0)
+    print(f"start-up of the first search in this process: {time.perf_counter() - started - 0.2:.2f} s (not in the table)\n")
     print(f"{'design':14} {'hyb 1s':>7} {'hyb 5s':>7} {'samp/s':>8}  " + " ".join(f"{b[:8]:>8}" for b in BASELINES)
           + "  beats all")
     met_1s = met_5s = beats = total = 0
-    for design in args.designs or [d.id for d in space.designs]:
+    for design in designs:
         search = search_space(space, device, design)
         entry = known.get(design)
         if not entry or entry.get("model") != fingerprint(search):
