@@ -58,4 +58,5 @@ def neighbourhood(space: SearchSpace, genome: VectorGenome, config: Config) -> n
             if genome.has_t2[l]:
                 rows[:, genome.t2[l]] = cand[idx, 1]
         blocks.append(rows)
-    return np.unique(np.vstack(blocks), axis=0)
+    rows = np.vstack(blocks)
+    return rows[genome.first_occurrences(rows)]

@@ -31,6 +31,15 @@ class VectorGenome:
         self.has_t2 = self.t2 >= 0
         top = int(self.extent.max()) + 1
         self._divisors, self._n_divisors = _divisor_table(top)
+        # a row's mixed-radix number (every value is at most its loop's extent), when it fits in int64:
+        # deduplicating integers is ~10x faster than numpy's row-wise unique
+        radix = np.zeros(len(self.names), dtype=object)
+        for l in range(len(self.t1)):
+            radix[self.t1[l]] = int(self.extent[l]) + 1
+            if self.has_t2[l]:
+                radix[self.t2[l]] = min(int(self.t2_upper[l]), int(self.extent[l])) + 1
+        place = np.cumprod(np.concatenate(([1], radix[:-1])))
+        self._place = place.astype(np.int64) if int(place[-1]) * int(radix[-1]) < 2 ** 63 else None
 
     # -- conversions ------------------------------------------------------------------------------
     def to_columns(self, pop: np.ndarray) -> dict[str, np.ndarray]:
@@ -41,6 +50,14 @@ class VectorGenome:
 
     def from_configs(self, configs: list[Config]) -> np.ndarray:
         return np.array([[c[n] for n in self.names] for c in configs], dtype=np.int64).reshape(-1, len(self.names))
+
+    def first_occurrences(self, pop: np.ndarray) -> np.ndarray:
+        """Indices, in order, of the first row of each distinct configuration in pop."""
+        if self._place is not None:
+            _, first = np.unique(pop @ self._place, return_index=True)
+        else:
+            _, first = np.unique(pop, axis=0, return_index=True)
+        return np.sort(first)
 
     # -- operators --------------------------------------------------------------------------------
     def random(self, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -36,3 +36,18 @@ def test_divisor_only_mode_stays_on_divisors(space):
         pop = genome.mutate(pop, rng)
         assert np.all(genome.extent[None, :] % pop[:, genome.t1] == 0)
         assert feasible_mask(space.design, genome.to_columns(pop)).all()
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["int64 keys", "row-wise"])
+def test_first_occurrences_finds_the_first_row_of_each_distinct_configuration(space, packed):
+    genome = VectorGenome(space)
+    if not packed:
+        genome._place = None  # what a space too large for int64 keys gets
+    rng = np.random.default_rng(4)
+    pop = genome.random(300, rng)
+    pop = np.vstack([pop, pop[rng.integers(0, 300, 200)]])[rng.permutation(500)]
+    first = genome.first_occurrences(pop)
+    assert list(first) == sorted(first)
+    seen = set()
+    expected = [i for i, row in enumerate(map(tuple, pop)) if not (row in seen or seen.add(row))]
+    assert list(first) == expected
