@@ -66,7 +66,7 @@ def covered_by(front: np.ndarray, points: np.ndarray) -> np.ndarray:
     return _covered_by(np.ascontiguousarray(front, dtype=np.float64), points)
 
 
-def merge(front: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def merge_batch(front: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A front and a batch -> (indices of the front still non-dominated, indices of the batch joining).
     Only the batch's own front meets the stored one: |front| x |batch front| work per batch."""
     joining = np.flatnonzero(non_dominated(points))

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.search import pareto
+from engine.search.pareto import merge_batch
 from engine.search.progress import Candidate, DesignResult, Progress, TracePoint
 from engine.search.space import SearchSpace, batch_row, batch_size
 from engine.search.strategy import SearchStrategy
@@ -90,7 +90,7 @@ class SearchRun:
 
     def _update_pareto(self, configs, batch, feasible) -> None:
         points = np.stack([batch.latency[feasible], batch.dsp[feasible], batch.bram[feasible]], axis=1)
-        staying, joining = pareto.merge(self._pareto, points)
+        staying, joining = merge_batch(self._pareto, points)
         if not len(joining):
             return
         self._pareto = np.vstack([self._pareto[staying], points[joining]])

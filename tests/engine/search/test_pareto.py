@@ -30,7 +30,7 @@ def test_merging_batches_gives_the_front_of_all_points():
     for _ in range(30):
         batch = np.round(rng.uniform(0, 10, size=(int(rng.integers(0, 60)), 3)))
         seen.append(batch)
-        staying, joining = pareto.merge(front, batch)
+        staying, joining = pareto.merge_batch(front, batch)
         front = np.vstack([front[staying], batch[joining]])
     everything = np.vstack(seen)
     assert len({tuple(p) for p in front}) == len(front)
@@ -39,5 +39,5 @@ def test_merging_batches_gives_the_front_of_all_points():
 
 def test_empty_inputs():
     assert pareto.non_dominated(np.empty((0, 3))).shape == (0,)
-    staying, joining = pareto.merge(np.empty((0, 3)), np.empty((0, 3)))
+    staying, joining = pareto.merge_batch(np.empty((0, 3)), np.empty((0, 3)))
     assert len(staying) == len(joining) == 0
