@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.search import mathematical_programming
 from engine.search.local_search import neighbourhood
 from engine.search.mathematical_programming import solve_mp
 from engine.search.space import Columns, Config, SearchSpace
@@ -122,6 +123,10 @@ class HybridSearch(EvolutionarySearch):
                  mp_limit: float = 2.0, **kw):
         super().__init__(space, seed=seed, **kw)
         self.mp_share, self.mp_floor, self.mp_limit = mp_share, mp_floor, mp_limit
+
+    @classmethod
+    def warm_up(cls) -> None:
+        mathematical_programming.warm_up()
 
     def start(self, *, time_limit: float) -> None:
         # SCIP needs ~0.2 s to seed most MM designs (0.1 s: 7 of 18, 0.2 s: 15, 0.5 s: 18); beyond

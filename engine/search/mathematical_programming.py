@@ -90,6 +90,12 @@ def _scip_options() -> dict:
     return {k: v for k, v in tuned.getParams().items() if default.get(k) != v}
 
 
+def warm_up() -> None:
+    """Import pyomo and SCIP (about a second the first time in a process)."""
+    import pyomo.environ  # noqa: F401
+    _scip_options()
+
+
 class _Program:
     """The pyomo model of one design; `values()` reads the solver's point back per parameter."""
 
@@ -317,6 +323,10 @@ class MPSearch(SearchStrategy):
         self.objective, self.max_seconds = objective, max_seconds
         self.result: MPResult | None = None
         self.proposed = False
+
+    @classmethod
+    def warm_up(cls) -> None:
+        warm_up()
 
     def start(self, *, time_limit: float) -> None:
         # most of the run, capped, so that the run still has time to evaluate the answer

@@ -50,6 +50,12 @@ def _covered_by(front: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
+def warm_up() -> None:
+    """Load the compiled sweeps (about half a second the first time in a process)."""
+    covered_by(np.zeros((1, 3)), np.zeros((1, 3)))
+    non_dominated(np.zeros((1, 3)))
+
+
 def non_dominated(points: np.ndarray) -> np.ndarray:
     """Mask of the points no other point dominates (<= everywhere, < somewhere); duplicates kept once."""
     points = np.ascontiguousarray(points, dtype=np.float64)

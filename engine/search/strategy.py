@@ -23,6 +23,11 @@ class SearchStrategy(ABC):
         self.rng = random.Random(seed)  # scalar draws: the stdlib generator is far cheaper than numpy's
         self.notes: list[str] = []  # things the user should know (e.g. the MP seed failed)
 
+    @classmethod
+    def warm_up(cls) -> None:
+        """One-off process start-up (slow imports, compiled kernels), done before any budget starts
+        so that the first design searched does not pay for it. Cheap when repeated."""
+
     def start(self, *, time_limit: float) -> None:
         """Called once before the first proposal, with the time the run has."""
 

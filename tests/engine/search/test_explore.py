@@ -61,3 +61,22 @@ def test_unknown_method_and_design_are_errors(mm64):
         explore(mm64, load_device(), method="gradient", budget=Budget(samples=10))
     with pytest.raises(EngineError, match="no design 'x__y'"):
         explore(mm64, load_device(), method="random", budget=Budget(samples=10), designs=["x__y"])
+
+
+def test_the_method_warms_up_once_before_the_first_design_starts(mm64, monkeypatch):
+    from engine.search import explore as explore_module
+    from engine.search.random_search import RandomSearch
+
+    events = []
+
+    class Recording(RandomSearch):
+        @classmethod
+        def warm_up(cls):
+            events.append("warm up")
+
+        def start(self, *, time_limit):
+            events.append(f"start {self.space.design.id}")
+
+    monkeypatch.setattr(explore_module, "strategy_class", lambda method: Recording)
+    explore(mm64, load_device(), method="random", budget=Budget(samples=2 * 64), designs=["i-j__i-j.k", "i__i-j.k"])
+    assert events == ["warm up", "start i-j__i-j.k", "start i__i-j.k"]
