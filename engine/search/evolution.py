@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.search import mathematical_programming
 from engine.search.local_search import neighbourhood
 from engine.search.mathematical_programming import solve_mp
+from engine.search.mathematical_programming import warm_up as warm_up_mp
 from engine.search.space import Columns, Config, SearchSpace
 from engine.search.strategy import SearchStrategy
 from engine.search.vector_genome import ALPHA, VectorGenome
@@ -126,7 +126,7 @@ class HybridSearch(EvolutionarySearch):
 
     @classmethod
     def warm_up(cls) -> None:
-        mathematical_programming.warm_up()
+        warm_up_mp()
 
     def start(self, *, time_limit: float) -> None:
         # SCIP needs ~0.2 s to seed most MM designs (0.1 s: 7 of 18, 0.2 s: 15, 0.5 s: 18); beyond

@@ -90,10 +90,11 @@ def _scip_options() -> dict:
     return {k: v for k, v in tuned.getParams().items() if default.get(k) != v}
 
 
-def warm_up() -> None:
-    """Import pyomo and SCIP (about a second the first time in a process)."""
+def warm_up() -> dict:
+    """Import pyomo and SCIP (about a second the first time in a process; only when used) and
+    return the SCIP options."""
     import pyomo.environ  # noqa: F401
-    _scip_options()
+    return _scip_options()
 
 
 class _Program:
@@ -265,9 +266,8 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
         return result(None, "error", f"unknown MP objective '{objective}' (known: {', '.join(OBJECTIVES)})")
     best, tightened, batch = None, 0, None  # best = (objective value, config, proven optimal)
     try:
-        import pyomo.environ  # noqa: F401 (slow to import: only when used)
+        options = warm_up()
         from pyomo.contrib.solver.common.util import NoFeasibleSolutionError
-        options = _scip_options()
         start = time.perf_counter()
         program = _Program(space, objective)
         solver = program.pyo.SolverFactory("scip_direct")
