@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.project import export_project
+from engine.export.project import export_project
 from engine.csim import run_csim
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel

@@ -1,5 +1,5 @@
 """QtExportDialog(selection): writes the Vitis HLS project of the selected design and configuration
-into a folder (engine.compiler.export.export_project), then offers to run the C simulation
+into a folder (engine.export.export_project), then offers to run the C simulation
 (engine.csim.run_csim); both run in a TaskWorker with a busy bar, and the outcome is shown in place."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.models.design_selection import DesignSelection
 from app.workers.task_worker import TaskWorker
-from engine.compiler.export import export_project
+from engine.export import export_project
 
 try:
     from engine.csim import run_csim

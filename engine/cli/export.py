@@ -13,7 +13,7 @@ from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.project import export_project, safe_directory_name
+from engine.export.project import export_project, safe_directory_name
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel

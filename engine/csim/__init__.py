@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.compiler.export.interface import kernel_interface
+from engine.export.interface import kernel_interface
 from engine.csim.harness import harness_source
 from engine.errors import EngineError
 

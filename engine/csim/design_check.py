@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from engine.compiler.design_space import Design, DesignSpace
-from engine.compiler.export.project import export_project
+from engine.export.project import export_project
 from engine.csim import CsimResult, run_csim
 from engine.models.device import Device
 

@@ -4,8 +4,8 @@ copies in its word layout, then every output compared element by element (intege
 floating point within a relative tolerance). It prints one line, `PASS: ...` or `FAIL: ...`."""
 from __future__ import annotations
 
-from engine.compiler.export.cpp import Code
-from engine.compiler.export.interface import KernelInterface, c_type
+from engine.export.cpp import Code
+from engine.export.interface import KernelInterface, c_type
 
 FLOAT_TYPES = ("float", "double")
 

@@ -11,7 +11,7 @@ import pytest
 from engine.cli import csim
 from engine.cli.main import main
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.project import export_project
+from engine.export.project import export_project
 from engine.csim import CsimResult
 from engine.resources import KERNELS
 

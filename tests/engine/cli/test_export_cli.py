@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from engine.cli.main import main
-from engine.compiler.export import project
+from engine.export import project
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
 from engine.search.store import RunStore
 

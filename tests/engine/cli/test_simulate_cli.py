@@ -50,7 +50,7 @@ def test_check_values_c_simulates_the_exported_code(bundled, capsys):
 
 
 def test_check_values_reports_wrong_values_with_exit_1(bundled, capsys, monkeypatch):
-    from engine.compiler.export import project
+    from engine.export import project
 
     original = project.kernel_sources
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export import export_project
+from engine.export import export_project
 from engine.csim import CsimResult, run_csim
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS

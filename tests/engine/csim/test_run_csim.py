@@ -3,7 +3,7 @@ import subprocess
 import pytest
 
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export import export_project
+from engine.export import export_project
 from engine.csim import CsimError, run_csim
 from engine.errors import EngineError
 from engine.resources import KERNELS

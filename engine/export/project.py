@@ -23,11 +23,11 @@ from pathlib import Path
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
-from engine.compiler.export.hls_kernel import kernel_sources
-from engine.compiler.export.host import host_program, hls_testbench
-from engine.compiler.export.interface import kernel_interface
-from engine.compiler.export.readme import design_readme
+from engine.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
+from engine.export.hls_kernel import kernel_sources
+from engine.export.host import host_program, hls_testbench
+from engine.export.interface import kernel_interface
+from engine.export.readme import design_readme
 from engine.errors import EngineError
 from engine.models.device import Device, load_device
 from engine.models.evaluate import PerformanceModel

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from engine.compiler.descriptor import evaluate
-from engine.compiler.export.interface import (
+from engine.export.interface import (
     ExportError,
     KernelInterface,
     affine,

@@ -15,9 +15,9 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.hls_kernel import kernel_sources
-from engine.compiler.export.host import hls_testbench, host_program
-from engine.compiler.export.interface import kernel_interface
+from engine.export.hls_kernel import kernel_sources
+from engine.export.host import hls_testbench, host_program
+from engine.export.interface import kernel_interface
 from engine.csim import include_dir
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel

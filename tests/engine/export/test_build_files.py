@@ -11,9 +11,9 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export.build_files import (DDR_BANKS, DEFAULT_PLATFORM, PART, connectivity_cfg, hls_script,
+from engine.export.build_files import (DDR_BANKS, DEFAULT_PLATFORM, PART, connectivity_cfg, hls_script,
                                                 makefile)
-from engine.compiler.export.interface import kernel_interface
+from engine.export.interface import kernel_interface
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import re
 
-from engine.compiler.export.cpp import Code, product, total
-from engine.compiler.export.interface import ExportError
-from engine.compiler.export.plan import (
+from engine.export.cpp import Code, product, total
+from engine.export.interface import ExportError
+from engine.export.plan import (
     PE_INPUT_PATTERNS,
     Group,
     Instance,
@@ -23,7 +23,7 @@ from engine.compiler.export.plan import (
     build_plan,
     references,
 )
-from engine.compiler.export.target import Target
+from engine.export.target import Target
 
 
 def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None) -> dict[str, str]:

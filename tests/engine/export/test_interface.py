@@ -3,7 +3,7 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export import kernel_interface
+from engine.export import kernel_interface
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.resources import KERNELS

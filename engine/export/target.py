@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from engine.compiler.export.plan import KernelPlan
+from engine.export.plan import KernelPlan
 
 
 class Target(ABC):

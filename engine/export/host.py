@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from math import prod
 
-from engine.compiler.export.interface import c_type
+from engine.export.interface import c_type
 
 
 def _array_types(descriptor: dict, interface) -> dict[str, str]:

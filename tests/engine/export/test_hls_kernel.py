@@ -7,7 +7,7 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export import ExportError, kernel_interface, kernel_sources
+from engine.export import ExportError, kernel_interface, kernel_sources
 from engine.compiler.fifo_depths import fifo_depth
 from engine.csim import include_dir
 from engine.models.device import load_device

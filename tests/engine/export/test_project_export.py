@@ -10,11 +10,11 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.export import project
-from engine.compiler.export.build_files import DEFAULT_PLATFORM
-from engine.compiler.export.hls_kernel import kernel_sources
-from engine.compiler.export.interface import ExportError
-from engine.compiler.export.project import export_project, safe_directory_name
+from engine.export import project
+from engine.export.build_files import DEFAULT_PLATFORM
+from engine.export.hls_kernel import kernel_sources
+from engine.export.interface import ExportError
+from engine.export.project import export_project, safe_directory_name
 from engine.errors import DesignError, EngineError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
@@ -49,7 +49,7 @@ def real_kernel(mm):
                        evaluate_configuration(model, CONFIG)["params"])
     except ExportError as exc:
         if "not written yet" in str(exc):
-            pytest.skip("needs the HLS kernel generator (engine.compiler.export.hls_kernel.kernel_sources)")
+            pytest.skip("needs the HLS kernel generator (engine.export.hls_kernel.kernel_sources)")
 
 
 def _listing(folder):
