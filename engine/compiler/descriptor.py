@@ -68,7 +68,8 @@ def _packing(p: PackingParameter) -> dict:
     return {"name": p.name, "role": "data_packing", "group": p.group, "level": p.level, "bounds": [1, p.upper],
             "constraints": [{"kind": "power_of_two"}, {"kind": "divides_expression", "of": str(p.innermost)}],
             "tunable": True, "inferred_unless_given": True,
-            "rate": str(p.rate) if p.rate is not None else None}
+            "rate": str(p.rate) if p.rate is not None else None,
+            "minimum": str(p.minimum) if p.minimum is not None else None}
 
 
 def _phase(p: Phase) -> dict:

@@ -31,12 +31,11 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
         c.line("return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;")
     c.line("")
     c.line("/* Row-major address of an element in the padded layout kernel0 reads and writes. */")
-    with c.block("static long padded_address(long n, int dims, const int *shape, const int *padded)"):
-        c.line("long address = 0, stride = 1;")
+    with c.block("static long padded_address(long n, int dims, const int *shape, const long *stride)"):
+        c.line("long address = 0;")
         with c.block("for (int d = dims - 1; d >= 0; d--)"):
-            c.line("address += (n % shape[d]) * stride;")
+            c.line("address += (n % shape[d]) * stride[d];")
             c.line("n /= shape[d];")
-            c.line("stride *= padded[d];")
         c.line("return address;")
     c.line("")
     with c.block("static void print_index(const char *name, long n, int dims, const int *shape)"):
@@ -59,11 +58,12 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
         for p in interface.ports:
             dims = len(p.shape)
             c.line(f"const int {p.name}_shape[] = {{{', '.join(map(str, p.shape))}}};")
-            c.line(f"const int {p.name}_padded[] = {{{', '.join(map(str, p.padded_shape))}}};")
+            c.line(f"const long {p.name}_stride[] = {{{', '.join(map(str, p.strides()))}}};  "
+                   f"/* padded {' x '.join(map(str, p.padded_shape))}, stored order {list(p.layout)} */")
             c.line(f"{p.word_type} *{p.name}_words = ({p.word_type} *)std::calloc({p.words}, sizeof({p.word_type}));")
             c.line(f"{p.c_type} *{p.name}_device = ({p.c_type} *){p.name}_words;")
             c.line(f"for (long n = 0; n < {_count(p.shape)}; n++) "
-                   f"{p.name}_device[padded_address(n, {dims}, {p.name}_shape, {p.name}_padded)] = "
+                   f"{p.name}_device[padded_address(n, {dims}, {p.name}_shape, {p.name}_stride)] = "
                    f"(({p.c_type} *){p.name})[n];")
         c.line("golden();")
         c.line(f"kernel0({', '.join(p.name + '_words' for p in interface.ports)});")
@@ -81,7 +81,7 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
             with c.block(f"for (long n = 0; n < {_count(p.shape)}; n++)"):
                 c.line(f"const double expected = (double)(({p.c_type} *){p.name})[n];")
                 c.line(f"const double got = (double){p.name}_device[padded_address(n, {dims}, {p.name}_shape, "
-                       f"{p.name}_padded)];")
+                       f"{p.name}_stride)];")
                 if p.c_type in FLOAT_TYPES:
                     c.line("const double error = expected > got ? expected - got : got - expected;")
                     c.line("const bool match = error <= 1e-3 * (expected < 0 ? -expected : expected) + 1e-4;")

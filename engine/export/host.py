@@ -24,7 +24,7 @@ def _dims(shape) -> str:
 
 
 def _index(names: list[str], shape) -> str:
-    """Row-major flat index of `names` in an array of `shape`."""
+    """Row-major flat index of `names` (already in stored order) in an array of `shape`."""
     text = names[0]
     for name, extent in zip(names[1:], shape[1:]):
         text = f"({text}) * {extent} + {name}"
@@ -95,7 +95,7 @@ def _port_functions(port, shape) -> list[str]:
     if port.direction in ("in", "inout"):
         lines += [f"static void pad_{port.name}({t}* padded) {{",
                   f"  std::memset(padded, 0, sizeof({t}) * {port.name}_ELEMENTS);"]
-        lines += _loops(shape, [f"padded[{_index(names, padded)}] = data::{port.array}"
+        lines += _loops(shape, [f"padded[{_index(port.stored_index(names), padded)}] = data::{port.array}"
                                 + "".join(f"[{n}]" for n in names) + ";"])
         lines += ["}", ""]
     if port.direction in ("out", "inout"):
@@ -103,11 +103,11 @@ def _port_functions(port, shape) -> list[str]:
         where = "[%d]" * len(names)
         lines += [f"static long check_{port.name}(const {t}* padded) {{", "  long wrong = 0;"]
         lines += _loops(shape, [
-            f"if (!same(golden::{port.array}{element}, padded[{_index(names, padded)}])) {{",
+            f"if (!same(golden::{port.array}{element}, padded[{_index(port.stored_index(names), padded)}])) {{",
             "  if (wrong++ == 0)",
             f"    std::printf(\"first mismatch: {port.array}{where}: expected %.9g, got %.9g\\n\", "
             f"{', '.join(names)}, (double)golden::{port.array}{element}, "
-            f"(double)padded[{_index(names, padded)}]);", "}"])
+            f"(double)padded[{_index(port.stored_index(names), padded)}]);", "}"])
         lines += [f"  if (wrong) std::printf(\"{port.array}: %ld of {prod(shape)} elements differ\\n\", wrong);",
                   "  return wrong;", "}", ""]
     return lines

@@ -4,9 +4,12 @@ What the host program, the build files and the C-simulation harness need to know
 without reading the generated C++: one m_axi port per array, its element type, direction, the padded
 row-major layout the kernel reads and writes, and the packed word it moves per bus beat.
 
+Layout: an array is stored with its dimensions in the order the design's SIMD layout gives
+(`design.simd_layout`: the SIMD loop's dimension last, so that one bus word holds consecutive SIMD
+lanes, e.g. B[k][j] stored as [j][k] when k is vectorised), otherwise in declaration order.
 Padding: every band loop is padded to a multiple of its array-partitioning factor (the kernel runs
 whole tiles), so an array dimension indexed by `h + p` spans `padded(h) + padded(p) - 1`; the last
-dimension is then rounded up to a whole number of words. Host code zero-pads into this layout.
+stored dimension is then rounded up to a whole number of words. Host code zero-pads into this layout.
 """
 from __future__ import annotations
 
@@ -32,11 +35,21 @@ class Port:
     array: str
     c_type: str
     direction: str  # "in" | "out" | "inout"
-    shape: tuple[int, ...]
-    padded_shape: tuple[int, ...]
+    shape: tuple[int, ...]          # declaration order
+    padded_shape: tuple[int, ...]   # stored order (`layout`), padded
+    layout: tuple[int, ...]         # stored dimension s holds the array's dimension layout[s]
     word_elements: int
     word_type: str
     bundle: str
+
+    def strides(self) -> tuple[int, ...]:
+        """Elements between neighbours along each array dimension (declaration order) in the padded layout."""
+        stored = [math.prod(self.padded_shape[s + 1:]) for s in range(len(self.padded_shape))]
+        return tuple(stored[self.layout.index(d)] for d in range(len(self.layout)))
+
+    def stored_index(self, names: list[str]) -> list[str]:
+        """The array's subscripts (declaration order) in stored order."""
+        return [names[d] for d in self.layout]
 
     @property
     def padded_elements(self) -> int:
@@ -126,12 +139,21 @@ def _port(descriptor: dict, values: dict[str, int], array: str, groups: list[dic
     for g in groups:
         for d, subscript in enumerate(g["subscripts"]):
             padded[d] = max(padded[d], _span(subscript, extents))
+    layout = stored_layout(descriptor, array)
+    padded = [padded[d] for d in layout]
     if padded:
         padded[-1] = -(-padded[-1] // words) * words
     ctype = c_type(info["dtype"])
     return Port(name=array, array=array, c_type=ctype, direction=direction, shape=shape,
-                padded_shape=tuple(padded), word_elements=words, word_type=f"{array}_word",
+                padded_shape=tuple(padded), layout=layout, word_elements=words, word_type=f"{array}_word",
                 bundle=f"gmem_{array}")
+
+
+def stored_layout(descriptor: dict, array: str) -> tuple[int, ...]:
+    """The order in which an array's dimensions are stored (its SIMD layout, or declaration order)."""
+    dims = len(descriptor["kernel"]["arrays"][array]["shape"])
+    order = descriptor["design"].get("simd_layout", {}).get(array)
+    return tuple(order) if order else tuple(range(dims))
 
 
 def kernel_interface(descriptor: dict, values: dict[str, int]) -> KernelInterface:

@@ -24,6 +24,7 @@ from engine.export.interface import (
     affine,
     c_type,
     kernel_interface,
+    stored_layout,
 )
 from engine.compiler.topology import topology_graph
 
@@ -165,9 +166,11 @@ def references(text: str) -> list[tuple[str, str, list[str]]]:
     return [(m.group(0), m.group(1), re.findall(r"\[([^\[\]]+)\]", m.group(2))) for m in _REF.finditer(text)]
 
 
-def _reference(array: str, subscripts: list[str], loops: list[str]) -> Reference:
+def _reference(array: str, subscripts: list[str], loops: list[str], layout: tuple[int, ...]) -> Reference:
+    """Subscripts in stored order (engine/export/interface.py: the SIMD layout), so that boxes,
+    words and DRAM addresses all follow the layout."""
     parts = []
-    for s in subscripts:
+    for s in (subscripts[d] for d in layout):
         coeffs, constant = affine(s, loops)
         if any(c < 0 for c in coeffs.values()):
             raise ExportError(f"subscript {s} of {array} decreases with a loop; the exporter needs "
@@ -252,7 +255,7 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
     band = list(design["problem_size"])
     loops, tile_order, point_order = _band_loops(descriptor, values)
     groups = [Group(name=g["name"], array=g["array"], kind=g["kind"], exterior=g["exterior_loop"],
-                    reference=_reference(g["array"], g["subscripts"], band),
+                    reference=_reference(g["array"], g["subscripts"], band, stored_layout(descriptor, g["array"])),
                     ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
                     initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0")
               for g in descriptor["io_groups"]]

@@ -26,14 +26,19 @@ def _compile(args, exprs, *, cse: bool = True):
     return sympy.lambdify(args, exprs, _NUMERIC, cse=cse)
 
 
-def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None) -> np.ndarray:
+def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None,
+                  minimum: np.ndarray | None = None) -> np.ndarray:
     """Elements per word: the largest power of two <= upper dividing the extent; for a buffered
-    level, no wider than the next power of two of the rate it must load at."""
+    level, no wider than the next power of two of the rate it must load at, but (a buffer feeding
+    the PEs) no narrower than the SIMD lanes it feeds per cycle."""
     x = np.rint(extent).astype(np.int64)
-    pack = np.minimum(x & -x, upper)
+    widest = np.minimum(x & -x, upper)
+    pack = widest
     if rate is not None:
         needed = np.exp2(np.ceil(np.log2(np.maximum(rate, 1.0)))).astype(np.int64)
         pack = np.minimum(pack, needed)
+    if minimum is not None:
+        pack = np.maximum(pack, np.minimum(np.rint(minimum).astype(np.int64), widest))
     return pack
 
 
@@ -65,7 +70,9 @@ class PerformanceModel:
         self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
         self._fast = _compile(args, fast)
         self._extents = _compile([symbol(n) for n in self.tunable],  # small expressions: CSE costs more than it saves
-                                 [e for p in self.packing for e in (p.innermost, p.rate if p.rate is not None else 0)],
+                                 [e for p in self.packing
+                                  for e in (p.innermost, p.rate if p.rate is not None else 0,
+                                            p.minimum if p.minimum is not None else 0)],
                                  cse=False)
 
     def _arguments(self, params: dict) -> list:
@@ -78,16 +85,17 @@ class PerformanceModel:
             if given is not None:
                 packs.append(np.asarray(given, dtype=np.float64))
                 continue
-            extent = np.broadcast_to(extents[2 * k], shape)
-            rate = np.broadcast_to(extents[2 * k + 1], shape) if p.rate is not None else None
-            packs.append(infer_packing(extent, p.upper, rate).astype(np.float64))
+            extent = np.broadcast_to(extents[3 * k], shape)
+            rate = np.broadcast_to(extents[3 * k + 1], shape) if p.rate is not None else None
+            minimum = np.broadcast_to(extents[3 * k + 2], shape) if p.minimum is not None else None
+            packs.append(infer_packing(extent, p.upper, rate, minimum).astype(np.float64))
         return values + packs
 
     def packing_blocks(self, params: dict) -> dict[str, np.ndarray]:
         """Extent of the block each packing factor must divide, at these tuning parameters."""
         values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
         extents = self._extents(*values) if self.packing else []
-        return {p.name: np.rint(extents[2 * k]).astype(np.int64) for k, p in enumerate(self.packing)}
+        return {p.name: np.rint(extents[3 * k]).astype(np.int64) for k, p in enumerate(self.packing)}
 
     def inferred_packing(self, params: dict) -> dict[str, np.ndarray]:
         args = self._arguments(params)

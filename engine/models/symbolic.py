@@ -7,8 +7,10 @@ Latency (cycles):
   HLS schedules a pipelined loop (the module's depth for compute and I/O modules, TRANSFER_DEPTH for
   a PE's result transfers). The cycle simulator (engine/sim, docs/sim.md) showed that adding the
   depth once per module underestimates designs with many small tiles by up to half;
-- a double-buffered module overlaps loading the next block with feeding the current one, so its
-  term is the larger of the two phases, otherwise their sum; DRAM-facing modules move one bus word
+- a double-buffered input module loads its first block alone, then on every tile loads the next
+  block (at the first tile of a block) beside feeding the current one, as AutoSA's inter/intra
+  transfer pair: first load + (blocks - 1) x max(load, feed) + (tiles - blocks + 1) x feed; a
+  double-buffered drain takes the larger of its two phases; otherwise phases add up; DRAM-facing modules move one bus word
   per cycle, their packing factor being at most one bus width;
 - main = the largest module term (everything runs as a dataflow pipeline);
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
@@ -69,8 +71,21 @@ def phase_cycles(module: Module, phase: Phase) -> sympy.Expr:
     return invocations * ((per_invocation - 1) * phase.ii + depth)
 
 
+def _invocations(phase: Phase) -> sympy.Expr:
+    return sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
+
+
 def module_term(module: Module) -> sympy.Expr:
     cycles = [phase_cycles(module, phase) for phase in module.phases]
+    if module.overlapped and len(cycles) > 1 and module.kind == "io":
+        # AutoSA's double buffering, as the exporter writes it: the first block is loaded alone,
+        # then every tile calls load (enabled at the first tile of a block, for the next block)
+        # and feed side by side, so a tile costs the longer of the two and the block's other tiles
+        # cost a feed each
+        load, feed = module.phases[0], module.phases[1]
+        blocks, tiles = _invocations(load), _invocations(feed)
+        per_load, per_feed = cycles[0] / blocks, cycles[1] / tiles
+        return per_load + (blocks - 1) * smax(per_load, per_feed) + (tiles - blocks + 1) * per_feed
     if module.overlapped and len(cycles) > 1:
         return smax(*cycles)
     return sympy.Add(*cycles)

@@ -42,11 +42,17 @@ class _GroupNetwork:
         """Loop ranges of the data one module handles: space loops in `fixed` at one PE's range."""
         return {l: (self.syms.pe_range(l) if l in fixed else self.syms.t1(l)) for l in self.syms.design.band_loops}
 
-    def pack(self, level: int, ranges, rate: sympy.Expr | None = None) -> sympy.Symbol:
+    def pack(self, level: int, ranges, rate: sympy.Expr | None = None, *, feeds_pes: bool = False) -> sympy.Symbol:
+        """A level's packing factor. Drains carry results as the PEs' boxes, one after another, so
+        their words must not straddle a PE's box at any level; a buffer that feeds the PEs holds
+        words of at least the SIMD lanes, so that one buffer word serves one PE iteration."""
         name = f"{self.g.name}_{self.direction}_pack_l{level}"
+        if self.direction == "out":
+            ranges = self.ranges(self.space)
+        minimum = self.simd_pack() if feeds_pes else None
         self.packing.append(PackingParameter(name, self.g.name, level,
                                              innermost_extent(self.g.access, ranges, self.layout),
-                                             AXI_BITS // self.g.element_bits, rate))
+                                             AXI_BITS // self.g.element_bits, rate, minimum))
         return symbol(name)
 
     def rate(self, data_per_event: sympy.Expr) -> sympy.Expr:
@@ -76,7 +82,9 @@ class _GroupNetwork:
 
     def build(self) -> None:
         tile = footprint(self.g.access, self.ranges(()))
-        dram_pack = self.pack(self.top, self.ranges(()))
+        # a 1-D array's exterior DRAM module also keeps the slice PE 0 is fed from
+        dram_pack = self.pack(self.top, self.ranges(()),
+                              feeds_pes=self.direction == "in" and self.g.exterior and len(self.space) == 1)
         verb = "read" if self.direction == "in" else "write"
         self.modules.append(self.transfer(self.top, tile, dram_pack, f"{verb} {self.g.array} words on DRAM",
                                           sympy.Integer(1), ()))
@@ -102,7 +110,7 @@ class _GroupNetwork:
             rows, chain_data = sympy.Integer(1), tile
         feed = self.feed_phase(pe_data)
         # words must not straddle one PE's block
-        pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data))
+        pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data), feeds_pes=self.direction == "in")
         buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, self.double_buffering)
         self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
                                           syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
@@ -117,7 +125,7 @@ class _GroupNetwork:
         boundary = sympy.Mul(*(syms.pes(l) for l in others))
         if len(self.space) == 2:
             feed = self.feed_phase(slice_data)
-            pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile))
+            pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile), feeds_pes=self.direction == "in")
             buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, pack2,
                             self.g.element_bits, self.double_buffering)
             self.modules.append(self.transfer(2, tile, pack2, f"keep the {self.g.array} slice of this boundary PE",

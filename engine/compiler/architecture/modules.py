@@ -88,6 +88,7 @@ class PackingParameter:
     innermost: sympy.Expr
     upper: int
     rate: sympy.Expr | None = None
+    minimum: sympy.Expr | None = None  # a buffer feeding the PEs: at least the SIMD lanes it feeds per cycle
 
 
 @dataclass(frozen=True)
