@@ -25,15 +25,16 @@ class Code:
         self.line(tail)
 
     @contextmanager
-    def loops(self, loops: list[tuple[str, str, int]], *, pipeline: bool = False):
-        """Nested `for (int var = 0; var < trip; var++)` with labels; the pipeline pragma goes in the
-        innermost body. Loops of trip 1 are still written, so that indices keep their names."""
+    def loops(self, loops: list[tuple[str, str, int]], *, pipeline: bool = False, ii: int = 1):
+        """Nested `for (int var = 0; var < trip; var++)` with labels; the pipeline pragma (II `ii`)
+        opens the innermost body, so the nest is one pipelined loop. Loops of trip 1 are still
+        written, so that indices keep their names."""
         for label, var, trip in loops:
             self.line(f"{label}:")
             self.line(f"for (int {var} = 0; {var} < {trip}; {var}++) {{")
             self.depth += 1
         if pipeline:
-            self.pragma("HLS pipeline II=1")
+            self.pragma(f"HLS pipeline II={ii}")
         yield
         for _ in loops:
             self.depth -= 1

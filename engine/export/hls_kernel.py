@@ -23,6 +23,7 @@ from engine.export.plan import (
     build_plan,
     references,
 )
+from engine.export.io_modules import IOModules, _tidy
 from engine.export.target import Target
 
 
@@ -36,7 +37,7 @@ def _pack_type(array: str, pack: int) -> str:
     return f"{array}_x{pack}"
 
 
-class VitisHLSTarget(Target):
+class VitisHLSTarget(IOModules, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
 
     def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:
@@ -136,6 +137,44 @@ class VitisHLSTarget(Target):
                     c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
                     c.line("out.write(word);")
                     c.line("fill = 0;")
+        c.line("")
+        c.line("/* Chunks of G elements into words of N (G divides N): one write per whole word. */")
+        c.line("template <typename T, int N, int G>")
+        with c.block("struct chunk_writer", "};"):
+            c.line("packed<T, N> word;")
+            c.line("int fill;")
+            with c.block("chunk_writer() : fill(0)"):
+                c.line("for (int k = 0; k < N; k++) word.lane[k] = 0;")
+            with c.block("void put(hls::stream<packed<T, N> > &out, const packed<T, G> &chunk)"):
+                with c.block("for (int k = 0; k < G; k++)"):
+                    c.pragma("HLS unroll")
+                    c.line("word.lane[fill + k] = chunk.lane[k];")
+                c.line("fill += G;")
+                with c.block("if (fill == N)"):
+                    c.line("out.write(word);")
+                    c.line("fill = 0;")
+            with c.block("void flush(hls::stream<packed<T, N> > &out)"):
+                with c.block("if (fill > 0)"):
+                    c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
+                    c.line("out.write(word);")
+                    c.line("fill = 0;")
+        c.line("")
+        c.line("/* Words of N elements out as chunks of G (G divides N): one read per whole word. */")
+        c.line("template <typename T, int N, int G>")
+        with c.block("struct chunk_reader", "};"):
+            c.line("packed<T, N> word;")
+            c.line("int next;")
+            c.line("chunk_reader() : next(N) {}")
+            with c.block("packed<T, G> get(hls::stream<packed<T, N> > &in)"):
+                with c.block("if (next == N)"):
+                    c.line("word = in.read();")
+                    c.line("next = 0;")
+                c.line("packed<T, G> chunk;")
+                with c.block("for (int k = 0; k < G; k++)"):
+                    c.pragma("HLS unroll")
+                    c.line("chunk.lane[k] = word.lane[next + k];")
+                c.line("next += G;")
+                c.line("return chunk;")
         c.line("")
         c.line("/* Words in, elements out. */")
         c.line("template <typename T, int N>")
@@ -262,6 +301,7 @@ class VitisHLSTarget(Target):
         c.line(f"/* {purpose} */")
         head = len(c.lines)
         with c.block(f"static void {name}({', '.join(params)})"):
+            c.pragma("HLS inline off")  # a process (or a helper overlapped with another) of its own
             body()
         text = "\n".join(c.lines[head + 1:])
         for param in params:
@@ -297,245 +337,6 @@ class VitisHLSTarget(Target):
     def _box_loops(self, prefix: str, box: tuple[int, ...]) -> list[tuple[str, str, int]]:
         return [(f"{prefix}_d{d}", f"d{d}", n) for d, n in enumerate(box)]
 
-    def _io_shape(self, inst: Instance):
-        plan = self.plan
-        group = plan.group(inst.group)
-        module = plan.modules[inst.module]
-        dims = plan.module_dims[inst.module]
-        within = [] if module["dram"] else dims[:-1]
-        own = group.reference.box(plan.served_extents(dims))
-        feeds_pes = any(f["source"] == inst.module and f["pattern"] in PE_INPUT_PATTERNS
-                        for f in plan.descriptor["topology"]["fifos"])
-        return group, module, dims, within, own, feeds_pes
-
-    def _prefetches(self, inst: Instance) -> bool:
-        """Double-buffered modules fed by a stream load the next block while the current one feeds."""
-        if inst.role != "io":
-            return False
-        _, module, _, _, _, feeds_pes = self._io_shape(inst)
-        return feeds_pes and module["overlapped"] and not module["dram"]
-
-    def _io(self, inst: Instance) -> None:
-        plan, c = self.plan, self.code
-        group, _, _, _, own, feeds_pes = self._io_shape(inst)
-        events = plan.event_loops(group)
-        inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
-        first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
-        shape = "".join(f"[{n}]" for n in own)
-        if self._prefetches(inst):
-            name = self._function_name(inst)
-            blocks = math.prod(plan.loops[l].tiles for l in events)
-            load_args = ", ".join(self._load_args(inst))
-            c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
-            c.line(f"{name}_load({load_args}, ping);")
-            c.line("int block = 0;")
-            with c.loops(self._tile_loops(plan.tile_order)):
-                if first:
-                    c.line(f"if ({first}) block++;")
-                else:
-                    c.line("block++;")
-                c.line(f"const bool prefetch = ({first or 'true'}) && block < {blocks};")
-                for current, other in (("ping", "pong"), ("pong", "ping")):
-                    with c.block("if (block % 2 == 1)" if current == "ping" else "else", tail="}"):
-                        c.line(f"if (prefetch) {name}_load({load_args}, {other});")
-                        c.line(f"{name}_feed({current}, to_child);")
-            return
-        if feeds_pes:
-            c.line(f"{group.array}_t buffer{shape};")
-            loops = self._tile_loops(plan.tile_order)
-        else:
-            loops = self._tile_loops(events)
-        with c.loops(loops):
-            with c.block(f"if ({first})" if first else "/* load the next block */", tail="}"):
-                self._load_body(inst, "buffer")
-            if feeds_pes:
-                self._feed_body(inst, "buffer")
-
-    def _load_args(self, inst: Instance) -> list[str]:
-        dims = self.plan.module_dims[inst.module]
-        return [f"{l}_pe" for l in dims] + ["in"] + (["to_next"] if "next" in inst.streams else [])
-
-    def _prefetch_helpers(self, inst: Instance, name: str) -> None:
-        group, _, dims, _, own, _ = self._io_shape(inst)
-        s = inst.streams
-        buffer = f"{group.array}_t buffer" + "".join(f"[{n}]" for n in own)
-        params = [f"int {l}_pe" for l in dims] + [self._stream_arg("in", s["in"], "in")]
-        if "next" in s:
-            params.append(self._stream_arg("next", s["next"], "to_next"))
-        self._emit(f"{name}_load", params + [buffer], f"{inst.module}: one block in, forwarded down the chain, "
-                   "this instance's box kept", lambda: self._helper(lambda: self._load_body(inst, "buffer")))
-        self._emit(f"{name}_feed", [buffer, self._stream_arg("child", s["child"], "to_child")],
-                   f"{inst.module}: one tile of PE iterations fed from a block",
-                   lambda: self._helper(lambda: self._feed_body(inst, "buffer")))
-
-    def _helper(self, body) -> None:
-        # kept apart so that HLS schedules the load of one buffer next to the feed from the other
-        self.code.pragma("HLS inline off")
-        body()
-
-    def _load_body(self, inst: Instance, buffer: str) -> None:
-        plan, c = self.plan, self.code
-        group, module, dims, within, own, feeds_pes = self._io_shape(inst)
-        incoming = group.reference.box(plan.served_extents(within))
-        port = plan.interface.port(group.array)
-        s = inst.streams
-        child = plan.streams[s["child"]]
-        offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
-        if module["dram"]:
-            c.line(f"{port.word_type} word = {{}};  /* the bus word last read: each is read once per row */")
-            c.line("long word_index = -1;")
-        else:
-            c.line(f"word_reader<{group.array}_t, {plan.streams[s['in']].pack}> from_parent;")
-        if "next" in s:
-            c.line(f"word_writer<{group.array}_t, {plan.streams[s['next']].pack}> forward;")
-        if not feeds_pes:
-            c.line(f"word_writer<{group.array}_t, {child.pack}> keep;")
-        with c.loops(self._box_loops("load", incoming), pipeline=True):
-            if module["dram"]:
-                strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(incoming))]
-                address = total([product([f"({_tidy(total([self.origin(group, d), f'd{d}']))})", str(st)])
-                                 for d, st in enumerate(strides)])
-                c.line(f"const long address = {address};")
-                with c.block(f"if (address / {port.word_elements} != word_index)"):
-                    c.line(f"word_index = address / {port.word_elements};")
-                    c.line(f"word = {port.name}[word_index];")
-                c.line(f"const {group.array}_t value = word.lane[address % {port.word_elements}];")
-            else:
-                c.line(f"const {group.array}_t value = from_parent.get(in);")
-            if "next" in s:
-                c.line("forward.put(to_next, value);")
-            inside = " && ".join(
-                f"d{d} >= {o} && d{d} < {_tidy(total([o, str(n)]))}" if o != "0" else f"d{d} < {n}"
-                for d, (o, n) in enumerate(zip(offsets, own)) if o != "0" or n != incoming[d])
-            slot = "".join("[" + _tidy(total([f"d{d}", _neg(o)])) + "]" for d, o in enumerate(offsets))
-            target = f"{buffer}{slot} = value;" if feeds_pes else "keep.put(to_child, value);"
-            c.line(f"if ({inside}) {target}" if inside else target)
-        if "next" in s:
-            c.line("forward.flush(to_next);")
-        if not feeds_pes:
-            c.line("keep.flush(to_child);")
-
-    def _feed_body(self, inst: Instance, buffer: str) -> None:
-        c = self.code
-        group, _, dims, _, _, _ = self._io_shape(inst)
-        coords = self.box_coords(group, dims)
-        lanes = self.plan.streams[inst.streams["child"]].pack
-        c.line("/* feed the PEs: one word per PE iteration */")
-        with c.loops(self._point_loops("feed"), pipeline=True):
-            c.line(f"{_pack_type(group.array, lanes)} word;")
-            with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
-                c.pragma("HLS unroll")
-                c.line(f"word.lane[lane] = {buffer}{''.join(f'[{x}]' for x in coords)};")
-            c.line("to_child.write(word);")
-
-    def _segments_below(self, inst: Instance) -> int:
-        """PE results one drain instance passes on for itself (before its successors')."""
-        plan = self.plan
-        pe_dims = plan.module_dims[self._pe_facing_drain()]
-        dims = plan.module_dims[inst.module]
-        return math.prod(plan.loops[l].pes for l in pe_dims if l not in dims)
-
-    def _pe_facing_drain(self) -> str:
-        return next(f["source"] for f in self.plan.descriptor["topology"]["fifos"]
-                    if f["pattern"] in PE_INPUT_PATTERNS and f["array"] == self.plan.acc.array and f["reversed"])
-
-    def _acc_box(self) -> tuple[int, ...]:
-        return self.plan.acc.reference.box(self.plan.pe_extents())
-
-    def _drain(self, inst: Instance) -> None:
-        plan, c = self.plan, self.code
-        group = plan.acc
-        module = plan.modules[inst.module]
-        box = self._acc_box()
-        volume = math.prod(box)
-        s = inst.streams
-        events = plan.event_loops(group)
-        own_pack = plan.streams[s["own"]].pack
-        if module["dram"]:
-            port = plan.interface.port(group.array)
-            c.line(f"{port.word_type} word = {{}};  /* the bus word being updated, written back when left */")
-            c.line("long word_index = -1;")
-        with c.loops(self._tile_loops(events)):
-            if module["dram"]:
-                self._store(inst, box, own_pack)
-            else:
-                out_pack = plan.streams[s["out"]].pack
-                own_segments = self._segments_below(inst)
-                dims = plan.module_dims[inst.module]
-                grid_last = plan.loops[dims[-1]].pes if dims else 1
-                c.line("/* results of the PEs this instance serves, then those of the instances behind it */")
-                sources = [("own", "own", str(own_segments))]
-                if "successor" in s:
-                    later = _tidy(f"({grid_last - 1} - {dims[-1]}_pe) * {own_segments}")
-                    sources.append(("successor", "from_successor", later))
-                for key, var, count in sources:
-                    with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
-                        c.line(f"word_reader<{group.array}_t, {plan.streams[s[key]].pack}> from;")
-                        c.line(f"word_writer<{group.array}_t, {out_pack}> to;")
-                        with c.block(f"for (int n = 0; n < {volume}; n++)"):
-                            c.pragma("HLS pipeline II=1")
-                            c.line(f"to.put(out, from.get({var}));")
-                        c.line("to.flush(out);")
-        if module["dram"]:
-            c.line(f"if (word_index >= 0) {plan.interface.port(group.array).name}[word_index] = word;")
-
-    def _first_condition(self) -> str:
-        """The reduction's first acc event for these elements: the earlier tiles of every reduction
-        loop that encloses the event are all zero."""
-        plan = self.plan
-        events = plan.event_loops(plan.acc)
-        return " && ".join(f"{l}_tile == 0" for l in events
-                           if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
-
-    def _store(self, inst: Instance, box: tuple[int, ...], own_pack: int) -> None:
-        plan, c = self.plan, self.code
-        group = plan.acc
-        port = plan.interface.port(group.array)
-        pe_dims = plan.module_dims[self._pe_facing_drain()]
-        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(box))]
-        first = self._first_condition()
-        overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
-        segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
-        with c.loops(segment_loops):
-            c.line(f"word_reader<{group.array}_t, {own_pack}> from;")
-            with c.loops(self._box_loops("store", box), pipeline=True):
-                coords = []
-                for d in range(len(box)):
-                    offset = self.offset_in(group, d, pe_dims, [])
-                    coords.append(_tidy(total([self.origin(group, d), offset, f"d{d}"])))
-                address = total([product([f"({x})", str(st)]) for x, st in zip(coords, strides)])
-                c.line(f"const long address = {address};")
-                with c.block(f"if (address / {port.word_elements} != word_index)"):
-                    c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
-                    c.line(f"word_index = address / {port.word_elements};")
-                    c.line(f"word = {port.name}[word_index];")
-                c.line(f"const {group.array}_t value = from.get(own);")
-                c.line(f"{group.array}_t &slot = word.lane[address % {port.word_elements}];")
-                if overwrite and (not first or group.kind == "out"):
-                    c.line("slot = value;")
-                elif overwrite:
-                    c.line(f"slot = ({first}) ? value : ({group.array}_t)(slot {plan.reduce_op} value);")
-                else:
-                    c.line(f"slot = ({group.array}_t)(slot {plan.reduce_op} value);")
-
-    def _sink(self, inst: Instance) -> None:
-        c = self.code
-        with c.block(f"for (long n = 0; n < {self.plan.pe_iterations()}L; n++)"):
-            c.pragma("HLS pipeline II=1")
-            c.line("in.read();")
-
-    def _head(self, inst: Instance) -> None:
-        plan, c = self.plan, self.code
-        group = plan.acc
-        volume = math.prod(self._acc_box())
-        pack = plan.streams[inst.streams["out"]].pack
-        with c.loops(self._tile_loops(plan.event_loops(group))):
-            c.line(f"word_writer<{group.array}_t, {pack}> to;")
-            with c.block(f"for (int n = 0; n < {volume}; n++)"):
-                c.pragma("HLS pipeline II=1")
-                c.line(f"to.put(out, ({group.array}_t){plan.identity});")
-            c.line("to.flush(out);")
-
     def _pe(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
         acc = plan.acc
@@ -545,6 +346,9 @@ class VitisHLSTarget(Target):
         events = plan.event_loops(acc)
         inner = [l for l in plan.tile_order if l not in events]
         c.line(f"{acc.array}_t local_{acc.array}{''.join(f'[{n}]' for n in box)};")
+        if plan.lanes > 1 and plan.simd_loop and acc.reference.depends_on(plan.simd_loop):
+            # every lane updates its own accumulator in the same cycle
+            c.pragma(f"HLS array_partition variable=local_{acc.array} cyclic factor={plan.lanes} dim={len(box)}")
         with c.loops(self._tile_loops(events)):
             first = self._first_condition()
             chain = acc.exterior
@@ -559,7 +363,8 @@ class VitisHLSTarget(Target):
             c.line(f"/* start a {acc.array} block: the initial value, or the identity for partial results */")
             with c.loops(self._box_loops("init", box), pipeline=True):
                 c.line(f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))} = {start};")
-            with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True):
+            with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True,
+                         ii=self._compute_ii()):
                 words = {}
                 for g in plan.groups:
                     if g.kind != "in":
@@ -572,17 +377,7 @@ class VitisHLSTarget(Target):
                     if f"{g.array}_out" in inst.streams:
                         c.line(f"{g.array}_out.write({g.array}_data);")
                     words[g.array] = f"{g.array}_data.lane[{'lane' if stream.pack > 1 else '0'}]"
-                with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
-                    c.pragma("HLS unroll")
-                    expression = self._rewrite(plan.update_expression, words, local)
-                    guard = " && ".join(f"{l} < {b.size}" for l, b in plan.loops.items() if b.padded)
-                    used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
-                        l for l, b in plan.loops.items() if b.padded}
-                    for l in plan.loops:
-                        if l in used:
-                            c.line(f"const int {l} = {_tidy(self.global_index(l))};")
-                    statement = f"{local} = {expression};"
-                    c.line(f"if ({guard}) {statement}" if guard else statement)
+                self._lanes(words, local)
             out = plan.streams[inst.streams[f"{acc.array}_out"]]
             c.line(f"/* pass the finished {acc.array} block on" +
                    (", adding the partial results of the PEs before */" if acc.exterior else " */"))
@@ -595,6 +390,48 @@ class VitisHLSTarget(Target):
                     value = f"({acc.array}_t)(partial.get({acc.array}_in) {plan.reduce_op} {value})"
                 c.line(f"result.put({acc.array}_out, {value});")
             c.line(f"result.flush({acc.array}_out);")
+
+    def _compute_ii(self) -> int:
+        """The PE compute loop's II as the descriptor states it (engine/compiler/architecture/pe.py:
+        an accumulation carried by a time loop needs the adder's latency between two updates of one
+        accumulator), the one number the models, the simulator and this pragma share."""
+        pe = next(m for m in self.plan.descriptor["topology"]["modules"] if m["kind"] == "pe")
+        return self._value(next(p for p in pe["phases"] if p["name"] == "compute")["ii"])
+
+    def _lanes(self, words: dict[str, str], local: str) -> None:
+        """The statement on every SIMD lane. When the lanes reduce into one accumulator, their
+        terms are summed as a balanced tree and added to it once, so the loop-carried recurrence
+        is a single operation; otherwise every lane updates its own accumulator."""
+        plan, c = self.plan, self.code
+        guard = " && ".join(f"{l} < {b.size}" for l, b in plan.loops.items() if b.padded)
+        reducing = (plan.lanes > 1 and plan.reduce_op is not None and plan.simd_loop is not None
+                    and not plan.acc.reference.depends_on(plan.simd_loop))
+        t = f"{plan.acc.array}_t"
+        if reducing:
+            c.line(f"{t} term[{plan.lanes}];")
+            c.pragma("HLS array_partition variable=term complete")
+        with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
+            c.pragma("HLS unroll")
+            expression = self._rewrite(plan.reduce_operand if reducing else plan.update_expression, words, local)
+            used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
+                l for l, b in plan.loops.items() if b.padded}
+            for l in plan.loops:
+                if l in used:
+                    c.line(f"const int {l} = {_tidy(self.global_index(l))};")
+            if reducing:
+                c.line(f"term[lane] = ({guard}) ? ({t})({expression}) : ({t}){plan.identity};" if guard
+                       else f"term[lane] = ({t})({expression});")
+            else:
+                statement = f"{local} = {expression};"
+                c.line(f"if ({guard}) {statement}" if guard else statement)
+        if reducing:
+            c.line("/* the lanes' terms as a balanced tree, then one update of the accumulator */")
+            with c.block(f"for (int width = {plan.lanes // 2}; width > 0; width /= 2)"):
+                c.pragma("HLS unroll")
+                with c.block("for (int lane = 0; lane < width; lane++)"):
+                    c.pragma("HLS unroll")
+                    c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
+            c.line(f"{local.replace('lane', '0')} = ({t})({local.replace('lane', '0')} {plan.reduce_op} term[0]);")
 
     def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
         """The statement with every array reference replaced by the value the PE holds for it."""
@@ -632,11 +469,3 @@ class VitisHLSTarget(Target):
         c.line("}")
 
 
-def _neg(offset: str) -> str:
-    return "0" if offset == "0" else f"-({offset})"
-
-
-def _tidy(text: str) -> str:
-    """Drop `+ 0` and `+ -(x)` noise from generated index arithmetic."""
-    text = text.replace("+ -(", "- (")
-    return text

@@ -126,6 +126,7 @@ class KernelPlan:
     acc: Group | None
     init_value: str | None              # the initialisation's C expression (constants only)
     reduce_op: str | None               # "+" or "*": how two partial results combine
+    reduce_operand: str | None          # e in X = X op e: what one iteration adds to the accumulator
     identity: str | None
     update_target: str
     update_expression: str
@@ -205,7 +206,7 @@ def _band_loops(descriptor: dict, values: dict[str, int]) -> tuple[dict[str, Ban
     return loops, tile_order, point_order
 
 
-def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | None, str | None, str | None]:
+def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | None, str | None, str | None, str | None]:
     compute = descriptor["compute"]
     if len(compute["update"]) != 1:
         raise ExportError("the exporter handles one compute statement per band")
@@ -213,7 +214,7 @@ def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | Non
         raise ExportError("statements after the band's reduction are not exported yet")
     update = compute["update"][0]
     target, expression = update["target"], update["expression"]
-    init = reduce_op = identity = None
+    init = reduce_op = identity = operand = None
     if acc is not None and acc.kind == "acc":
         inits = [s for s in compute["before"] if references(s["target"])[0][1] == acc.array]
         if inits:
@@ -225,7 +226,8 @@ def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | Non
             raise ExportError(f"reduction {target} = {expression} is not of the form X = X op e")
         reduce_op = "*" if m.group(1) == "*" else "+"
         identity = "1" if reduce_op == "*" else "0"
-    return target, expression, init, reduce_op, identity
+        operand = f"-({m.group(2)})" if m.group(1) == "-" else m.group(2)
+    return target, expression, init, reduce_op, identity, operand
 
 
 def _module_dims(descriptor: dict) -> dict[str, list[str]]:
@@ -265,7 +267,7 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
     acc = written[0]
     if len({g.array for g in groups}) != len(groups):
         raise ExportError("an array referenced twice in the statement is not exported yet")
-    target, expression, init, reduce_op, identity = _statement(descriptor, acc)
+    target, expression, init, reduce_op, identity, operand = _statement(descriptor, acc)
 
     # Reloaded partial results come back through the storer (read-modify-write on DRAM): a DRAM
     # round trip between two processes of one dataflow region would race, in hardware and in C
@@ -285,7 +287,7 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                       loops=loops, tile_order=tile_order, point_order=point_order,
                       simd_loop=design["simd_loop"], lanes=_int(topo["simd"], values), space=list(topo["space_loops"]),
                       pe_grid=pe_grid, groups=groups, acc=acc, init_value=init, reduce_op=reduce_op,
-                      identity=identity, update_target=target, update_expression=expression, modules=modules,
+                      reduce_operand=operand, identity=identity, update_target=target, update_expression=expression, modules=modules,
                       module_dims=dims, instances=[], streams={}, skipped_modules=skipped)
     _instances(plan, graph)
     return plan

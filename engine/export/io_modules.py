@@ -1,0 +1,413 @@
+"""The I/O side of the Vitis HLS kernel: DRAM loaders, I/O chain modules with their (double)
+buffers and PE feeds, drain chains and DRAM storers, written word-wide from the `KernelPlan`.
+
+Words, not elements (AutoSA's generated I/O, ../shared/reference/autosa-hls-patterns.md): every
+loop moves one *chunk* per iteration, the largest number of elements that divides every word it
+touches (the input and output streams' packing factors, the buffer's word, the DRAM bus word) and
+every box edge it cuts (the box's innermost extent, where this instance's own box starts in it).
+With the packing factors the models infer (powers of two dividing the innermost extent of the box
+they pack) a chunk is a whole word, so a loop runs once per word, as the models count; where a
+reference's boxes overlap (a halo such as `w + q`) or a factor given by hand does not divide, the
+chunk shrinks, down to one element, and the code stays correct but slower (docs/export.md).
+
+DRAM reads and writes are unconditional, affine loops over whole bus words (bursts), except in the
+element-wise fallback above, which keeps the last bus word read. Double buffering is AutoSA's:
+the first block is loaded alone, then on every tile a `_load` helper (enabled at the first tile of
+a block, for the next block) and a `_feed` helper are called side by side in one basic block on
+the ping and pong buffers, so HLS overlaps them.
+"""
+from __future__ import annotations
+
+import math
+
+from engine.export.cpp import product, total
+from engine.export.interface import ExportError
+from engine.export.plan import PE_INPUT_PATTERNS, Group, Instance
+
+
+class IOModules:
+    """Mixin of `VitisHLSTarget`: the functions of I/O, drain, sink and head instances."""
+
+    # ----------------------------------------------------------------- shapes and chunks
+    def _io_shape(self, inst: Instance):
+        plan = self.plan
+        group = plan.group(inst.group)
+        module = plan.modules[inst.module]
+        dims = plan.module_dims[inst.module]
+        within = [] if module["dram"] else dims[:-1]
+        own = group.reference.box(plan.served_extents(dims))
+        feeds_pes = any(f["source"] == inst.module and f["pattern"] in PE_INPUT_PATTERNS
+                        for f in plan.descriptor["topology"]["fifos"])
+        return group, module, dims, within, own, feeds_pes
+
+    def _buffer_pack(self, inst: Instance) -> int:
+        """Elements per word of the buffer a module keeps (the descriptor's buffer pack)."""
+        module = self.plan.modules[inst.module]
+        if not module["buffers"]:
+            return 1
+        return self._value(module["buffers"][0]["pack"])
+
+    def _value(self, expression: str) -> int:
+        from engine.export.plan import _int
+        return _int(expression, self.plan.values)
+
+    def _edge_steps(self, group: Group, dims: list[str], within: list[str]) -> list[int]:
+        """Where, along the innermost stored dimension, the boxes of the instances over `dims`
+        start inside the box over `within`: the steps between neighbours."""
+        last = len(group.reference.subscripts) - 1
+        steps = []
+        for loop, c in group.reference.coefficients(last).items():
+            b = self.plan.loops[loop]
+            if loop in dims and loop not in within and b.space and b.pes > 1:
+                steps.append(c * b.extent_per_pe)
+        return steps
+
+    def _load_chunk(self, inst: Instance) -> int:
+        plan = self.plan
+        group, module, dims, within, own, feeds_pes = self._io_shape(inst)
+        incoming = group.reference.box(plan.served_extents(within))
+        s = inst.streams
+        sizes = [incoming[-1] if incoming else 1, own[-1] if own else 1, *self._edge_steps(group, dims, within)]
+        if module["dram"]:
+            port = plan.interface.port(group.array)
+            sizes.append(port.word_elements)
+            if not self._dram_aligned(group, port.word_elements, []):
+                return 1
+        else:
+            sizes.append(plan.streams[s["in"]].pack)
+        if "next" in s:
+            sizes.append(plan.streams[s["next"]].pack)
+        sizes.append(self._buffer_pack(inst) if feeds_pes else plan.streams[s["child"]].pack)
+        chunk = math.gcd(*sizes)
+        if module["dram"] and chunk != plan.interface.port(group.array).word_elements:
+            return 1  # DRAM is read in whole bus words or, in the fallback, element by element
+        return chunk
+
+    def _dram_aligned(self, group: Group, word: int, pe_dims: list[str]) -> bool:
+        """Every box of this group (a tile's, or a PE's inside it when `pe_dims` are given) starts
+        on a bus-word boundary of its row in DRAM."""
+        last = len(group.reference.subscripts) - 1
+        coeffs, constant = group.reference.subscripts[last]
+        steps = [constant] + [c * self.plan.loops[l].t1 for l, c in coeffs if self.plan.loops[l].tiles > 1]
+        steps += self._edge_steps(group, pe_dims, [])
+        return all(step % word == 0 for step in steps)
+
+    # ----------------------------------------------------------------- address expressions
+    def _word_address(self, group: Group, port, coords: list[str], last_word: str) -> str:
+        """Bus-word index of the element at the start of chunk `last_word` of row `coords` (every
+        term a whole number of words: the caller checked the alignment)."""
+        word = port.word_elements
+        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(port.padded_shape))]
+        terms = [product([f"({c})", str(st // word)]) for c, st in zip(coords[:-1], strides[:-1])]
+        coeffs, constant = group.reference.subscripts[-1]
+        terms += [product([f"{l}_tile", str(c * self.plan.loops[l].t1 // word)]) for l, c in coeffs
+                  if self.plan.loops[l].tiles > 1]
+        terms += [str(constant // word)] if constant else []
+        return _tidy(total(terms + [last_word]))
+
+    def _element_address(self, group: Group, port, coords: list[str]) -> str:
+        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(port.padded_shape))]
+        return total([product([f"({c})", str(st)]) for c, st in zip(coords, strides)])
+
+    # ----------------------------------------------------------------- input modules
+    def _prefetches(self, inst: Instance) -> bool:
+        """Double-buffered modules feeding the PEs load the next block while the current one feeds."""
+        if inst.role != "io":
+            return False
+        _, module, _, _, _, feeds_pes = self._io_shape(inst)
+        return feeds_pes and module["overlapped"]
+
+    def _io(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group, module, _, _, own, feeds_pes = self._io_shape(inst)
+        events = plan.event_loops(group)
+        inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
+        first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
+        shape = "".join(f"[{n}]" for n in own)
+        if self._prefetches(inst):
+            name = self._function_name(inst)
+            blocks = math.prod(plan.loops[l].tiles for l in events)
+            args = ", ".join(self._load_args(inst))
+            c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
+            self._reshape("ping", inst, len(own))
+            self._reshape("pong", inst, len(own))
+            c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
+            c.line("int block = -1;")
+            with c.loops(self._tile_loops(plan.tile_order)):
+                c.line(f"const bool new_block = {first or 'true'};")
+                c.line("if (new_block) block++;")
+                c.line(f"const bool load_next = new_block && block + 1 < {blocks};")
+                c.line("/* both calls in one basic block: HLS runs them side by side */")
+                for current, other, head in (("ping", "pong", "if (block % 2 == 0)"), ("pong", "ping", "else")):
+                    with c.block(head):
+                        c.line(f"{name}_load({args}, {other}, block + 1, load_next);")
+                        c.line(f"{name}_feed({current}, to_child);")
+            return
+        if feeds_pes:
+            c.line(f"{group.array}_t buffer{shape};")
+            self._reshape("buffer", inst, len(own))
+            loops = self._tile_loops(plan.tile_order)
+        else:
+            loops = self._tile_loops(events)
+        with c.loops(loops):
+            with c.block(f"if ({first})" if first else "/* load the next block */", tail="}"):
+                self._load_body(inst, "buffer")
+            if feeds_pes:
+                self._feed_body(inst, "buffer")
+
+    def _reshape(self, variable: str, inst: Instance, dims: int) -> None:
+        pack = self._buffer_pack(inst)
+        if pack > 1 and dims:
+            # one buffer word holds `pack` elements of the innermost dimension: a chunk is written and
+            # the SIMD lanes are read in one access
+            self.code.pragma(f"HLS array_reshape variable={variable} cyclic factor={pack} dim={dims}")
+
+    def _load_args(self, inst: Instance) -> list[str]:
+        dims = self.plan.module_dims[inst.module]
+        module = self.plan.modules[inst.module]
+        source = self.plan.interface.port(self.plan.group(inst.group).array).name if module["dram"] else "in"
+        return [f"{l}_pe" for l in dims] + [source] + (["to_next"] if "next" in inst.streams else [])
+
+    def _prefetch_helpers(self, inst: Instance, name: str) -> None:
+        group, module, dims, _, own, _ = self._io_shape(inst)
+        s = inst.streams
+        buffer = f"{group.array}_t buffer" + "".join(f"[{n}]" for n in own)
+        if module["dram"]:
+            port = self.plan.interface.port(group.array)
+            source = f"const {port.word_type} *{port.name}"
+        else:
+            source = self._stream_arg("in", s["in"], "in")
+        params = [f"int {l}_pe" for l in dims] + [source]
+        if "next" in s:
+            params.append(self._stream_arg("next", s["next"], "to_next"))
+        self._emit(f"{name}_load", params + [buffer, "int block", "bool enable"],
+                   f"{inst.module}: one block in (when enabled), forwarded down the chain, this instance's box kept",
+                   lambda: self._load_helper(inst))
+        self._emit(f"{name}_feed", [buffer, self._stream_arg("child", s["child"], "to_child")],
+                   f"{inst.module}: one tile of PE iterations fed from a block",
+                   lambda: self._feed_body(inst, "buffer"))
+
+    def _load_helper(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group, module, *_ = self._io_shape(inst)
+        c.line("if (!enable) return;")
+        if module["dram"]:
+            # the block's tile indices from its number (block = the event loops, outermost first)
+            stride = 1
+            for loop in reversed(plan.event_loops(group)):
+                tiles = plan.loops[loop].tiles
+                if tiles > 1:
+                    c.line(f"const int {loop}_tile = (block / {stride}) % {tiles};")
+                stride *= tiles
+        self._load_body(inst, "buffer")
+
+    def _load_body(self, inst: Instance, buffer: str) -> None:
+        plan, c = self.plan, self.code
+        group, module, dims, within, own, feeds_pes = self._io_shape(inst)
+        incoming = group.reference.box(plan.served_extents(within))
+        s = inst.streams
+        chunk = self._load_chunk(inst)
+        t = f"{group.array}_t"
+        offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
+        port = plan.interface.port(group.array)
+        if module["dram"] and chunk == 1 and port.word_elements > 1:
+            c.line(f"/* boxes that do not start on a bus word: element by element, each bus word read once */")
+            c.line(f"{port.word_type} word = {{}};")
+            c.line("int word_index = -1;")
+        elif not module["dram"]:
+            c.line(f"chunk_reader<{t}, {plan.streams[s['in']].pack}, {chunk}> from_parent;")
+        if "next" in s:
+            c.line(f"chunk_writer<{t}, {plan.streams[s['next']].pack}, {chunk}> forward;")
+        if not feeds_pes:
+            c.line(f"chunk_writer<{t}, {plan.streams[s['child']].pack}, {chunk}> keep;")
+        last = len(incoming) - 1
+        loops = [(f"load_d{d}", f"d{d}", n) for d, n in enumerate(incoming[:-1])]
+        loops.append((f"load_d{last}_chunks", f"w{last}", incoming[-1] // chunk))
+        with c.loops(loops, pipeline=True):
+            c.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+            coords = [_tidy(total([self.origin(group, d), f"d{d}"])) for d in range(len(incoming))]
+            if module["dram"] and chunk == port.word_elements:
+                address = self._word_address(group, port, coords, f"w{last}")
+                c.line(f"const packed<{t}, {chunk}> chunk = {port.name}[{address}];")
+            elif module["dram"]:
+                c.line(f"const int address = {self._element_address(group, port, coords)};")
+                with c.block(f"if (address / {port.word_elements} != word_index)"):
+                    c.line(f"word_index = address / {port.word_elements};")
+                    c.line(f"word = {port.name}[word_index];")
+                c.line(f"packed<{t}, 1> chunk;")
+                c.line(f"chunk.lane[0] = word.lane[address % {port.word_elements}];")
+            else:
+                c.line(f"const packed<{t}, {chunk}> chunk = from_parent.get(in);")
+            if "next" in s:
+                c.line("forward.put(to_next, chunk);")
+            inside = " && ".join(
+                f"d{d} >= {o} && d{d} < {_tidy(total([o, str(n)]))}" if o != "0" else f"d{d} < {n}"
+                for d, (o, n) in enumerate(zip(offsets, own)) if o != "0" or n != incoming[d])
+            if feeds_pes:
+                index = [_tidy(total([f"d{d}", _neg(o)])) for d, o in enumerate(offsets)]
+                if chunk > 1:
+                    index[-1] = _tidy(total([index[-1], "k"]))
+                slot = "".join(f"[{x}]" for x in index)
+                target = (f"for (int k = 0; k < {chunk}; k++) {buffer}{slot} = chunk.lane[k];  /* one buffer word */"
+                          if chunk > 1 else f"{buffer}{slot} = chunk.lane[0];")
+            else:
+                target = "keep.put(to_child, chunk);"
+            c.line(f"if ({inside}) {target}" if inside else target)
+        if "next" in s:
+            c.line("forward.flush(to_next);")
+        if not feeds_pes:
+            c.line("keep.flush(to_child);")
+
+    def _feed_body(self, inst: Instance, buffer: str) -> None:
+        c = self.code
+        group, _, dims, _, _, _ = self._io_shape(inst)
+        coords = self.box_coords(group, dims)
+        lanes = self.plan.streams[inst.streams["child"]].pack
+        c.line("/* feed the PEs: one word per PE iteration */")
+        with c.loops(self._point_loops("feed"), pipeline=True):
+            c.line(f"packed<{group.array}_t, {lanes}> word;")
+            with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
+                c.pragma("HLS unroll")
+                c.line(f"word.lane[lane] = {buffer}{''.join(f'[{x}]' for x in coords)};")
+            c.line("to_child.write(word);")
+
+    # ----------------------------------------------------------------- drains and storers
+    def _segments_below(self, inst: Instance) -> int:
+        """PE results one drain instance passes on for itself (before its successors')."""
+        plan = self.plan
+        pe_dims = plan.module_dims[self._pe_facing_drain()]
+        dims = plan.module_dims[inst.module]
+        return math.prod(plan.loops[l].pes for l in pe_dims if l not in dims)
+
+    def _pe_facing_drain(self) -> str:
+        return next(f["source"] for f in self.plan.descriptor["topology"]["fifos"]
+                    if f["pattern"] in PE_INPUT_PATTERNS and f["array"] == self.plan.acc.array and f["reversed"])
+
+    def _acc_box(self) -> tuple[int, ...]:
+        return self.plan.acc.reference.box(self.plan.pe_extents())
+
+    def _drain(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group = plan.acc
+        module = plan.modules[inst.module]
+        box = self._acc_box()
+        volume = math.prod(box)
+        s = inst.streams
+        events = plan.event_loops(group)
+        with c.loops(self._tile_loops(events)):
+            if module["dram"]:
+                self._store(inst, box)
+                return
+            out_pack = plan.streams[s["out"]].pack
+            own_segments = self._segments_below(inst)
+            dims = plan.module_dims[inst.module]
+            grid_last = plan.loops[dims[-1]].pes if dims else 1
+            c.line("/* results of the PEs this instance serves, then those of the instances behind it */")
+            sources = [("own", "own", str(own_segments), own_segments)]
+            if "successor" in s:
+                later = _tidy(f"({grid_last - 1} - {dims[-1]}_pe) * {own_segments}")
+                sources.append(("successor", "from_successor", later, (grid_last - 1) * own_segments))
+            for key, var, count, most in sources:
+                pack = plan.streams[s[key]].pack
+                chunk = math.gcd(pack, out_pack, volume)
+                with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
+                    if count != str(most):
+                        c.pragma(f"HLS loop_tripcount max={most}")
+                    c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> from;")
+                    c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> to;")
+                    with c.loops([(f"pass_{key}", "n", volume // chunk)], pipeline=True):
+                        c.line(f"to.put(out, from.get({var}));")
+                    c.line("to.flush(out);")
+
+    def _first_condition(self) -> str:
+        """The reduction's first acc event for these elements: the earlier tiles of every reduction
+        loop that encloses the event are all zero."""
+        plan = self.plan
+        events = plan.event_loops(plan.acc)
+        return " && ".join(f"{l}_tile == 0" for l in events
+                           if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
+
+    def _store(self, inst: Instance, box: tuple[int, ...]) -> None:
+        """Each PE's box to its place in DRAM, row by row, a bus word per iteration; partial results
+        of a reduction split over tiles are combined with what DRAM holds (read, add, write)."""
+        plan, c = self.plan, self.code
+        group = plan.acc
+        port = plan.interface.port(group.array)
+        own_pack = plan.streams[inst.streams["own"]].pack
+        pe_dims = plan.module_dims[self._pe_facing_drain()]
+        first = self._first_condition()
+        overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
+        word = port.word_elements
+        aligned = (box[-1] % word == 0 and own_pack % word == 0 and self._dram_aligned(group, word, pe_dims))
+        chunk = word if aligned else 1
+        t = f"{group.array}_t"
+        last = len(box) - 1
+        segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
+        if not aligned and word > 1:
+            c.line(f"/* PE boxes that do not start on a bus word: element by element, each word read once */")
+            c.line(f"{port.word_type} word = {{}};")
+            c.line("int word_index = -1;")
+        with c.loops(segment_loops):
+            c.line(f"chunk_reader<{t}, {own_pack}, {chunk}> from;")
+            loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+            loops.append((f"store_d{last}_chunks", f"w{last}", box[-1] // chunk))
+            with c.loops(loops, pipeline=True):
+                c.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+                coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
+                          for d in range(len(box))]
+                c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
+                if aligned:
+                    pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
+                                for l, k in group.reference.coefficients(last).items()
+                                if l in pe_dims and plan.loops[l].pes > 1]
+                    address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
+                    if overwrite and not first:
+                        c.line(f"{port.name}[{address}] = value;")
+                    else:
+                        c.line(f"{port.word_type} slot = {port.name}[{address}];")
+                        with c.block(f"for (int k = 0; k < {word}; k++)"):
+                            c.pragma("HLS unroll")
+                            c.line(self._combine("slot.lane[k]", "value.lane[k]", overwrite, first))
+                        c.line(f"{port.name}[{address}] = slot;")
+                else:
+                    c.line(f"const int address = {self._element_address(group, port, coords)};")
+                    with c.block(f"if (address / {word} != word_index)"):
+                        c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
+                        c.line(f"word_index = address / {word};")
+                        c.line(f"word = {port.name}[word_index];")
+                    c.line(self._combine(f"word.lane[address % {word}]", "value.lane[0]", overwrite, first))
+        if not aligned and word > 1:
+            c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
+
+    def _combine(self, slot: str, value: str, overwrite: bool, first: str) -> str:
+        plan = self.plan
+        t = f"{plan.acc.array}_t"
+        if overwrite and (not first or plan.acc.kind == "out"):
+            return f"{slot} = {value};"
+        if overwrite:
+            return f"{slot} = ({first}) ? {value} : ({t})({slot} {plan.reduce_op} {value});"
+        return f"{slot} = ({t})({slot} {plan.reduce_op} {value});"
+
+    def _sink(self, inst: Instance) -> None:
+        with self.code.loops([("sink_words", "n", self.plan.pe_iterations())], pipeline=True):
+            self.code.line("in.read();")
+
+    def _head(self, inst: Instance) -> None:
+        plan, c = self.plan, self.code
+        group = plan.acc
+        volume = math.prod(self._acc_box())
+        pack = plan.streams[inst.streams["out"]].pack
+        with c.loops(self._tile_loops(plan.event_loops(group))):
+            c.line(f"packed<{group.array}_t, {pack}> identity;")
+            c.line(f"for (int k = 0; k < {pack}; k++) identity.lane[k] = ({group.array}_t){plan.identity};")
+            with c.loops([("start_words", "n", -(-volume // pack))], pipeline=True):
+                c.line("out.write(identity);")
+
+
+def _neg(offset: str) -> str:
+    return "0" if offset == "0" else f"-({offset})"
+
+
+def _tidy(text: str) -> str:
+    """Drop `+ 0` and `+ -(x)` noise from generated index arithmetic."""
+    return text.replace("+ -(", "- (")
