@@ -19,6 +19,7 @@ the ping and pong buffers, so HLS overlaps them.
 from __future__ import annotations
 
 import math
+import re
 
 from engine.export.cpp import product, total
 from engine.export.interface import ExportError
@@ -91,6 +92,16 @@ class IOModules:
         steps = [constant] + [c * self.plan.loops[l].t1 for l, c in coeffs if self.plan.loops[l].tiles > 1]
         steps += self._edge_steps(group, pe_dims, [])
         return all(step % word == 0 for step in steps)
+
+    def _chunk_position(self, last: int, chunk: int) -> int:
+        """Declare the element position of chunk `w<last>` along the innermost dimension; returns
+        the line, which `_drop_if_unused` removes when the body never reads it."""
+        self.code.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+        return len(self.code.lines) - 1
+
+    def _drop_if_unused(self, line: int, name: str) -> None:
+        if not any(re.search(rf"\b{name}\b", text) for text in self.code.lines[line + 1:]):
+            del self.code.lines[line]
 
     # ----------------------------------------------------------------- address expressions
     def _word_address(self, group: Group, port, coords: list[str], last_word: str) -> str:
@@ -224,7 +235,7 @@ class IOModules:
         loops = [(f"load_d{d}", f"d{d}", n) for d, n in enumerate(incoming[:-1])]
         loops.append((f"load_d{last}_chunks", f"w{last}", incoming[-1] // chunk))
         with c.loops(loops, pipeline=True):
-            c.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+            position = self._chunk_position(last, chunk)
             coords = [_tidy(total([self.origin(group, d), f"d{d}"])) for d in range(len(incoming))]
             if module["dram"] and chunk == port.word_elements:
                 address = self._word_address(group, port, coords, f"w{last}")
@@ -248,11 +259,12 @@ class IOModules:
                 if chunk > 1:
                     index[-1] = _tidy(total([index[-1], "k"]))
                 slot = "".join(f"[{x}]" for x in index)
-                target = (f"for (int k = 0; k < {chunk}; k++) {buffer}{slot} = chunk.lane[k];  /* one buffer word */"
+                target = (f"for (int k = 0; k < {chunk}; k++) {buffer}{slot} = chunk.lane[k];  /* one buffer word (unrolled) */"
                           if chunk > 1 else f"{buffer}{slot} = chunk.lane[0];")
             else:
                 target = "keep.put(to_child, chunk);"
             c.line(f"if ({inside}) {target}" if inside else target)
+            self._drop_if_unused(position, f"d{last}")
         if "next" in s:
             c.line("forward.flush(to_next);")
         if not feeds_pes:
@@ -352,7 +364,7 @@ class IOModules:
             loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
             loops.append((f"store_d{last}_chunks", f"w{last}", box[-1] // chunk))
             with c.loops(loops, pipeline=True):
-                c.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+                position = self._chunk_position(last, chunk)
                 coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
                           for d in range(len(box))]
                 c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
@@ -376,6 +388,7 @@ class IOModules:
                         c.line(f"word_index = address / {word};")
                         c.line(f"word = {port.name}[word_index];")
                     c.line(self._combine(f"word.lane[address % {word}]", "value.lane[0]", overwrite, first))
+                self._drop_if_unused(position, f"d{last}")
         if not aligned and word > 1:
             c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
 

@@ -18,7 +18,10 @@ def test_json_has_the_documented_fields(bundled, capsys):
                 "throughput_gops", "fits", "violations"):
         assert key in result
     assert result["dsp"] == 8600 and result["fits"] is True and result["violations"] == []
-    assert result["latency_cycles"] == result["prologue"] + result["main"] + result["epilogue"]
+    # Table 3's j_t2 = 13 drains C one element a cycle (a word may not straddle a PE's box): the
+    # drain, not the PE, is this configuration's bottleneck, so latency is the drain's path
+    assert result["bottleneck"] == "C_L3_out"
+    assert result["latency_cycles"] <= result["prologue"] + result["main"] + result["epilogue"]
     assert result["bottleneck"] == max(result["modules"], key=result["modules"].get)
 
 

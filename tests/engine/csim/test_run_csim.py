@@ -1,9 +1,12 @@
+import json
+import re
 import subprocess
 
 import pytest
 
 from engine.compiler.design_space import compile_kernel
 from engine.export import export_project
+from engine.export.interface import kernel_interface
 from engine.csim import CsimError, run_csim
 from engine.errors import EngineError
 from engine.resources import KERNELS
@@ -27,8 +30,13 @@ def test_an_exported_design_passes_with_any_seed(project):
 def test_a_corrupted_output_names_the_first_mismatch_and_the_command(project):
     source = project / "src" / "kernel_kernel.cpp"
     text = source.read_text()
-    assert "slot = value;" in text
-    source.write_text(text.replace("slot = value;", "slot = address == 13 ? value + 1 : value;"))
+    store = re.search(r"C\[(.*)\] = value;", text)
+    assert store, "the storer writes whole C words"
+    design = json.loads((project / "design.json").read_text())
+    port = kernel_interface(design["descriptor"], design["values"]).port("C")
+    word, lane = divmod(1 * port.padded_shape[-1] + 5, port.word_elements)  # C[1][5]
+    source.write_text(text.replace(store.group(0), "{ C_word v = value; if ((%s) == %d) v.lane[%d] += 1; C[%s] = v; }"
+                                   % (store.group(1), word, lane, store.group(1))))
     result = run_csim(project)
     assert not result.passed
     assert result.mismatch.startswith("C[1][5] expected ") and result.summary == "FAIL: " + result.mismatch

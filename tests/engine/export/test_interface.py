@@ -50,6 +50,6 @@ def test_overlapping_footprints_span_both_loops():
                                       "o_t2": 2, "h_t2": 1, "w_t2": 1, "i_t2": 2})
     interface = kernel_interface(descriptor, values)
     for port in interface.ports:
-        for dim, (n, padded) in enumerate(zip(port.shape, port.padded_shape)):
-            assert padded >= n
+        for stored, dim in enumerate(port.layout):
+            assert port.padded_shape[stored] >= port.shape[dim]
         assert port.padded_shape[-1] % port.word_elements == 0
