@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import reduce
+from typing import NamedTuple
 
 import numpy as np
 import sympy
@@ -42,6 +43,13 @@ def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None
     return pack
 
 
+class FastEvaluation(NamedTuple):
+    latency: np.ndarray
+    dsp: np.ndarray
+    bram: np.ndarray
+    fits: np.ndarray
+
+
 @dataclass
 class Evaluation:
     values: dict[str, np.ndarray]
@@ -63,7 +71,8 @@ class PerformanceModel:
         self.module_names = list(s.module_terms)
         self.bram_arrays = list(s.bram_by_array)
         self.offchip_arrays = list(s.offchip_elements)
-        fast = [s.latency, s.resources["DSP"], s.resources["BRAM18K"]]
+        # the tuner's inner loop: latency, DSP and BRAM18K for its scores, every resource for `fits`
+        fast = [s.latency, *[s.resources[r] for r in RESOURCE_NAMES]]
         full = ([s.latency, s.prologue, s.main, s.epilogue, *[s.resources[r] for r in RESOURCE_NAMES],
                  s.offchip_bytes, s.fifo_bytes] + [s.module_terms[m] for m in self.module_names]
                 + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
@@ -106,10 +115,20 @@ class PerformanceModel:
         function = _compile(self._args, [expr])
         return lambda params: np.rint(np.asarray(function(*self._arguments(params))[0], dtype=np.float64))
 
-    def evaluate_fast(self, params: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(latency, DSP, BRAM18K) only: the tuner's inner loop. Counts are whole numbers; the
+    def evaluate_fast(self, params: dict) -> "FastEvaluation":
+        """(latency, DSP, BRAM18K, fits): the tuner's inner loop. Counts are whole numbers; the
         generated code multiplies by reciprocals, so results are rounded."""
-        return tuple(np.rint(np.asarray(v, dtype=np.float64)) for v in self._fast(*self._arguments(params)))
+        latency, *used = (np.rint(np.asarray(v, dtype=np.float64)) for v in self._fast(*self._arguments(params)))
+        resources = dict(zip(RESOURCE_NAMES, used))
+        return FastEvaluation(latency, resources["DSP"], resources["BRAM18K"], self.fits(resources))
+
+    def fits(self, resources: dict[str, np.ndarray]) -> np.ndarray:
+        """Every resource within the device budget: the one feasibility test of the search, the
+        reports, the explorer and export."""
+        fits = np.ones(np.shape(resources["DSP"]), dtype=bool)
+        for r in RESOURCE_NAMES:
+            fits &= resources[r] <= self.device.budget(r)
+        return fits
 
     def evaluate(self, params: dict) -> Evaluation:
         args = self._arguments(params)
@@ -123,10 +142,7 @@ class PerformanceModel:
         values = dict(zip(names, out))
         seconds = values["latency_cycles"] / (self.device.clock_mhz * 1e6)
         values["throughput_gops"] = 2.0 * self.symbolic.macs / seconds / 1e9
-        fits = np.ones(shape, dtype=bool)
-        for r in RESOURCE_NAMES:
-            fits &= values[r] <= self.device.budget(r)
-        values["fits"] = fits
+        values["fits"] = self.fits(values)
         return Evaluation(values)
 
     def over_budget(self, evaluation: Evaluation, index=()) -> list[str]:

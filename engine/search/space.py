@@ -90,8 +90,8 @@ class SearchSpace:
             arrays = {n: np.fromiter((c[n] for c in configs), dtype=np.int64, count=len(configs)) for n in self.names}
         else:
             arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
-        latency, dsp, bram = self.model.evaluate_fast(arrays)
-        ok = feasible_mask(self.design, arrays) & (dsp <= self.dsp_budget) & (bram <= self.bram_budget)
+        latency, dsp, bram, fits = self.model.evaluate_fast(arrays)
+        ok = feasible_mask(self.design, arrays) & fits
         objective = latency if self._objective is None else self._objective(arrays)
         return Batch(latency, dsp, bram, ok, objective)
 

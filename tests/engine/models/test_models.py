@@ -26,12 +26,13 @@ def test_a_population_evaluates_like_its_members_one_by_one(mm_model):
     rng = np.random.default_rng(7)
     configs = [random_configuration(mm_model.design, rng) for _ in range(40)]
     population = {k: np.array([c[k] for c in configs]) for k in configs[0]}
-    latency, dsp, bram = mm_model.evaluate_fast(population)
+    latency, dsp, bram, fits = mm_model.evaluate_fast(population)
     full = mm_model.evaluate(population)
     for n, config in enumerate(configs):
         single = mm_model.evaluate(config)
         assert latency[n] == single["latency_cycles"] == full["latency_cycles"][n]
         assert dsp[n] == single["DSP"] and bram[n] == single["BRAM18K"]
+        assert fits[n] == single["fits"] == full["fits"][n]
 
 
 def test_latency_is_prologue_plus_main_plus_epilogue_and_main_is_the_slowest_module(mm_model):
@@ -126,7 +127,7 @@ def test_models_build_for_every_design_of_the_other_kernels(name):
     rng = np.random.default_rng(0)
     for design in space.designs:
         model = PerformanceModel(space, design, device)
-        latency, dsp, bram = model.evaluate_fast(random_configuration(design, rng))
+        latency, dsp, bram, _ = model.evaluate_fast(random_configuration(design, rng))
         assert latency > 0 and dsp > 0 and bram >= 0
 
 
