@@ -64,7 +64,7 @@ def rescored(search, entry: dict, stamp: str) -> dict | None:
     """A stale entry's parameters under the current model, or None if they no longer fit."""
     params = {k: v for k, v in entry["params"].items() if k in search.model.tunable}
     ev = search.model.evaluate(params)
-    if ev["DSP"] > search.dsp_budget or ev["BRAM18K"] > search.bram_budget:  # the tuner's feasibility
+    if not bool(ev["fits"]):  # the tuner's feasibility: every resource within the budget
         return None
     return {"latency_cycles": float(ev["latency_cycles"]), "throughput_gops": float(ev["throughput_gops"]),
             "dsp": float(ev["DSP"]), "bram18k": float(ev["BRAM18K"]), "params": entry["params"],
