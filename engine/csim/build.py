@@ -95,8 +95,31 @@ def cache_root() -> Path:
     return (Path(base) if base else Path(platformdirs.user_cache_dir("systolic-studio"))) / "csim"
 
 
+def cached_object(source: Path, *, includes: list[Path], flags: list[str], cache: Path | None = None) -> Path:
+    """`source` compiled once per content (and compiler and flags) into the cache: the object file."""
+    root = cache or cache_root()
+    digest = hashlib.sha256(source.read_bytes() + " ".join([compiler(), *flags]).encode())
+    for include in includes:
+        for header in sorted(include.glob("*.h")):
+            digest.update(header.read_bytes())
+    target = root / f"{source.stem}-{digest.hexdigest()[:24]}.o"
+    if target.is_file() and not target.is_symlink():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{source.stem}.build-", dir=root))
+    (folder / MARK).write_text("a build of systolic csim\n")
+    command = [compiler(), "-std=c++14", *flags, "-c", *[f"-I{i}" for i in includes], str(source),
+               "-o", str(folder / target.name)]
+    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        raise CsimError(f"cannot build {source.name}: {first_error(built.stderr)} (build folder kept: {folder})")
+    os.replace(folder / target.name, target)
+    remove_own(folder)
+    return target
+
+
 def cached_build(files: dict[str, str], exe_name: str, *, includes: list[Path], flags: list[str],
-                 cache: Path | None = None) -> tuple[Build, bool]:
+                 objects: tuple[Path, ...] = (), cache: Path | None = None) -> tuple[Build, bool]:
     """Build `files` (name -> text; the .cpp ones are compiled) once per content: (build, reused).
 
     A new build happens in a fresh marked folder of the cache and is renamed to its key when it
@@ -109,7 +132,7 @@ def cached_build(files: dict[str, str], exe_name: str, *, includes: list[Path], 
         for header in sorted(include.glob("*.h")):
             digest.update(header.name.encode() + b"\0" + header.read_bytes() + b"\0")
     cxx = compiler()
-    digest.update(" ".join([cxx, *flags]).encode())
+    digest.update(" ".join([cxx, *flags, *map(str, objects)]).encode())
     key = digest.hexdigest()[:24]
     final = root / key
     if (final / exe_name).is_file() and (final / MARK).is_file() and not final.is_symlink():
@@ -119,8 +142,8 @@ def cached_build(files: dict[str, str], exe_name: str, *, includes: list[Path], 
     (folder / MARK).write_text("a timed C-simulation build of systolic csim\n")
     for name, text in files.items():
         (folder / name).write_text(text)
-    build = compile_program([folder / n for n in sorted(files) if n.endswith(".cpp")], folder / exe_name,
-                            includes=includes, flags=flags)
+    build = compile_program([*(folder / n for n in sorted(files) if n.endswith(".cpp")), *objects],
+                            folder / exe_name, includes=includes, flags=flags)
     (folder / "build.log").write_text(shlex.join(build.command) + "\n" + build.log)
     if not build.ok:
         return build, False

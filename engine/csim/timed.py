@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.csim.build import SHIM_INCLUDE, cached_build, compiler, first_error, private_folder, remove_own
+from engine.csim.build import SHIM_INCLUDE, cached_build, cached_object, compiler, first_error, private_folder, remove_own
 from engine.csim.project import harness_for, read_project, verdict
 from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
@@ -142,7 +142,9 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
         raise TimedCsimError(str(exc)) from None
     files = {"csim_harness.cpp": harness_for(descriptor, values), "kernel_traced.cpp": inst.source,
              "kernel_kernel.h": header}
-    build, cached = cached_build(files, "csim_timed", includes=[SHIM_INCLUDE], flags=["-O2", "-DSYSTOLIC_TRACE"],
+    flags = ["-O2", "-DSYSTOLIC_TRACE"]
+    recorder = cached_object(SHIM_INCLUDE / "systolic_trace.cpp", includes=[SHIM_INCLUDE], flags=flags, cache=cache)
+    build, cached = cached_build(files, "csim_timed", includes=[SHIM_INCLUDE], flags=flags, objects=(recorder,),
                                  cache=cache)
     if not build.ok:
         raise TimedCsimError(f"g++ failed: {build.error} (build folder kept: {build.folder})",
@@ -319,8 +321,9 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel,
                            np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), max_ops)
 
     names = _thread_names(inst, threads)
+    syncs = np.bincount(thread_of[~data], minlength=n_threads)  # zero-cost token steps are no iterations
     stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN]), int(state[t, K.STALL_OUT]),
-                         int(state[t, K.END]), int(state[t, K.ITERS])) for t in range(n_threads)]
+                         int(state[t, K.END]), int(state[t, K.ITERS] - syncs[t])) for t in range(n_threads)]
     processes = []
     for p in inst.processes:
         mine = [t for t in threads if t[1] == p.index]
@@ -330,14 +333,14 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel,
         processes.append(ProcessStats(p.label, s.busy, s.stall_in, s.stall_out,
                                       max([s.end] + [h.end for h in helpers]),
                                       s.iterations + sum(h.iterations for h in helpers), p.function, p.line, helpers))
-    slowest = max((s.busy, s.name) for s in stats)[1] if stats else ""
+    slowest = max(stats, key=lambda s: s.busy).name if stats else ""
     done = state[:, K.DONE].astype(bool)
     deadlock = None
     if not done.all() and not stopped:
         deadlock = _wait_cycle(state, done, seg_arr, op_arr, thread_segs, names, stream_names, n_streams)
     cycles = int(max((state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(n_threads))) if n_threads else 0
     return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock,
-                       bool(done.all()), int(state[:, K.ITERS].sum()), int(len(segs) + len(ops)))
+                       bool(done.all()), sum(st.iterations for st in stats), int(len(segs) + len(ops)))
 
 
 def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:
@@ -347,7 +350,8 @@ def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str
         if parent < 0:
             names[tid] = label.get(process, "kernel0")
         else:
-            helper = inst.groups[group].members[member] if group in inst.groups else f"call{member}"
+            g = inst.groups.get(group)
+            helper = f"{g.members[member]}@{g.line}" if g else f"call{member}"
             names[tid] = f"{names.get(parent, label.get(process, '?'))}/{helper}"
     return names
 
