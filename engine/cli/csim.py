@@ -1,13 +1,18 @@
-"""`systolic csim DIR`: build an exported project's kernel with g++ and a CPU harness, run it on random
-inputs and compare with the golden loop nest. Exit status 0 on PASS, 1 on a mismatch or a build
-failure (the first mismatching element and the g++ command to reproduce it are printed), 2 when DIR
-is not an exported project."""
+"""`systolic csim DIR [--timed] [--json]`: build an exported project's kernel with g++ and a CPU
+harness, run it on random inputs and compare with the golden loop nest. Exit status 0 on PASS, 1 on a
+mismatch or a build failure (the first mismatching element and the g++ command to reproduce it are
+printed), 2 when DIR is not an exported project. `--timed` also times the run from its trace
+(engine/csim/timed.py): total cycles, per process busy / stall-in / stall-out, the slowest process
+and the model's latency; a build failure, a deadlock or a trace too large is one line and exit 1."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
-from engine.csim import run_csim
+from engine.csim import run_csim, run_timed_csim
+from engine.csim.timed import TimedCsimError, format_timed
 
 HELP = "C-simulate an exported project (g++): compare the kernel with the loop nest on random inputs"
 _LOG_LINES = 20
@@ -17,9 +22,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", metavar="DIR", type=Path, help="a directory written by `systolic export`")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     parser.add_argument("--keep-build", action="store_true", help="keep the build directory (to rerun g++ by hand)")
+    parser.add_argument("--timed", action="store_true",
+                        help="also time the run: replay each dataflow process's trace cycle by cycle")
+    parser.add_argument("--json", action="store_true", help="with --timed: print the timing as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.timed:
+        return _timed(args)
     result = run_csim(args.project, seed=args.seed, keep_build=args.keep_build)
     print(result.summary)
     if result.passed:
@@ -34,3 +44,13 @@ def run(args: argparse.Namespace) -> int:
     if result.command:
         print(f"reproduce: {result.command}")
     return 1
+
+
+def _timed(args: argparse.Namespace) -> int:
+    try:
+        result = run_timed_csim(args.project, seed=args.seed)
+    except TimedCsimError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result.as_dict(), indent=1) if args.json else format_timed(result))
+    return 0 if result.passed and result.complete else 1

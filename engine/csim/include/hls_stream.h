@@ -5,6 +5,8 @@
  * order of the calls or in the number of words a producer writes: it stops the program and names
  * the stream instead of hanging. Words left in a stream when it is destroyed are counted
  * (hls::leftover_words) so a test harness can report a producer that wrote too much.
+ * With SYSTOLIC_TRACE defined, every read and write is reported to systolic_trace.h (the timed
+ * C simulation, engine/csim/timed.py), keyed by the stream's name.
  */
 #ifndef SYSTOLIC_HLS_STREAM_SHIM_H
 #define SYSTOLIC_HLS_STREAM_SHIM_H
@@ -13,6 +15,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#ifdef SYSTOLIC_TRACE
+#include "systolic_trace.h"
+#define SYSTOLIC_STREAM_OP(id, dir) systolic_trace::op(id, dir)
+#define SYSTOLIC_STREAM_ID(name) systolic_trace::register_stream(name)
+#else
+#define SYSTOLIC_STREAM_OP(id, dir)
+#define SYSTOLIC_STREAM_ID(name) 0
+#endif
 
 namespace hls {
 
@@ -25,8 +35,9 @@ inline long &leftover_words() {
 template <typename T>
 class stream {
  public:
-  stream() : name_("unnamed"), data_(0), head_(0), tail_(0), capacity_(0) {}
-  explicit stream(const char *name) : name_(name), data_(0), head_(0), tail_(0), capacity_(0) {}
+  stream() : name_("unnamed"), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID("unnamed")) {}
+  explicit stream(const char *name)
+      : name_(name), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID(name)) {}
   ~stream() {
     if (tail_ > head_) {
       std::fprintf(stderr, "WARNING: hls::stream '%s' contains %lu leftover word(s)\n", name_, tail_ - head_);
@@ -40,11 +51,13 @@ class stream {
       std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", name_);
       std::exit(3);
     }
+    SYSTOLIC_STREAM_OP(id_, 0);
     return data_[head_++];
   }
   void read(T &value) { value = read(); }
   void write(const T &value) {
     if (tail_ == capacity_) make_room();
+    SYSTOLIC_STREAM_OP(id_, 1);
     data_[tail_++] = value;
   }
   bool empty() const { return head_ == tail_; }
@@ -76,6 +89,7 @@ class stream {
   const char *name_;
   T *data_;
   unsigned long head_, tail_, capacity_;
+  long id_;
 };
 
 }  // namespace hls

@@ -3,8 +3,9 @@ mismatch or the compiler's messages, and the g++ command), 2 for a directory tha
 project, always without a traceback."""
 from __future__ import annotations
 
-import shutil
+import json
 import re
+import shutil
 
 import pytest
 
@@ -82,3 +83,41 @@ def test_a_kernel_that_computes_nothing_fails_with_the_first_mismatch(mm_project
     out = capsys.readouterr().out
     assert out.startswith("FAIL") and re.search(r"C\[\d+\]\[\d+\]", out) and "expected" in out
     assert "reproduce: " in out and "g++" in out
+
+
+@pytest.fixture
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SYSTOLIC_STUDIO_CACHE", str(tmp_path_factory.getbasetemp() / "csim-cache"))
+
+
+def test_timed_prints_the_cycles_the_processes_and_the_model(mm_project, capsys, cache):
+    assert main(["csim", str(mm_project), "--timed"]) == 0
+    out = capsys.readouterr().out
+    assert re.match(r"timed C simulation: [\d,]+ cycles; model [\d,]+ cycles \([+-]\d+\.\d%\), bottleneck PE", out)
+    assert "values: PASS" in out and "<- slowest" in out
+    for name in ("A_L3_in", "PE(0,0)", "C_L3_out"):
+        assert re.search(rf"^{re.escape(name)} +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+", out, re.MULTILINE), name
+
+
+def test_timed_json_is_one_object_with_every_process(mm_project, capsys, cache):
+    assert main(["csim", str(mm_project), "--timed", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] and data["complete"] and data["cycles"] > 0 and data["model_latency"] > 0
+    assert data["slowest"] in data["processes"] or data["slowest"].split("/")[0] in data["processes"]
+    assert all({"busy", "stall_in", "stall_out", "end", "iterations"} <= set(p) for p in data["processes"].values())
+
+
+def test_timed_on_an_export_that_no_longer_builds_is_one_line_and_exit_1(mm_project, tmp_path, capsys, cache):
+    broken = tmp_path / "broken"
+    shutil.copytree(mm_project, broken)
+    source = broken / "src" / "kernel_kernel.cpp"
+    source.write_text(source.read_text() + "\nthis is not C++;\n")
+    assert main(["csim", str(broken), "--timed"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "kernel_kernel.cpp:" in captured.err and "error" in captured.err and "build folder kept" in captured.err
+
+
+def test_timed_on_a_directory_that_is_not_a_project(tmp_path, capsys):
+    assert main(["csim", str(tmp_path), "--timed"]) == 2
+    _one_error_line(capsys, "has no design.json")

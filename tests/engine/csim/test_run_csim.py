@@ -1,6 +1,9 @@
 import json
 import re
+import shlex
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +73,51 @@ def test_a_directory_without_design_json_is_a_one_line_engine_error(tmp_path):
         (tmp_path / "src" / name).write_text("")
     with pytest.raises(CsimError, match="not a design file"):
         run_csim(tmp_path)
+
+
+def test_a_word_left_in_a_fifo_fails_the_run(project):
+    """Item 6 of issue 13: kernel0 writes one word more than its consumer reads."""
+    source = project / "src" / "kernel_kernel.cpp"
+    text = source.read_text()
+    call = next(l for l in text.splitlines() if l.strip().startswith("A_L3_in(A,"))
+    stream = call.split(",")[1].strip().rstrip(");")
+    source.write_text(text.replace(call, f"{call}\n  {stream}.write(decltype({stream}.read())());"))
+    result = run_csim(project)
+    assert not result.passed and "left in FIFOs" in result.summary and "1 word" in result.summary
+
+
+def test_csim_never_writes_into_the_export_and_keeps_the_users_csim_folder(project, tmp_path):
+    """Issue 19 item 2: a user's DIR/csim/ survives a pass, and a csim symlink is not followed."""
+    mine = project / "csim"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert run_csim(project).passed
+    assert (mine / "notes.txt").read_text() == "mine" and sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    shutil.rmtree(mine)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    mine.symlink_to(outside)
+    before = sorted(p.name for p in project.rglob("*"))
+    assert run_csim(project).passed
+    assert list(outside.iterdir()) == [] and sorted(p.name for p in project.rglob("*")) == before
+
+
+def test_a_kept_build_is_a_private_folder_outside_the_export(project):
+    result = run_csim(project, keep_build=True)
+    folder = Path(shlex.split(result.command.split(" && ")[1])[0]).parent
+    try:
+        assert result.passed and folder.is_dir() and project.resolve() not in folder.resolve().parents
+        assert (folder / "csim_harness.cpp").is_file()
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_a_project_file_that_links_out_of_the_export_is_refused(project, tmp_path):
+    source = project / "src" / "kernel_kernel.cpp"
+    elsewhere = tmp_path / "kernel_kernel.cpp"
+    elsewhere.write_text(source.read_text())
+    source.unlink()
+    source.symlink_to(elsewhere)
+    with pytest.raises(CsimError, match="outside the export") as info:
+        run_csim(project)
+    assert "\n" not in str(info.value)

@@ -1,0 +1,157 @@
+"""An exported project + generated C++ -> a built C-simulation program, in folders csim owns.
+
+Nothing is written inside the export: a plain C simulation builds in a fresh private temporary
+folder (`tempfile.mkdtemp`, removed after a pass, kept after a failure so that its command can be
+rerun); the timed C simulation keeps its builds in a cache folder keyed by the hash of everything
+that goes into g++ (`$SYSTOLIC_STUDIO_CACHE/csim` or the user cache folder), each build folder
+marked as csim's own by a `.systolic-csim` file. Folders without that mark are never removed, and a
+project file that is a symlink leading out of the export is refused.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from engine.errors import EngineError
+
+MARK = ".systolic-csim"
+SHIM_INCLUDE = Path(__file__).parent / "include"
+
+
+class CsimError(EngineError):
+    """The directory is not an exported project, or no C++ compiler is available."""
+
+
+@dataclass(frozen=True)
+class Build:
+    ok: bool
+    exe: Path
+    folder: Path
+    command: list[str]
+    log: str
+    error: str  # one line: the first g++ error with its file and line, "" when ok
+
+
+def project_file(project_dir: Path, relative: str) -> Path:
+    """A file of the export, refused when a symlink takes it out of the export."""
+    path = project_dir / relative
+    if not path.is_file():
+        raise CsimError(f"{project_dir} has no {relative}: not an exported project")
+    real, root = path.resolve(), project_dir.resolve()
+    if root not in real.parents:
+        raise CsimError(f"{path} is a symlink to {real}, outside the export; csim reads only the export's own files")
+    return path
+
+
+def compiler() -> str:
+    found = shutil.which(os.environ.get("CXX", "g++"))
+    if found is None:
+        raise CsimError(f"no C++ compiler found ({os.environ.get('CXX', 'g++')}; set $CXX)")
+    return found
+
+
+def private_folder(prefix: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    (folder / MARK).write_text("created by systolic csim; removed by it when no longer needed\n")
+    return folder
+
+
+def remove_own(folder: Path) -> None:
+    """Remove a folder csim created (it carries the mark and is not a symlink); anything else stays."""
+    if folder.is_dir() and not folder.is_symlink() and (folder / MARK).is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def first_error(stderr: str) -> str:
+    """The first `file:line:col: error: ...` line g++ printed (or the first line of its output)."""
+    for line in stderr.splitlines():
+        if re.search(r"\berror\b", line):
+            return line.strip()
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    return lines[0].strip() if lines else "the compiler failed without a message"
+
+
+def compile_program(sources: list[Path], exe: Path, *, includes: list[Path], flags: list[str]) -> Build:
+    cxx = compiler()
+    command = [cxx, "-std=c++14", *flags, "-Wno-unknown-pragmas", "-Wno-unused-label",
+               *[f"-I{i}" for i in includes], *map(str, sources), "-o", str(exe)]
+    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    log = built.stdout + built.stderr
+    return Build(built.returncode == 0, exe, exe.parent, command, log,
+                 "" if built.returncode == 0 else first_error(log))
+
+
+def cache_root() -> Path:
+    base = os.environ.get("SYSTOLIC_STUDIO_CACHE")
+    return (Path(base) if base else Path(platformdirs.user_cache_dir("systolic-studio"))) / "csim"
+
+
+def cached_object(source: Path, *, includes: list[Path], flags: list[str], cache: Path | None = None) -> Path:
+    """`source` compiled once per content (and compiler and flags) into the cache: the object file."""
+    root = cache or cache_root()
+    digest = hashlib.sha256(source.read_bytes() + " ".join([compiler(), *flags]).encode())
+    for include in includes:
+        for header in sorted(include.glob("*.h")):
+            digest.update(header.read_bytes())
+    target = root / f"{source.stem}-{digest.hexdigest()[:24]}.o"
+    if target.is_file() and not target.is_symlink():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{source.stem}.build-", dir=root))
+    (folder / MARK).write_text("a build of systolic csim\n")
+    command = [compiler(), "-std=c++14", *flags, "-c", *[f"-I{i}" for i in includes], str(source),
+               "-o", str(folder / target.name)]
+    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        raise CsimError(f"cannot build {source.name}: {first_error(built.stderr)} (build folder kept: {folder})")
+    os.replace(folder / target.name, target)
+    remove_own(folder)
+    return target
+
+
+def cached_build(files: dict[str, str], exe_name: str, *, includes: list[Path], flags: list[str],
+                 objects: tuple[Path, ...] = (), cache: Path | None = None) -> tuple[Build, bool]:
+    """Build `files` (name -> text; the .cpp ones are compiled) once per content: (build, reused).
+
+    A new build happens in a fresh marked folder of the cache and is renamed to its key when it
+    succeeds; a failed one keeps its folder (sources and log) and says where it is."""
+    root = cache or cache_root()
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
+    for include in includes:
+        for header in sorted(include.glob("*.h")):
+            digest.update(header.name.encode() + b"\0" + header.read_bytes() + b"\0")
+    cxx = compiler()
+    digest.update(" ".join([cxx, *flags, *map(str, objects)]).encode())
+    key = digest.hexdigest()[:24]
+    final = root / key
+    if (final / exe_name).is_file() and (final / MARK).is_file() and not final.is_symlink():
+        return Build(True, final / exe_name, final, [], "", ""), True
+    root.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{key}.build-", dir=root))
+    (folder / MARK).write_text("a timed C-simulation build of systolic csim\n")
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    build = compile_program([*(folder / n for n in sorted(files) if n.endswith(".cpp")), *objects],
+                            folder / exe_name, includes=includes, flags=flags)
+    (folder / "build.log").write_text(shlex.join(build.command) + "\n" + build.log)
+    if not build.ok:
+        return build, False
+    try:
+        os.rename(folder, final)
+    except OSError:  # another run built the same key meanwhile
+        if (final / exe_name).is_file():
+            remove_own(folder)
+            return Build(True, final / exe_name, final, build.command, build.log, ""), False
+        raise
+    return Build(True, final / exe_name, final, build.command, build.log, ""), False

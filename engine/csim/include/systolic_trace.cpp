@@ -1,0 +1,245 @@
+/* systolic_trace.cpp - the recorder declared in systolic_trace.h (see there for the file format). */
+#include "systolic_trace.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace systolic_trace {
+
+enum Kind { LOOP = 0, STEP = 1, FORK = 2, JOIN = 3, BEGIN = 4, END = 5 };
+
+struct Op {
+  long stream, dir, count, first, last;
+};
+
+struct Thread {
+  long process, parent, group, member;
+  long loop;        // the pipelined nest being run, -1 outside one
+  long iter;        // iterations of the current invocation so far
+  long generation;  // invocation number, for recurrences
+  long hint;        // index of the last op touched (ops repeat in the same order)
+  std::vector<Op> ops;
+};
+
+struct Entry {
+  long generation, iter, count;
+};
+
+struct Site {
+  long k, d;  // tightest updates-per-iteration / distance seen, 0/1 when none
+  std::unordered_map<const void *, Entry> last;
+};
+
+struct State {
+  FILE *segs, *ops;
+  long nsegs, nops, budget, seg_bytes, op_bytes, generation, current;
+  std::vector<long> stack;
+  std::vector<Thread> threads;
+  std::map<long, long> process_thread;
+  std::map<std::pair<long, std::pair<long, long> >, long> child;  // (parent, (group, member)) -> thread
+  std::vector<std::string> streams;
+  std::map<long, Site> sites;
+  std::string dir;
+  State() : segs(0), ops(0), nsegs(0), nops(0), budget(0), seg_bytes(1), op_bytes(1), generation(0), current(-1) {
+    const char *d = std::getenv("SYSTOLIC_TRACE_DIR");
+    dir = d ? d : ".";
+    segs = std::fopen((dir + "/segments.bin").c_str(), "wb");
+    ops = std::fopen((dir + "/ops.bin").c_str(), "wb");
+    if (!segs || !ops) {
+      std::fprintf(stderr, "ERROR: systolic trace: cannot write in %s\n", dir.c_str());
+      std::exit(4);
+    }
+    static char segs_buffer[1 << 20], ops_buffer[1 << 20];
+    std::setvbuf(segs, segs_buffer, _IOFBF, sizeof segs_buffer);
+    std::setvbuf(ops, ops_buffer, _IOFBF, sizeof ops_buffer);
+    const char *b = std::getenv("SYSTOLIC_TRACE_BUDGET");
+    budget = b ? std::atol(b) : 0;
+    const char *sb = std::getenv("SYSTOLIC_TRACE_SEG_BYTES");
+    const char *ob = std::getenv("SYSTOLIC_TRACE_OP_BYTES");
+    if (sb) seg_bytes = std::atol(sb);
+    if (ob) op_bytes = std::atol(ob);
+  }
+};
+
+static State &state() {
+  static State s;
+  return s;
+}
+
+static long new_thread(long process, long parent, long group, long member) {
+  Thread t = {process, parent, group, member, -1, 0, 0, 0, std::vector<Op>()};
+  state().threads.push_back(t);
+  return (long)state().threads.size() - 1;
+}
+
+static void emit(long thread, long kind, long a, long n, const Op *ops, long count) {
+  State &s = state();
+  long reads = 0, writes = 0;
+  for (long k = 0; k < count; k++) (ops[k].dir ? writes : reads)++;
+  long row[7] = {thread, kind, a, n, s.nops, reads, writes};
+  std::fwrite(row, sizeof row, 1, s.segs);
+  for (int pass = 0; pass < 2; pass++)  // reads first, then writes
+    for (long k = 0; k < count; k++)
+      if (ops[k].dir == pass) std::fwrite(&ops[k], sizeof(Op), 1, s.ops);
+  s.nsegs++;
+  s.nops += count;
+  if (s.budget > 0 && s.nsegs * s.seg_bytes + s.nops * s.op_bytes > s.budget) {
+    std::fprintf(stderr, "ERROR: systolic trace: the trace passed %ld bytes (%ld loop invocations, %ld stream "
+                 "operations) before the run ended\n", s.budget, s.nsegs, s.nops);
+    std::exit(5);
+  }
+}
+
+static Thread &current() {
+  State &s = state();
+  if (s.current < 0) s.current = new_thread(-1, -1, -1, -1);  // stream use before any process
+  return s.threads[s.current];
+}
+
+long register_stream(const char *name) {
+  state().streams.push_back(name);
+  return (long)state().streams.size() - 1;
+}
+
+void process(long index) {
+  State &s = state();
+  std::map<long, long>::iterator it = s.process_thread.find(index);
+  s.current = it != s.process_thread.end() ? it->second : (s.process_thread[index] = new_thread(index, -1, -1, -1));
+  s.stack.clear();
+}
+
+void enter(long loop) {
+  Thread &t = current();
+  t.loop = loop;
+  t.iter = 0;
+  t.ops.clear();
+  t.hint = 0;
+  t.generation = ++state().generation;
+}
+
+void iteration(long loop) {
+  Thread &t = current();
+  if (t.loop != loop) enter(loop);
+  current().iter++;
+}
+
+void exit_loop(long loop) {
+  Thread &t = current();
+  if (t.loop == loop && t.iter > 0) emit(state().current, LOOP, loop, t.iter, t.ops.data(), (long)t.ops.size());
+  t.loop = -1;
+}
+
+void op(long stream, long dir) {
+  State &s = state();
+  Thread &t = current();
+  if (t.loop < 0 || t.iter == 0) {
+    Op o = {stream, dir, 1, 0, 0};
+    emit(s.current, STEP, -1, 1, &o, 1);
+    return;
+  }
+  const long at = t.iter - 1;
+  const long n = (long)t.ops.size();
+  for (long k = 0; k < n; k++) {
+    Op &o = t.ops[(t.hint + k) % n];
+    if (o.stream == stream && o.dir == dir) {
+      o.count++;
+      o.last = at;
+      t.hint = (t.hint + k + 1) % n;
+      return;
+    }
+  }
+  Op o = {stream, dir, 1, at, at};
+  t.ops.push_back(o);
+}
+
+static long child(long group, long member) {
+  State &s = state();
+  std::pair<long, std::pair<long, long> > key(s.current, std::make_pair(group, member));
+  std::map<std::pair<long, std::pair<long, long> >, long>::iterator it = s.child.find(key);
+  if (it != s.child.end()) return it->second;
+  const long process = s.threads[s.current].process;
+  const long parent = s.current;
+  const long t = new_thread(process, parent, group, member);
+  s.child[key] = t;
+  return t;
+}
+
+void fork(long group, long members) {
+  std::vector<Op> ops;
+  for (long m = 0; m < members; m++) {
+    Op o = {-(2 * child(group, m) + 1), 1, 1, 0, 0};
+    ops.push_back(o);
+  }
+  emit(state().current, FORK, group, 1, ops.data(), members);
+}
+
+void join(long group, long members) {
+  std::vector<Op> ops;
+  for (long m = 0; m < members; m++) {
+    Op o = {-(2 * child(group, m) + 2), 0, 1, 0, 0};
+    ops.push_back(o);
+  }
+  emit(state().current, JOIN, group, 1, ops.data(), members);
+}
+
+void call(long group, long member) {
+  State &s = state();
+  const long t = child(group, member);
+  s.stack.push_back(s.current);
+  s.current = t;
+  Op o = {-(2 * t + 1), 0, 1, 0, 0};
+  emit(t, BEGIN, group, 1, &o, 1);
+}
+
+void ret() {
+  State &s = state();
+  Op o = {-(2 * s.current + 2), 1, 1, 0, 0};
+  emit(s.current, END, s.threads[s.current].group, 1, &o, 1);
+  s.current = s.stack.back();
+  s.stack.pop_back();
+}
+
+void update(long site, const void *element) {
+  Thread &t = current();
+  Site &s = state().sites[site];
+  if (s.d == 0) s.d = 1;
+  Entry &e = s.last[element];
+  const long at = t.iter - 1;
+  if (e.generation == t.generation && e.count > 0) {
+    if (e.iter == at) {
+      e.count++;  // chained inside one iteration: binds only if a later iteration updates it again
+      return;
+    }
+    const long distance = at - e.iter;
+    if (e.count * s.d > s.k * distance) s.k = e.count, s.d = distance;
+  }
+  e.generation = t.generation;
+  e.iter = at;
+  e.count = 1;
+}
+
+/* Called by the harness after kernel0 returns: flush the records, name the ids. */
+void finish() {
+  State &s = state();
+  std::fclose(s.segs);
+  std::fclose(s.ops);
+  FILE *f = std::fopen((s.dir + "/streams.tsv").c_str(), "w");
+  for (size_t k = 0; k < s.streams.size(); k++) std::fprintf(f, "%lu\t%s\n", (unsigned long)k, s.streams[k].c_str());
+  std::fclose(f);
+  f = std::fopen((s.dir + "/threads.tsv").c_str(), "w");
+  for (size_t k = 0; k < s.threads.size(); k++)
+    std::fprintf(f, "%lu\t%ld\t%ld\t%ld\t%ld\n", (unsigned long)k, s.threads[k].process, s.threads[k].parent,
+                 s.threads[k].group, s.threads[k].member);
+  std::fclose(f);
+  f = std::fopen((s.dir + "/sites.tsv").c_str(), "w");
+  for (std::map<long, Site>::iterator it = s.sites.begin(); it != s.sites.end(); ++it)
+    std::fprintf(f, "%ld\t%ld\t%ld\n", it->first, it->second.k, it->second.d);
+  std::fclose(f);
+}
+
+}  // namespace systolic_trace

@@ -1,0 +1,51 @@
+/*
+ * systolic_trace.h - the recorder of a timed C simulation (engine/csim/trace.py, engine/csim/timed.py).
+ *
+ * engine/csim/trace.py instruments a copy of the exported kernel with the macros below; the bundled
+ * hls_stream.h reports every read and write when SYSTOLIC_TRACE is defined. Per replay thread (a
+ * dataflow process of kernel0, or a helper call site that runs in parallel with its siblings) the
+ * recorder writes one record per invocation of a pipelined loop nest (its iterations and, per
+ * stream, how many words it read or wrote and at which first and last iteration), one record per
+ * stream access outside a pipelined loop (a step), and the fork / join / begin / end points of
+ * parallel helper calls. Records go to two binary files in $SYSTOLIC_TRACE_DIR:
+ *   segments.bin  int64 rows (thread, kind, a, n, first op, reads, writes)   a = loop or group
+ *   ops.bin       int64 rows (stream, dir, count, first, last)               dir 0 read, 1 write
+ * Synchronisation tokens of parallel calls use negative stream ids: -(2t+1) starts thread t,
+ * -(2t+2) tells its parent it is done. streams.tsv, threads.tsv and sites.tsv name the ids.
+ * Recurrence sites (an accumulation into a local array element) report the tightest ratio
+ * (updates of one element in an iteration) / (iterations until the next update of it).
+ * The estimated size of the trace in memory is bounded by $SYSTOLIC_TRACE_BUDGET bytes (each
+ * record costing $SYSTOLIC_TRACE_SEG_BYTES / $SYSTOLIC_TRACE_OP_BYTES): past it the program stops
+ * with exit status 5 instead of filling the disk or the memory of the replay.
+ */
+#ifndef SYSTOLIC_TRACE_H
+#define SYSTOLIC_TRACE_H
+
+/* The recorder itself is engine/csim/include/systolic_trace.cpp, built once and linked. */
+namespace systolic_trace {
+long register_stream(const char *name);
+void op(long stream, long dir);
+void process(long index);
+void enter(long loop);
+void iteration(long loop);
+void exit_loop(long loop);
+void fork(long group, long members);
+void join(long group, long members);
+void call(long group, long member);
+void ret();
+void update(long site, const void *element);
+void finish();
+}  // namespace systolic_trace
+
+
+#define SYSTOLIC_TRACE_PROCESS(k) systolic_trace::process(k)
+#define SYSTOLIC_TRACE_ENTER(l) systolic_trace::enter(l)
+#define SYSTOLIC_TRACE_ITER(l) systolic_trace::iteration(l)
+#define SYSTOLIC_TRACE_EXIT(l) systolic_trace::exit_loop(l)
+#define SYSTOLIC_TRACE_FORK(g, n) systolic_trace::fork(g, n)
+#define SYSTOLIC_TRACE_JOIN(g, n) systolic_trace::join(g, n)
+#define SYSTOLIC_TRACE_CALL(g, m) systolic_trace::call(g, m)
+#define SYSTOLIC_TRACE_RETURN() systolic_trace::ret()
+#define SYSTOLIC_TRACE_UPDATE(site, element) systolic_trace::update(site, (const void *)&(element))
+
+#endif

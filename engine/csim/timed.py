@@ -1,0 +1,419 @@
+"""Exported project -> `TimedResult`: the timed C simulation (the LightningSim idea without Vitis).
+
+1. The kernel source is instrumented in a build folder of csim's cache (engine/csim/trace.py, keyed
+   by the hash of what goes into g++: an unchanged export is not rebuilt) and built with -O2 next to
+   the harness and the bundled hls_stream.h, which reports every stream read and write.
+2. One run on random inputs checks the values like `systolic csim` and writes, per dataflow process
+   (and per helper call that runs in parallel with its siblings), one record per invocation of a
+   pipelined loop nest: its iterations and, per stream, the words it moved and at which first and
+   last iteration (engine/csim/include/systolic_trace.h).
+3. The records become the segments of engine/sim's compiled token kernel (kernel_arrays.run_arrays):
+   an invocation of n iterations at the loop's II whose words are spread evenly from the first to
+   the last iteration that moved one (exact for the evenly spaced accesses of generated code);
+   a new invocation waits for the previous one to drain (its pipeline depth); a read waits for the
+   word's arrival (IO_LATENCY cycles after its write), a write for a free slot of the FIFO's
+   `#pragma HLS stream depth`. Parallel helper calls are threads of their own, started and joined by
+   their process through zero-cost tokens. DRAM latencies are engine/sim's DramModel.
+
+Rules the pragma does not state: the II of a loop rises to ceil(k * latency / d) where the trace
+shows an element of a floating-point accumulator updated k times in one iteration and again d
+iterations later (operator latency from resources/operators.json), and to k where one iteration
+moves k words through one FIFO (one port). Docs: docs/export.md, "Timed C simulation".
+"""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.compiler.architecture.build import OPERATORS
+from engine.csim.build import SHIM_INCLUDE, cached_build, cached_object, compiler, first_error, private_folder, remove_own
+from engine.csim.project import harness_for, read_project, verdict
+from engine.csim.trace import Instrumented, TraceError, instrument
+from engine.errors import EngineError
+from engine.sim import kernel_arrays as K
+from engine.sim.hardware import IO_LATENCY, DramModel
+
+SEG_BYTES = 320  # replay memory per loop-invocation record (file row, sorted copy, kernel row, temporaries)
+OP_BYTES = 240  # per stream-operation record
+MEMORY_SHARE = 0.5  # of the available memory the trace may take
+RUN_TIMEOUT_S = 1800
+DEFAULT_MAX_CYCLES = 2_000_000_000
+LOOP, STEP, FORK, JOIN, BEGIN, END = range(6)
+
+
+class TimedCsimError(EngineError):
+    """The timed C simulation could not produce a timing (build failure, run failure, trace too large)."""
+
+    def __init__(self, reason: str, *, build_dir: Path | None = None, log: str = ""):
+        super().__init__(reason)
+        self.build_dir, self.log = build_dir, log
+
+
+@dataclass
+class ThreadStats:
+    name: str  # the process label, plus "/helper" for a helper call run in parallel
+    busy: int
+    stall_in: int
+    stall_out: int
+    end: int
+    iterations: int
+
+    def as_dict(self) -> dict:
+        return {"busy": self.busy, "stall_in": self.stall_in, "stall_out": self.stall_out, "end": self.end,
+                "iterations": self.iterations}
+
+
+@dataclass
+class ProcessStats(ThreadStats):
+    function: str = ""
+    line: int = 0
+    helpers: list[ThreadStats] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {**super().as_dict(), "function": self.function, "line": self.line,
+                "helpers": {h.name: h.as_dict() for h in self.helpers}}
+
+
+@dataclass
+class TimedResult:
+    cycles: int  # when the last process finished (DRAM write acknowledgement included)
+    processes: list[ProcessStats]
+    slowest: str  # the process (or process/helper) with the most busy cycles
+    passed: bool  # the values matched the loop nest
+    csim: str  # the harness's PASS / FAIL line
+    model_latency: float | None  # design.json's report
+    model_bottleneck: str | None
+    loops: list[dict]  # pipelined loops whose II the replay raised above the pragma's, and why
+    deadlock: list[str] | None = None  # the wait cycle when the replay cannot finish
+    complete: bool = True
+    iterations: int = 0
+    records: int = 0
+    build_dir: str = ""
+    cached: bool = False
+    seconds: dict = field(default_factory=dict)
+
+    def process(self, label: str) -> ProcessStats:
+        return next(p for p in self.processes if p.name == label)
+
+    @property
+    def model_error(self) -> float | None:
+        """(timed - model) / model."""
+        return None if not self.model_latency else (self.cycles - self.model_latency) / self.model_latency
+
+    def as_dict(self) -> dict:
+        return {"cycles": self.cycles, "complete": self.complete, "slowest": self.slowest, "passed": self.passed,
+                "csim": self.csim, "model_latency": self.model_latency, "model_bottleneck": self.model_bottleneck,
+                "model_error": self.model_error, "processes": {p.name: p.as_dict() for p in self.processes},
+                "loops": self.loops, "deadlock": self.deadlock, "iterations": self.iterations,
+                "records": self.records, "build_dir": self.build_dir, "cached": self.cached, "seconds": self.seconds}
+
+
+def memory_available() -> int:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 4 << 30
+
+
+def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None = None,
+                   memory_budget: int | None = None, max_cycles: int = DEFAULT_MAX_CYCLES,
+                   dram: DramModel | None = None) -> TimedResult:
+    """Build (cached), run and replay an exported project. `memory_budget` bounds the trace (bytes of
+    replay memory; default half the available memory)."""
+    project_dir = Path(project_dir)
+    descriptor, values, design = read_project(project_dir)
+    clock = time.perf_counter()
+    kernel_cpp = project_dir / "src" / "kernel_kernel.cpp"
+    header = (project_dir / "src" / "kernel_kernel.h").read_text()
+    text = kernel_cpp.read_text()
+    try:
+        inst = instrument(text, path=str(kernel_cpp.resolve()), header=header)
+    except TraceError as exc:
+        _syntax_check(project_dir, kernel_cpp)  # a g++ error explains a broken file better
+        raise TimedCsimError(str(exc)) from None
+    files = {"csim_harness.cpp": harness_for(descriptor, values), "kernel_traced.cpp": inst.source,
+             "kernel_kernel.h": header}
+    flags = ["-O2", "-DSYSTOLIC_TRACE"]
+    recorder = cached_object(SHIM_INCLUDE / "systolic_trace.cpp", includes=[SHIM_INCLUDE], flags=flags, cache=cache)
+    build, cached = cached_build(files, "csim_timed", includes=[SHIM_INCLUDE], flags=flags, objects=(recorder,),
+                                 cache=cache)
+    if not build.ok:
+        raise TimedCsimError(f"g++ failed: {build.error} (build folder kept: {build.folder})",
+                             build_dir=build.folder, log=build.log)
+    built_at = time.perf_counter()
+    budget = memory_budget if memory_budget is not None else int(memory_available() * MEMORY_SHARE)
+    trace_dir = private_folder("systolic-trace-")
+    try:
+        env = {**os.environ, "SYSTOLIC_TRACE_DIR": str(trace_dir), "SYSTOLIC_TRACE_BUDGET": str(budget),
+               "SYSTOLIC_TRACE_SEG_BYTES": str(SEG_BYTES), "SYSTOLIC_TRACE_OP_BYTES": str(OP_BYTES)}
+        try:
+            ran = subprocess.run([str(build.exe), str(seed)], capture_output=True, text=True, env=env,
+                                 timeout=RUN_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise TimedCsimError(f"the traced run took longer than {RUN_TIMEOUT_S} s; export a smaller slice") from None
+        if ran.returncode == 5:
+            raise TimedCsimError(f"the trace is too large for memory ({_last_error(ran.stderr)}); export a smaller "
+                                 f"slice of the problem (fewer tiles) and time that") from None
+        summary, _ = verdict(ran)
+        if not (trace_dir / "threads.tsv").is_file():
+            raise TimedCsimError(f"the traced run stopped before kernel0 returned: {summary.removeprefix('FAIL: ')}",
+                                 build_dir=build.folder, log=ran.stdout + ran.stderr)
+        ran_at = time.perf_counter()
+        replay = _replay(inst, trace_dir, descriptor, dram or DramModel(), max_cycles)
+    finally:
+        remove_own(trace_dir)
+    report = design.get("report") if isinstance(design.get("report"), dict) else {}
+    replay.passed, replay.csim = summary.startswith("PASS"), summary
+    replay.model_latency = report.get("latency_cycles")
+    replay.model_bottleneck = report.get("bottleneck")
+    replay.build_dir, replay.cached = str(build.folder), cached
+    replay.seconds = {"build": round(built_at - clock, 3), "run": round(ran_at - built_at, 3),
+                      "replay": round(time.perf_counter() - ran_at, 3)}
+    return replay
+
+
+def _last_error(stderr: str) -> str:
+    lines = [l.removeprefix("ERROR: ").strip() for l in stderr.splitlines() if l.startswith("ERROR")]
+    return lines[-1] if lines else stderr.strip()[-200:]
+
+
+def _syntax_check(project_dir: Path, kernel_cpp: Path) -> None:
+    checked = subprocess.run([compiler(), "-std=c++14", "-fsyntax-only", "-Wno-unknown-pragmas", f"-I{SHIM_INCLUDE}",
+                              f"-I{project_dir / 'src'}", str(kernel_cpp)], capture_output=True, text=True, check=False)
+    if checked.returncode != 0:
+        raise TimedCsimError(f"g++ failed: {first_error(checked.stderr)}", log=checked.stderr)
+
+
+# -- the replay -------------------------------------------------------------------------------------
+
+def _read_table(path: Path, columns: int) -> list[list[str]]:
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line]
+    return [r for r in rows if len(r) == columns]
+
+
+def _module_of(function: str, modules: dict[str, dict]) -> dict | None:
+    names = [m for m in modules if function == m or function.startswith(m + "_")]
+    return modules[max(names, key=len)] if names else None
+
+
+def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int, int]]) -> tuple[dict, dict, list]:
+    """(II per loop, pipeline depth per loop, notes on raised IIs)."""
+    modules = {m["name"]: m for m in descriptor.get("topology", {}).get("modules", [])}
+    ii, depth, notes = {}, {}, []
+    for loop in inst.loops.values():
+        module = _module_of(loop.function, modules)
+        if module is None or (module.get("kind") == "pe" and not loop.computes):
+            depth[loop.id] = IO_LATENCY
+        else:
+            depth[loop.id] = int(module.get("pipeline_depth", IO_LATENCY))
+        ii[loop.id] = loop.ii
+    for site_id, (k, d) in sites.items():
+        site = inst.sites.get(site_id)
+        if site is None or k <= 0 or d <= 0:
+            continue
+        latency = OPERATORS[site.dtype][site.operator]["latency"]
+        needed = math.ceil(k * latency / d)
+        if needed > ii[site.loop]:
+            ii[site.loop] = needed
+            loop = inst.loops[site.loop]
+            notes.append({"loop": "/".join(l for l in loop.labels if l) or f"line {loop.line}",
+                          "function": loop.function, "line": loop.line, "pragma_ii": loop.ii, "ii": needed,
+                          "reason": f"{site.array} (line {site.line}): {k} {site.dtype} {site.operator}(s) per "
+                                    f"iteration on one element, updated again {d} iteration(s) later, "
+                                    f"{latency}-cycle {site.operator}"})
+    return ii, depth, notes
+
+
+def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel,
+            max_cycles: int) -> TimedResult:
+    threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]
+    stream_names = {int(r[0]): r[1] for r in _read_table(trace / "streams.tsv", 2)}
+    sites = {int(r[0]): (int(r[1]), int(r[2])) for r in _read_table(trace / "sites.tsv", 3)}
+    segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 7)
+    ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
+    n_streams = max(stream_names, default=-1) + 1
+    ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
+    n_loops = max(ii_of, default=-1) + 1
+    loop_ii = np.array([ii_of.get(l, 1) for l in range(n_loops)] or [1], dtype=np.int64)
+    loop_depth = np.array([depth_of.get(l, IO_LATENCY) for l in range(n_loops)] or [IO_LATENCY], dtype=np.int64)
+
+    order = np.argsort(segs[:, 0], kind="stable")
+    segs = segs[order]
+    kind, n = segs[:, 1], segs[:, 3].copy()
+    reads, writes = segs[:, 5], segs[:, 6]
+    counts = reads + writes
+    offsets = np.cumsum(counts) - counts
+    index = np.repeat(segs[:, 4] - offsets, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+    ops = ops[index]
+    op_seg = np.repeat(np.arange(len(segs)), counts)
+
+    is_loop = kind == LOOP
+    data = is_loop | (kind == STEP)
+    ii = np.where(is_loop, loop_ii[np.where(is_loop, segs[:, 2], 0)], np.where(data, 1, 0))
+    depth = np.where(is_loop, loop_depth[np.where(is_loop, segs[:, 2], 0)], np.where(data, 1, 0))
+    latency = np.where(data, IO_LATENCY, 0)
+    # one port per FIFO: k words of one stream in one iteration take k cycles
+    stream, direction, count, first, last = (ops[:, c] for c in range(5))
+    spanned = last - first + 1
+    ports = np.ones(len(segs), dtype=np.int64)
+    np.maximum.at(ports, op_seg, -(-count // np.maximum(spanned, 1)))
+    raised = np.unique(segs[(ports > 1) & is_loop, 2])
+    for l in raised:
+        loop = inst.loops[int(l)]
+        notes.append({"loop": "/".join(x for x in loop.labels if x) or f"line {loop.line}", "function": loop.function,
+                      "line": loop.line, "pragma_ii": loop.ii, "ii": int(ports[(segs[:, 2] == l) & is_loop].max()),
+                      "reason": "more than one word per iteration through one FIFO (one port)"})
+    k = ports[op_seg]
+    n = n * ports
+    ii = np.maximum(1, -(-ii // ports)) * (ii > 0)
+    first, last = first * k, last * k + k - 1
+    count_safe = np.maximum(count, 1)
+    span = np.where(count > 1, count * (last - first) // np.maximum(count - 1, 1), 1)
+    span = np.where(count > 1, np.maximum(span, count), span)
+    op_first = np.where(direction == 0, first, last - span + 1)
+    # each token lands inside its invocation (checked, not assumed)
+    if direction.size:
+        p_first = np.where(direction == 0, op_first, op_first + (span + count_safe - 1) // count_safe - 1)
+        p_last = np.where(direction == 0, op_first + ((count - 1) * span) // count_safe, op_first + span - 1)
+        if (p_first < 0).any() or (p_last >= n[op_seg]).any():
+            raise TimedCsimError("internal: a trace record places a word outside its loop invocation")
+    fifo = np.where(stream >= 0, stream, n_streams + (-stream - 1))
+
+    n_threads = len(threads)
+    thread_of = segs[:, 0]
+    earliest = np.zeros(len(segs), dtype=np.int64)
+    for p in inst.processes:
+        main = next((t[0] for t in threads if t[1] == p.index and t[2] < 0), None)
+        rows = np.nonzero((thread_of == main) & data)[0] if main is not None else []
+        if len(rows) and p.dram_read:
+            earliest[rows[0]] = dram.read_latency
+        if len(rows) and p.dram_write:
+            last_row = np.nonzero(thread_of == main)[0][-1]
+            depth[last_row] += dram.write_latency
+
+    seg_arr = np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads, writes],
+                       axis=1).astype(np.int64)
+    op_arr = np.stack([fifo, count, op_first, span], axis=1).astype(np.int64) if len(ops) else np.zeros((0, 4), np.int64)
+    bounds = np.searchsorted(thread_of, np.arange(n_threads + 1))
+    thread_segs = np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64)
+    n_fifos = n_streams + 2 * n_threads
+    depths = np.full(n_fifos, 2, dtype=np.int64)
+    for sid, name in stream_names.items():
+        depths[sid] = max(1, inst.streams.get(name, 2))
+    ring_off = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
+    fifo_arr = np.stack([depths, ring_off, depths, ring_off, depths], axis=1).astype(np.int64)
+    fstate = np.zeros((n_fifos, K.FIFO_STATE), dtype=np.int64)
+    fstate[:, K.READER] = fstate[:, K.WRITER] = -1
+    state = np.zeros((n_threads, K.THREAD_STATE), dtype=np.int64)
+    state[:, K.CUR] = state[:, K.WAIT_FIFO] = -1
+    total = int(depths.sum()) or 1
+    max_ops = int(counts.max()) if len(counts) else 0
+    stopped = K.run_arrays(max_cycles, state, thread_segs, seg_arr, op_arr, fifo_arr, fstate,
+                           np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), max_ops)
+
+    names = _thread_names(inst, threads)
+    syncs = np.bincount(thread_of[~data], minlength=n_threads)  # zero-cost token steps are no iterations
+    stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN]), int(state[t, K.STALL_OUT]),
+                         int(state[t, K.END]), int(state[t, K.ITERS] - syncs[t])) for t in range(n_threads)]
+    processes = []
+    for p in inst.processes:
+        mine = [t for t in threads if t[1] == p.index]
+        main = next((t[0] for t in mine if t[2] < 0), None)
+        s = stats[main] if main is not None else ThreadStats(p.label, 0, 0, 0, 0, 0)
+        helpers = [stats[t[0]] for t in mine if t[2] >= 0]
+        processes.append(ProcessStats(p.label, s.busy, s.stall_in, s.stall_out,
+                                      max([s.end] + [h.end for h in helpers]),
+                                      s.iterations + sum(h.iterations for h in helpers), p.function, p.line, helpers))
+    slowest = max(stats, key=lambda s: s.busy).name if stats else ""
+    done = state[:, K.DONE].astype(bool)
+    deadlock = None
+    if not done.all() and not stopped:
+        deadlock = _wait_cycle(state, done, seg_arr, op_arr, thread_segs, names, stream_names, n_streams)
+    cycles = int(max((state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(n_threads))) if n_threads else 0
+    return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock,
+                       bool(done.all()), sum(st.iterations for st in stats), int(len(segs) + len(ops)))
+
+
+def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:
+    label = {p.index: p.label for p in inst.processes}
+    names = {}
+    for tid, process, parent, group, member in threads:
+        if parent < 0:
+            names[tid] = label.get(process, "kernel0")
+        else:
+            g = inst.groups.get(group)
+            helper = f"{g.members[member]}@{g.line}" if g else f"call{member}"
+            names[tid] = f"{names.get(parent, label.get(process, '?'))}/{helper}"
+    return names
+
+
+def _wait_cycle(state, done, seg_arr, op_arr, thread_segs, names, stream_names, n_streams) -> list[str]:
+    """Follow the FIFOs the blocked threads wait on to their other end until a thread repeats."""
+    writer, reader = {}, {}
+    for t, (a, b) in enumerate(thread_segs):
+        for s in range(a, b):
+            first, r, w = seg_arr[s, K.FIRST_OP], seg_arr[s, K.READS], seg_arr[s, K.WRITES]
+            for o in range(first, first + r):
+                reader.setdefault(int(op_arr[o, K.O_FIFO]), t)
+            for o in range(first + r, first + r + w):
+                writer.setdefault(int(op_arr[o, K.O_FIFO]), t)
+
+    def fifo_name(f: int) -> str:
+        if f < n_streams:
+            return stream_names.get(f, f"stream {f}")
+        t, kind = divmod(f - n_streams, 2)
+        return f"{'start' if kind == 0 else 'done'} token of {names.get(t, t)}"
+
+    t = int(np.nonzero(~done)[0][0])
+    path, seen = [], set()
+    while t not in seen:
+        seen.add(t)
+        f, side = int(state[t, K.WAIT_FIFO]), int(state[t, K.WAIT_SIDE])
+        if f < 0:
+            path.append(f"{names.get(t, t)} (not blocked)")
+            break
+        path.append(f"{names.get(t, t)} waits on {'empty' if side == 0 else 'full'} {fifo_name(f)}")
+        other = writer.get(f) if side == 0 else reader.get(f)
+        if other is None or done[other]:
+            path.append(f"whose {'producer' if side == 0 else 'consumer'} "
+                        f"{'finished' if other is not None else 'does not exist'}")
+            break
+        t = other
+    return path
+
+
+def format_timed(result: TimedResult) -> str:
+    lines = [f"timed C simulation: {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}"
+             + (f"; model {result.model_latency:,.0f} cycles ({result.model_error:+.1%}), bottleneck "
+                f"{result.model_bottleneck}" if result.model_latency else "; no model latency in design.json"),
+             f"values: {result.csim}",
+             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"]
+    rows = []
+    for p in result.processes:
+        rows.append(p)
+        rows += p.helpers
+    for s in rows:
+        mark = "  <- slowest" if s.name == result.slowest else ""
+        name = s.name if "/" not in s.name else "  " + s.name.split("/", 1)[1]
+        lines.append(f"{name:34} {s.busy:>12,} {s.stall_in:>12,} {s.stall_out:>12,} {s.end:>12,} "
+                     f"{s.iterations:>12,}{mark}")
+    for note in result.loops:
+        lines.append(f"II {note['pragma_ii']} -> {note['ii']} in {note['function']} {note['loop']} "
+                     f"(line {note['line']}): {note['reason']}")
+    if result.deadlock:
+        lines.append("DEADLOCK: " + "; ".join(result.deadlock))
+    lines.append(f"build {'reused' if result.cached else 'made'} in {result.build_dir}; "
+                 + ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items()))
+    return "\n".join(lines)
+
+
+__all__ = ["ProcessStats", "ThreadStats", "TimedCsimError", "TimedResult", "format_timed", "run_timed_csim"]

@@ -1,0 +1,433 @@
+"""Exported kernel source (src/kernel_kernel.cpp) -> an instrumented copy for the timed C simulation,
+plus the tables that say what the recorder's ids mean: dataflow processes, streams and their depths,
+pipelined loop nests with their II, parallel helper groups and recurrence sites.
+
+It relies on the conventions of the emitter (engine/export/hls_kernel.py), checked here and named in
+the error when they do not hold:
+- `kernel0` has `#pragma HLS dataflow`; after it every dataflow process is one call statement on a
+  line of its own, `Name(args);`; every FIFO is `hls::stream<T> name("name");` with a
+  `#pragma HLS stream variable=name depth=D`;
+- `#pragma HLS pipeline II=N` is the first line of the body of a `for` loop; that loop and the
+  `for` loops around it that contain nothing else (labelled or not) form a perfect nest, which HLS
+  flattens: its pipeline fills once per entry;
+- a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
+  calls that share no stream runs in parallel with them (double buffering).
+
+The copy (only in the build folder; the export stays as Vitis reads it) carries `#line` directives,
+so g++ reports errors at the lines of the user's file.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import EngineError
+
+FLOAT_TYPES = {"float": "float", "double": "double"}
+
+
+class TraceError(EngineError):
+    """The kernel source does not follow the conventions the instrumentation relies on."""
+
+
+@dataclass(frozen=True)
+class Process:
+    index: int
+    function: str
+    label: str  # e.g. PE(0,1): the function and its leading integer arguments
+    line: int
+    dram_read: bool  # takes a read-only m_axi port of kernel0
+    dram_write: bool  # takes a writable m_axi port
+
+
+@dataclass(frozen=True)
+class Loop:
+    id: int
+    function: str
+    line: int  # of the pipeline pragma
+    ii: int
+    labels: tuple[str, ...]  # the nest's labels, outermost first (empty strings where unlabelled)
+    computes: bool  # holds an accumulation `x = x op ...` (the PE's datapath)
+
+
+@dataclass(frozen=True)
+class Site:
+    """An accumulation into an element of a floating-point array inside a pipelined loop."""
+    id: int
+    loop: int
+    line: int
+    array: str
+    dtype: str  # float or double
+    operator: str  # add or mul
+
+
+@dataclass(frozen=True)
+class Group:
+    id: int
+    function: str
+    line: int
+    members: tuple[str, ...]  # helper functions called in parallel
+
+
+@dataclass
+class Instrumented:
+    source: str
+    processes: list[Process]
+    loops: dict[int, Loop]
+    streams: dict[str, int]  # stream name -> depth
+    sites: dict[int, Site]
+    groups: dict[int, Group]
+    functions: list[str] = field(default_factory=list)
+
+
+_CALL = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*;\s*$")
+_FUNCTION = re.compile(r"^\s*(?:static\s+|inline\s+|extern\s+\"C\"\s+)*[\w:<>,\s*&]+?\b(\w+)\s*\((.*)\)\s*\{\s*$")
+_LABEL = re.compile(r"^\s*\w+\s*:\s*$")
+_FOR = re.compile(r"^\s*for\s*\(")
+_PIPELINE = re.compile(r"^\s*#\s*pragma\s+HLS\s+pipeline\b(.*)$", re.IGNORECASE)
+_STREAM_DECL = re.compile(r"^\s*hls::stream\s*<.*>\s+(\w+)\s*(?:\(\s*\"([^\"]*)\"\s*\))?\s*;")
+_STREAM_PRAGMA = re.compile(r"^\s*#\s*pragma\s+HLS\s+stream\b(.*)$", re.IGNORECASE)
+_ACCUMULATE = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
+_COMPOUND = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
+_TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")
+DEFAULT_DEPTH = 2  # Vitis HLS's default FIFO depth
+
+
+def _strip(text: str) -> str:
+    """Comments and the contents of string / character literals blanked (same length, same lines)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _split_args(text: str) -> list[str]:
+    args, depth, current = [], 0, []
+    for ch in text:
+        if ch in "(<[":
+            depth += 1
+        elif ch in ")>]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        args.append("".join(current).strip())
+    return args
+
+
+@dataclass
+class _Function:
+    name: str
+    params: list[str]
+    open: int
+    close: int
+    inline_off: bool
+
+
+class _Source:
+    def __init__(self, text: str, path: str):
+        self.path = path
+        self.lines = text.split("\n")
+        self.code = _strip(text).split("\n")
+        self.close: dict[int, int] = {}  # line -> line of the '}' matching the line's last '{'
+        self.depth: list[int] = []  # brace depth at the start of each line
+        stack: list[tuple[int, int]] = []
+        closes: dict[tuple[int, int], int] = {}
+        last_open: dict[int, int] = {}
+        for k, line in enumerate(self.code):
+            self.depth.append(len(stack))
+            for col, ch in enumerate(line):
+                if ch == "{":
+                    stack.append((k, col))
+                    last_open[k] = col
+                elif ch == "}":
+                    if not stack:
+                        raise TraceError(f"{path}:{k + 1}: unbalanced '}}'")
+                    closes[stack.pop()] = k
+        if stack:
+            raise TraceError(f"{path}:{stack[-1][0] + 1}: '{{' is never closed")
+        self.close = {k: closes[(k, col)] for k, col in last_open.items()}
+
+    def code_line(self, k: int) -> str:
+        return self.code[k].strip()
+
+    def prev_code(self, k: int) -> int:
+        k -= 1
+        while k >= 0 and not self.code_line(k):
+            k -= 1
+        return k
+
+    def next_code(self, k: int) -> int:
+        k += 1
+        while k < len(self.code) and not self.code_line(k):
+            k += 1
+        return k
+
+    def where(self, k: int) -> str:
+        return f"{self.path}:{k + 1}"
+
+
+def _functions(src: _Source) -> dict[str, _Function]:
+    functions = {}
+    for k, line in enumerate(src.code):
+        if src.depth[k] != 0 or not line.rstrip().endswith("{"):
+            continue
+        m = _FUNCTION.match(src.lines[k])
+        if not m or m.group(1) in ("if", "for", "while", "switch", "struct", "class", "namespace"):
+            continue
+        close = src.close.get(k)
+        if close is None:
+            continue
+        body = range(k + 1, close)
+        inline_off = any(re.match(r"^\s*#\s*pragma\s+HLS\s+inline\s+off\b", src.lines[j], re.IGNORECASE) for j in body)
+        functions[m.group(1)] = _Function(m.group(1), _split_args(m.group(2)), k, close, inline_off)
+    return functions
+
+
+def _function_at(functions: dict[str, _Function], k: int) -> _Function | None:
+    return next((f for f in functions.values() if f.open < k < f.close), None)
+
+
+def _stream_params(f: _Function) -> list[bool]:
+    return ["hls::stream" in p for p in f.params]
+
+
+def _resolve_type(name: str, typedefs: dict[str, str]) -> str:
+    seen = set()
+    while name in typedefs and name not in seen:
+        seen.add(name)
+        name = typedefs[name]
+    return name
+
+
+def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") -> Instrumented:
+    """The instrumented copy of a kernel source (`path` is what `#line` and errors name)."""
+    src = _Source(text, path)
+    functions = _functions(src)
+    if top not in functions:
+        raise TraceError(f"{path}: no definition of {top}")
+    kernel = functions[top]
+    typedefs = {m.group(2): " ".join(m.group(1).split()) for m in _TYPEDEF.finditer(header + "\n" + text)}
+    before: dict[int, list[str]] = {}
+    after: dict[int, list[str]] = {}
+    replace: dict[int, str] = {}
+
+    # -- kernel0: streams and dataflow processes ------------------------------------------------------
+    body = range(kernel.open + 1, kernel.close)
+    dataflow = next((k for k in body if re.match(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", src.lines[k], re.IGNORECASE)), None)
+    if dataflow is None:
+        raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow'")
+    ports = {}
+    for param in kernel.params:
+        m = re.match(r"^(const\s+)?[\w:<>]+\s*\*\s*(\w+)$", param.strip())
+        if m:
+            ports[m.group(2)] = m.group(1) is None  # writable
+    declared: dict[str, str] = {}  # variable -> stream name
+    depths: dict[str, int] = {}  # variable -> depth
+    processes: list[Process] = []
+    labels: dict[str, int] = {}
+    for k in body:
+        line = src.lines[k]
+        m = _STREAM_DECL.match(line)
+        if m:
+            declared[m.group(1)] = m.group(2) or "unnamed"
+            continue
+        m = _STREAM_PRAGMA.match(line)
+        if m:
+            var = re.search(r"\bvariable\s*=\s*(\w+)", m.group(1))
+            depth = re.search(r"\bdepth\s*=\s*(\d+)", m.group(1))
+            if var and depth:
+                depths[var.group(1)] = int(depth.group(1))
+            continue
+        m = _CALL.match(src.code[k])
+        if m and k > dataflow and src.depth[k] == src.depth[kernel.open] + 1 and m.group(1) in functions:
+            args = _split_args(m.group(2))
+            ints = []
+            for a in args:
+                if not re.fullmatch(r"-?\d+", a):
+                    break
+                ints.append(a)
+            label = f"{m.group(1)}({','.join(ints)})" if ints else m.group(1)
+            labels[label] = labels.get(label, 0) + 1
+            if labels[label] > 1:
+                label = f"{label}#{labels[label]}"
+            processes.append(Process(len(processes), m.group(1), label, k + 1,
+                                     any(a in ports and not ports[a] for a in args) or
+                                     any(a in ports and ports[a] and _reads_port(src, functions[m.group(1)], args, a)
+                                         for a in args),
+                                     any(a in ports and ports[a] for a in args)))
+            before.setdefault(k, []).append(f"SYSTOLIC_TRACE_PROCESS({len(processes) - 1});")
+    if not processes:
+        raise TraceError(f"{src.where(dataflow)}: no dataflow process call (`Name(args);` on a line of its own) "
+                         f"after '#pragma HLS dataflow'")
+    streams = {}
+    for var, name in declared.items():
+        streams[name] = depths.get(var, DEFAULT_DEPTH)
+
+    # -- pipelined loop nests --------------------------------------------------------------------------
+    loops: dict[int, Loop] = {}
+    bodies: list[tuple[int, int, int]] = []  # (first line, last line, loop id) of each innermost body
+    for k, line in enumerate(src.lines):
+        m = _PIPELINE.match(line)
+        if not m or re.search(r"\boff\b", m.group(1), re.IGNORECASE):
+            continue
+        ii = re.search(r"\bII\s*=\s*(\d+)", m.group(1), re.IGNORECASE)
+        inner = src.prev_code(k)
+        if inner < 0 or not _FOR.match(src.code[inner]) or not src.code[inner].rstrip().endswith("{"):
+            raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' is not the first line of a for loop's body")
+        function = _function_at(functions, k)
+        if function is None:
+            raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' outside a function")
+        start, end, nest_labels = inner, src.close[inner], []
+        while True:
+            label_line = src.prev_code(start)
+            label = ""
+            if label_line >= 0 and _LABEL.match(src.code[label_line]):
+                label = src.code_line(label_line).rstrip(":").strip()
+            nest_labels.insert(0, label)
+            outer = src.prev_code(label_line if label else start)
+            if (outer > function.open and _FOR.match(src.code[outer]) and src.code[outer].rstrip().endswith("{")
+                    and src.close.get(outer) == src.next_code(end)):
+                start, end = outer, src.close[outer]
+                continue
+            if label:
+                start = label_line
+            break
+        if src.code_line(end) != "}":
+            raise TraceError(f"{src.where(end)}: a pipelined loop nest must end with '}}' on a line of its own")
+        loop_id = len(loops)
+        last_pragma = k
+        while src.next_code(last_pragma) < len(src.lines) and src.lines[src.next_code(last_pragma)].lstrip().startswith("#"):
+            last_pragma = src.next_code(last_pragma)
+        before.setdefault(start, []).insert(0, f"{{ SYSTOLIC_TRACE_ENTER({loop_id});")
+        after.setdefault(end, []).append(f"SYSTOLIC_TRACE_EXIT({loop_id}); }}")
+        after.setdefault(last_pragma, []).append(f"SYSTOLIC_TRACE_ITER({loop_id});")
+        inner_close = src.close[inner]
+        computes = any(_ACCUMULATE.match(src.code[j]) or _COMPOUND.match(src.code[j]) for j in range(k, inner_close))
+        loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels), computes)
+        bodies.append((k, inner_close, loop_id))
+
+    # -- recurrences: accumulations into floating-point array elements ------------------------------
+    sites: dict[int, Site] = {}
+    for first, last, loop_id in bodies:
+        function = functions[loops[loop_id].function]
+        for j in range(first, last):
+            m = _ACCUMULATE.match(src.code[j])
+            if m and m.group(3) != m.group(4):
+                m = None
+            if m:
+                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(5)
+            else:
+                m = _COMPOUND.match(src.code[j])
+                if not m:
+                    continue
+                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(4)
+            dtype = _array_type(src, function, array, typedefs)
+            if dtype not in FLOAT_TYPES:
+                continue
+            site = Site(len(sites), loop_id, j + 1, array, FLOAT_TYPES[dtype], "mul" if op == "*" else "add")
+            sites[site.id] = site
+            replace[j] = f"{indent}{{ {src.lines[j].strip()} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
+
+    # -- parallel helper calls -------------------------------------------------------------------------
+    groups: dict[int, Group] = {}
+    for f in functions.values():
+        if f.name == top:
+            continue
+        k = f.open + 1
+        while k < f.close:
+            run = []
+            j = k
+            while j < f.close:
+                m = _CALL.match(src.code[j])
+                callee = functions.get(m.group(1)) if m else None
+                if not (callee and callee.inline_off and (not run or src.depth[j] == src.depth[run[0][0]])):
+                    break
+                if not run:
+                    p = src.prev_code(j)
+                    if p >= 0 and not src.code[p].rstrip().endswith((";", "{", "}", ":")):
+                        break  # the body of an if / for without braces: not a statement of the block
+                args = _split_args(m.group(2))
+                mine = {a for a, s in zip(args, _stream_params(callee)) if s}
+                if any(mine & other for _, _, other in run):
+                    break
+                run.append((j, callee.name, mine))
+                nxt = src.next_code(j)
+                if nxt >= f.close or not _CALL.match(src.code[nxt]):
+                    break
+                j = nxt
+            if len(run) >= 2:
+                g = len(groups)
+                groups[g] = Group(g, f.name, run[0][0] + 1, tuple(name for _, name, _ in run))
+                before.setdefault(run[0][0], []).append(f"SYSTOLIC_TRACE_FORK({g}, {len(run)});")
+                for member, (line, _, _) in enumerate(run):
+                    replace[line] = (f"{_indent(src.lines[line])}SYSTOLIC_TRACE_CALL({g}, {member}); "
+                                     f"{src.lines[line].strip()} SYSTOLIC_TRACE_RETURN();")
+                after.setdefault(run[-1][0], []).append(f"SYSTOLIC_TRACE_JOIN({g}, {len(run)});")
+                k = run[-1][0] + 1
+            else:
+                k += 1
+
+    out = ['#include "systolic_trace.h"', f'#line 1 "{path}"']
+    for k, line in enumerate(src.lines):
+        if k in before:
+            out += before[k] + [f'#line {k + 1} "{path}"']
+        out.append(replace.get(k, line))
+        if k in after:
+            out += after[k] + [f'#line {k + 2} "{path}"']
+    return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _array_type(src: _Source, function: _Function, array: str, typedefs: dict[str, str]) -> str:
+    """The resolved element type of a local array or an array parameter of `function`."""
+    pattern = re.compile(rf"\b([\w:]+)\s+{re.escape(array)}\s*\[")
+    for p in function.params:
+        m = pattern.search(p)
+        if m:
+            return _resolve_type(m.group(1), typedefs)
+    for j in range(function.open, function.close):
+        m = pattern.search(src.code[j])
+        if m:
+            return _resolve_type(m.group(1), typedefs)
+    return ""
+
+
+def _reads_port(src: _Source, function: _Function, args: list[str], port: str) -> bool:
+    """A writable m_axi port the process also reads (`x = PORT[...]` in its body)."""
+    if args.index(port) >= len(function.params):
+        return False
+    name = function.params[args.index(port)].split("*")[-1].strip()
+    body = "\n".join(src.code[function.open + 1:function.close])
+    return re.search(rf"=\s*{re.escape(name)}\s*\[", body) is not None
+
+
+def instrument_file(kernel_cpp: Path, header: Path | None = None) -> Instrumented:
+    return instrument(kernel_cpp.read_text(), path=str(kernel_cpp),
+                      header=header.read_text() if header is not None and header.is_file() else "")
