@@ -293,6 +293,8 @@ class VitisHLSTarget(IOModules, Target):
     def _function(self, inst: Instance, name: str) -> None:
         if self._prefetches(inst):
             self._prefetch_helpers(inst, name)
+        elif self._collects(inst):
+            self._drain_helpers(inst, name)
         body = {"pe": self._pe, "io": self._io, "drain": self._drain, "sink": self._sink, "head": self._head}[inst.role]
         self._emit(name, [p for p, _ in self._signature(inst)], self._purpose(inst), lambda: body(inst))
 
@@ -360,11 +362,15 @@ class VitisHLSTarget(IOModules, Target):
                               if x]
                 start = f"({' && '.join(conditions)}) ? ({acc.array}_t)({plan.init_value}) : ({acc.array}_t){plan.identity}" \
                     if conditions else f"({acc.array}_t)({plan.init_value})"
-            c.line(f"/* start a {acc.array} block: the initial value, or the identity for partial results */")
-            with c.loops(self._box_loops("init", box), pipeline=True):
-                c.line(f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))} = {start};")
+            c.line(f"const {acc.array}_t start = {start};  /* the initial value, or the identity for partial results */")
+            start_line = len(c.lines) - 1
+            # one pipelined loop per accumulation event (HLS flattens the perfect nest of the tiles
+            # that reduce into these accumulators and their points); as in AutoSA's PE, an
+            # accumulator starts from `start` at its first reduction iteration
             with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True,
                          ii=self._compute_ii()):
+                c.line(f"const bool first = {self._first_reduction_iteration(inner)};")
+                first_line = len(c.lines) - 1
                 words = {}
                 for g in plan.groups:
                     if g.kind != "in":
@@ -378,6 +384,8 @@ class VitisHLSTarget(IOModules, Target):
                         c.line(f"{g.array}_out.write({g.array}_data);")
                     words[g.array] = f"{g.array}_data.lane[{'lane' if stream.pack > 1 else '0'}]"
                 self._lanes(words, local)
+                self._drop_if_unused(first_line, "first")
+            self._drop_if_unused(start_line, "start")
             out = plan.streams[inst.streams[f"{acc.array}_out"]]
             c.line(f"/* pass the finished {acc.array} block on" +
                    (", adding the partial results of the PEs before */" if acc.exterior else " */"))
@@ -390,6 +398,17 @@ class VitisHLSTarget(IOModules, Target):
                     value = f"({acc.array}_t)(partial.get({acc.array}_in) {plan.reduce_op} {value})"
                 c.line(f"result.put({acc.array}_out, {value});")
             c.line(f"result.flush({acc.array}_out);")
+
+    def _first_reduction_iteration(self, inner: list[str]) -> str:
+        """True at an accumulator's first update in this event: every tile and point loop it does
+        not depend on (the loops it reduces over inside the PE) at zero."""
+        plan = self.plan
+        zero = [f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1]
+        for loop, kind in plan.point_order:
+            b = plan.loops[loop]
+            if not plan.acc.reference.depends_on(loop) and (b.time if kind == "time" else b.lh) > 1:
+                zero.append(f"{loop}_{kind} == 0")
+        return " && ".join(zero) or "true"
 
     def _compute_ii(self) -> int:
         """The PE compute loop's II as the descriptor states it (engine/compiler/architecture/pe.py:
@@ -412,7 +431,8 @@ class VitisHLSTarget(IOModules, Target):
             c.pragma("HLS array_partition variable=term complete")
         with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
             c.pragma("HLS unroll")
-            expression = self._rewrite(plan.reduce_operand if reducing else plan.update_expression, words, local)
+            expression = self._rewrite(plan.reduce_operand if reducing else plan.update_expression, words,
+                                       f"(first ? start : {local})")
             used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
                 l for l, b in plan.loops.items() if b.padded}
             for l in plan.loops:
@@ -422,8 +442,9 @@ class VitisHLSTarget(IOModules, Target):
                 c.line(f"term[lane] = ({guard}) ? ({t})({expression}) : ({t}){plan.identity};" if guard
                        else f"term[lane] = ({t})({expression});")
             else:
-                statement = f"{local} = {expression};"
-                c.line(f"if ({guard}) {statement}" if guard else statement)
+                # a padded iteration keeps the accumulator as it was (or starts it)
+                c.line(f"{local} = ({guard}) ? ({t})({expression}) : (first ? start : {local});" if guard
+                       else f"{local} = {expression};")
         if reducing:
             c.line("/* the lanes' terms as a balanced tree, then one update of the accumulator */")
             with c.block(f"for (int width = {plan.lanes // 2}; width > 0; width /= 2)"):
@@ -431,7 +452,8 @@ class VitisHLSTarget(IOModules, Target):
                 with c.block("for (int lane = 0; lane < width; lane++)"):
                     c.pragma("HLS unroll")
                     c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
-            c.line(f"{local.replace('lane', '0')} = ({t})({local.replace('lane', '0')} {plan.reduce_op} term[0]);")
+            target = local.replace("lane", "0")
+            c.line(f"{target} = ({t})((first ? start : {target}) {plan.reduce_op} term[0]);")
 
     def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
         """The statement with every array reference replaced by the value the PE holds for it."""

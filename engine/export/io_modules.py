@@ -298,38 +298,123 @@ class IOModules:
     def _acc_box(self) -> tuple[int, ...]:
         return self.plan.acc.reference.box(self.plan.pe_extents())
 
+    def _collects(self, inst: Instance) -> bool:
+        """A double-buffered drain (its descriptor module has a buffer): it collects the next PE box
+        into one buffer while it sends the previous one and its successors' results on."""
+        if inst.role != "drain":
+            return False
+        module = self.plan.modules[inst.module]
+        return not module["dram"] and module["overlapped"] and bool(module["buffers"])
+
     def _drain(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
-        group = plan.acc
         module = plan.modules[inst.module]
         box = self._acc_box()
-        volume = math.prod(box)
-        s = inst.streams
-        events = plan.event_loops(group)
+        events = plan.event_loops(plan.acc)
+        if self._collects(inst):
+            self._buffered_drain(inst, box, events)
+            return
         with c.loops(self._tile_loops(events)):
             if module["dram"]:
                 self._store(inst, box)
                 return
-            out_pack = plan.streams[s["out"]].pack
-            own_segments = self._segments_below(inst)
-            dims = plan.module_dims[inst.module]
-            grid_last = plan.loops[dims[-1]].pes if dims else 1
             c.line("/* results of the PEs this instance serves, then those of the instances behind it */")
-            sources = [("own", "own", str(own_segments), own_segments)]
-            if "successor" in s:
-                later = _tidy(f"({grid_last - 1} - {dims[-1]}_pe) * {own_segments}")
-                sources.append(("successor", "from_successor", later, (grid_last - 1) * own_segments))
-            for key, var, count, most in sources:
-                pack = plan.streams[s[key]].pack
-                chunk = math.gcd(pack, out_pack, volume)
-                with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
-                    if count != str(most):
-                        c.pragma(f"HLS loop_tripcount max={most}")
-                    c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> from;")
-                    c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> to;")
-                    with c.loops([(f"pass_{key}", "n", volume // chunk)], pipeline=True):
-                        c.line(f"to.put(out, from.get({var}));")
-                    c.line("to.flush(out);")
+            self._pass_segments(inst, ["own"], box)
+
+    def _pass_segments(self, inst: Instance, keys: list[str], box: tuple[int, ...]) -> None:
+        """Streams whole PE boxes from `own` (this instance's share) and `successor` (the instances
+        behind it in the chain) to `out`, a chunk per iteration."""
+        plan, c = self.plan, self.code
+        group, s = plan.acc, inst.streams
+        volume = math.prod(box)
+        out_pack = plan.streams[s["out"]].pack
+        own_segments = self._segments_below(inst)
+        dims = plan.module_dims[inst.module]
+        grid_last = plan.loops[dims[-1]].pes if dims else 1
+        sources = [("own", "own", str(own_segments), own_segments)] if "own" in keys else []
+        if "successor" in s:
+            later = _tidy(f"({grid_last - 1} - {dims[-1]}_pe) * {own_segments}")
+            sources.append(("successor", "from_successor", later, (grid_last - 1) * own_segments))
+        for key, var, count, most in sources:
+            pack = plan.streams[s[key]].pack
+            chunk = math.gcd(pack, out_pack, volume)
+            with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
+                if count != str(most):
+                    c.pragma(f"HLS loop_tripcount max={most}")
+                c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> from;")
+                c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> to;")
+                with c.loops([(f"pass_{key}", "n", volume // chunk)], pipeline=True):
+                    c.line(f"to.put(out, from.get({var}));")
+                c.line("to.flush(out);")
+
+    def _buffered_drain(self, inst: Instance, box: tuple[int, ...], events: list[str]) -> None:
+        plan, c = self.plan, self.code
+        name = self._function_name(inst)
+        shape = "".join(f"[{n}]" for n in box)
+        count = math.prod(plan.loops[l].tiles for l in events)
+        dims = [f"{l}_pe" for l in plan.module_dims[inst.module]]
+        send = ", ".join(dims + ["{buffer}"] + (["from_successor"] if "successor" in inst.streams else [])
+                         + ["out", "{enable}"])
+        c.line(f"{plan.acc.array}_t ping{shape}, pong{shape};  /* one PE box is collected while the other is sent */")
+        self._reshape("ping", inst, len(box))
+        self._reshape("pong", inst, len(box))
+        c.line("int event = 0;")
+        with c.loops(self._tile_loops(events)):
+            c.line("/* both calls in one basic block: HLS runs them side by side */")
+            for current, other, head in (("ping", "pong", "if (event % 2 == 0)"), ("pong", "ping", "else")):
+                with c.block(head):
+                    c.line(f"{name}_collect(own, {current});")
+                    c.line(f"{name}_send({send.format(buffer=other, enable='event > 0')});")
+            c.line("event++;")
+        last = "ping" if (count - 1) % 2 == 0 else "pong"
+        c.line(f"{name}_send({send.format(buffer=last, enable='true')});  /* the last box, alone */")
+
+    def _drain_helpers(self, inst: Instance, name: str) -> None:
+        plan = self.plan
+        box = self._acc_box()
+        s = inst.streams
+        t = f"{plan.acc.array}_t"
+        buffer = f"{t} buffer" + "".join(f"[{n}]" for n in box)
+        self._emit(f"{name}_collect", [self._stream_arg("own", s["own"], "own"), buffer],
+                   f"{inst.module}: the finished PE box into a buffer", lambda: self._copy_box(inst, box, "own"))
+        params = [f"int {l}_pe" for l in plan.module_dims[inst.module]] + [buffer]
+        if "successor" in s:
+            params.append(self._stream_arg("successor", s["successor"], "from_successor"))
+        params += [self._stream_arg("out", s["out"], "out"), "bool enable"]
+        self._emit(f"{name}_send", params, f"{inst.module}: a collected box on (when enabled), then the "
+                   "results of the instances behind it", lambda: self._send_body(inst, box))
+
+    def _copy_box(self, inst: Instance, box: tuple[int, ...], key: str) -> None:
+        plan, c = self.plan, self.code
+        pack = plan.streams[inst.streams[key]].pack
+        chunk = math.gcd(pack, self._buffer_pack(inst), box[-1])
+        last = len(box) - 1
+        c.line(f"chunk_reader<{plan.acc.array}_t, {pack}, {chunk}> from;")
+        loops = [(f"collect_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+        loops.append((f"collect_d{last}_chunks", f"w{last}", box[-1] // chunk))
+        with c.loops(loops, pipeline=True):
+            c.line(f"const packed<{plan.acc.array}_t, {chunk}> chunk = from.get({key});")
+            index = "".join(f"[d{d}]" for d in range(last))
+            c.line(f"for (int k = 0; k < {chunk}; k++) buffer{index}[w{last} * {chunk} + k] = chunk.lane[k];"
+                   "  /* one buffer word (unrolled) */")
+
+    def _send_body(self, inst: Instance, box: tuple[int, ...]) -> None:
+        plan, c = self.plan, self.code
+        t = f"{plan.acc.array}_t"
+        out_pack = plan.streams[inst.streams["out"]].pack
+        chunk = math.gcd(out_pack, self._buffer_pack(inst), box[-1])
+        last = len(box) - 1
+        c.line("if (!enable) return;")
+        c.line(f"chunk_writer<{t}, {out_pack}, {chunk}> to;")
+        loops = [(f"send_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+        loops.append((f"send_d{last}_chunks", f"w{last}", box[-1] // chunk))
+        with c.loops(loops, pipeline=True):
+            c.line(f"packed<{t}, {chunk}> chunk;")
+            index = "".join(f"[d{d}]" for d in range(last))
+            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = buffer{index}[w{last} * {chunk} + k];")
+            c.line("to.put(out, chunk);")
+        c.line("to.flush(out);")
+        self._pass_segments(inst, [], box)
 
     def _first_condition(self) -> str:
         """The reduction's first acc event for these elements: the earlier tiles of every reduction

@@ -3,7 +3,9 @@ term per module, DSP / BRAM18K / URAM / LUT / FF, off-chip and on-chip traffic.
 
 Latency (cycles):
 - a phase's loops below its tile loops form one pipelined loop that is entered once per tile-loop
-  iteration (an invocation); an invocation of n iterations takes (n - 1) * II + depth cycles, as
+  iteration (an invocation); the PE's compute loop once per accumulation event (the tile loops
+  below the events, which reduce into the same accumulators, flatten into its pipeline, and an
+  accumulator starts from its initial value at its first reduction iteration, as in AutoSA's PE); an invocation of n iterations takes (n - 1) * II + depth cycles, as
   HLS schedules a pipelined loop (the module's depth for compute and I/O modules, TRANSFER_DEPTH for
   a PE's result transfers). The cycle simulator (engine/sim, docs/sim.md) showed that adding the
   depth once per module underestimates designs with many small tiles by up to half;
@@ -63,10 +65,13 @@ class SymbolicModel:
     macs: int  # multiply-accumulates of the (unpadded) problem
 
 
-def phase_cycles(module: Module, phase: Phase) -> sympy.Expr:
-    """Invocations of the phase's pipelined loop times (its iterations - 1) * II + depth."""
-    invocations = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
-    per_invocation = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role != "tile"))
+def phase_cycles(module: Module, phase: Phase, invocations: sympy.Expr | None = None) -> sympy.Expr:
+    """Invocations of the phase's pipelined loop times (its iterations - 1) * II + depth. The
+    invocations are its tile loops' iterations unless given (the PE's compute loop is entered once
+    per accumulation event: HLS flattens the tiles that reduce into the same accumulators)."""
+    if invocations is None:
+        invocations = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
+    per_invocation = phase.iterations / invocations
     depth = TRANSFER_DEPTH if module.kind == "pe" and phase.name != "compute" else module.depth
     return invocations * ((per_invocation - 1) * phase.ii + depth)
 
@@ -75,8 +80,9 @@ def _invocations(phase: Phase) -> sympy.Expr:
     return sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
 
 
-def module_term(module: Module) -> sympy.Expr:
-    cycles = [phase_cycles(module, phase) for phase in module.phases]
+def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sympy.Expr:
+    cycles = [phase_cycles(module, phase, compute_events if phase.name == "compute" else None)
+              for phase in module.phases]
     if module.overlapped and len(cycles) > 1 and module.kind == "io":
         # AutoSA's double buffering, as the exporter writes it: the first block is loaded alone,
         # then every tile calls load (enabled at the first tile of a block, for the next block)
@@ -103,7 +109,9 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
 
 
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
-    terms = {m.name: module_term(m) for m in arch.modules}
+    # the PE's compute pipeline is refilled once per event of the results it accumulates
+    events = next((g.loads for g in arch.groups if g.needs_drain), None)
+    terms = {m.name: module_term(m, events if m.kind == "pe" else None) for m in arch.modules}
     main = smax(*terms.values())
     pe = arch.module("PE")
     # levels of a chain are pipelined through FIFOs: one block takes as long as its slowest level,

@@ -14,6 +14,8 @@ states only for the head of a chain are derived from the I/O group's subscripts 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import copy
 import math
 from dataclasses import dataclass
@@ -196,13 +198,17 @@ class _Builder:
                          if (g["array"], "out") in ins else [], [Op(f, _words(local, k["pack"]))])
                 accs.append((local, per_block, reload, read, write))
         compute_seg = Segment(self.pe_iters, tuple(inputs), tuple(forwards), ii=ii, depth=depth, latency=IO_LATENCY)
+        # the tiles of one accumulation event are one pipelined loop (HLS flattens them): the next
+        # tile's iterations follow at the II, without refilling the pipeline
+        continued = dataclasses.replace(compute_seg, new_loop=False)
+        event_tiles = accs[0][1] if accs else 1
 
         def program():
             for t in range(self.tiles):
                 for local, per_block, reload, read, _ in accs:
                     if read and t % per_block == 0 and reload[t // per_block]:
                         yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
-                yield compute_seg
+                yield compute_seg if t % event_tiles == 0 else continued
                 for local, per_block, _, _, (partial, write) in accs:
                     if (t + 1) % per_block == 0:
                         yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
