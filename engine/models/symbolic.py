@@ -80,7 +80,9 @@ def _invocations(phase: Phase) -> sympy.Expr:
     return sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
 
 
-def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sympy.Expr:
+def module_term(module: Module, compute_events: sympy.Expr | None = None,
+                chain: sympy.Expr = sympy.Integer(1)) -> sympy.Expr:
+    """A module's cycles; `chain` is the number of instances in its daisy chain (1 if none)."""
     cycles = [phase_cycles(module, phase, compute_events if phase.name == "compute" else None)
               for phase in module.phases]
     if module.overlapped and len(cycles) > 1 and module.kind == "io":
@@ -88,9 +90,12 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sym
         # then every tile calls load (enabled at the first tile of a block, for the next block)
         # and feed side by side, so a tile costs the longer of the two and the block's other tiles
         # cost a feed each
+        # (a block also crosses the chain: members swap buffers tile by tile, so no member starts
+        # the next block before the one behind it has the current one, CHAIN_LEVEL_CYCLES a member)
         load, feed = module.phases[0], module.phases[1]
         blocks, tiles = _invocations(load), _invocations(feed)
-        per_load, per_feed = cycles[0] / blocks, cycles[1] / tiles
+        per_load = cycles[0] / blocks + CHAIN_LEVEL_CYCLES * (chain - 1)
+        per_feed = cycles[1] / tiles
         return per_load + (blocks - 1) * smax(per_load, per_feed) + (tiles - blocks + 1) * per_feed
     if module.overlapped and len(cycles) > 1:
         return smax(*cycles)
@@ -111,7 +116,10 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)
-    terms = {m.name: module_term(m, events if m.kind == "pe" else None) for m in arch.modules}
+    chained = {f.source for f in arch.fifos if f.pattern == "chain"}
+    terms = {m.name: module_term(m, events if m.kind == "pe" else None,
+                                 m.grid[-1] if m.name in chained and m.grid else sympy.Integer(1))
+             for m in arch.modules}
     main = smax(*terms.values())
     pe = arch.module("PE")
     # levels of a chain are pipelined through FIFOs: one block takes as long as its slowest level,
@@ -177,9 +185,13 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
         above = CHAIN_LEVEL_CYCLES * (max(x.level for x in arch.modules if x.array == m.array and x.level) - m.level)
         transfer = phase_cycles(m, m.phases[0])  # load / drain: what the module does on its own
         paced = [phase_cycles(m, p) for p in m.phases[1:]]  # feed / collect: paced by the PEs
-        if m.kind == "io":
-            # a buffer fed to the PEs: overlapped, its last feed is the PEs' last block; else after its loads
-            work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
+        if m.kind == "io" and m.overlapped and paced:
+            # double buffered: its term runs from its first load to its last feed, which the PEs consume
+            # as it goes
+            paths.append(DRAM_READ_LATENCY + above + terms[m.name] + epilogue)
+        elif m.kind == "io":
+            # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
+            work = transfer + (per_block if not paced else sympy.Add(*paced))
             paths.append(DRAM_READ_LATENCY + above + work + epilogue)
         else:
             work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
