@@ -80,9 +80,7 @@ def _invocations(phase: Phase) -> sympy.Expr:
     return sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
 
 
-def module_term(module: Module, compute_events: sympy.Expr | None = None,
-                chain: sympy.Expr = sympy.Integer(1)) -> sympy.Expr:
-    """A module's cycles; `chain` is the number of instances in its daisy chain (1 if none)."""
+def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sympy.Expr:
     cycles = [phase_cycles(module, phase, compute_events if phase.name == "compute" else None)
               for phase in module.phases]
     if module.overlapped and len(cycles) > 1 and module.kind == "io":
@@ -90,12 +88,9 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None,
         # then every tile calls load (enabled at the first tile of a block, for the next block)
         # and feed side by side, so a tile costs the longer of the two and the block's other tiles
         # cost a feed each
-        # (a block also crosses the chain: members swap buffers tile by tile, so no member starts
-        # the next block before the one behind it has the current one, CHAIN_LEVEL_CYCLES a member)
         load, feed = module.phases[0], module.phases[1]
         blocks, tiles = _invocations(load), _invocations(feed)
-        per_load = cycles[0] / blocks + CHAIN_LEVEL_CYCLES * (chain - 1)
-        per_feed = cycles[1] / tiles
+        per_load, per_feed = cycles[0] / blocks, cycles[1] / tiles
         return per_load + (blocks - 1) * smax(per_load, per_feed) + (tiles - blocks + 1) * per_feed
     if module.overlapped and len(cycles) > 1:
         return smax(*cycles)
@@ -116,10 +111,7 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)
-    chained = {f.source for f in arch.fifos if f.pattern == "chain"}
-    terms = {m.name: module_term(m, events if m.kind == "pe" else None,
-                                 m.grid[-1] if m.name in chained and m.grid else sympy.Integer(1))
-             for m in arch.modules}
+    terms = {m.name: module_term(m, events if m.kind == "pe" else None) for m in arch.modules}
     main = smax(*terms.values())
     pe = arch.module("PE")
     # levels of a chain are pipelined through FIFOs: one block takes as long as its slowest level,

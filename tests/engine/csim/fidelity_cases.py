@@ -1,0 +1,45 @@
+"""Configurations on which the model, the cycle simulator and the timed C simulation of the exported
+code are compared (tests/engine/csim/test_fidelity.py, bench/bench_fidelity.py): every dataflow
+class of MM (2-D, 1-D, reduction in space, a k-space 2-D), CNN, float / int16 / int8, and
+partitioning factors that do not divide their loops."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FidelityCase:
+    kernel: str
+    design: str
+    defines: tuple[tuple[str, object], ...]
+    params: tuple[tuple[str, int], ...]
+
+    @property
+    def label(self) -> str:
+        defines = dict(self.defines)
+        sizes = "x".join(str(v) for k, v in self.defines if k != "DATA_T")
+        return f"{self.kernel} {self.design} {sizes} {defines.get('DATA_T', 'float')}"
+
+
+def case(kernel: str, design: str, defines: dict, **params: int) -> FidelityCase:
+    return FidelityCase(kernel, design, tuple(defines.items()), tuple(params.items()))
+
+
+MM64 = {"I": 64, "J": 64, "K": 64}
+CNN = {"O": 16, "I": 16, "H": 14, "W": 14, "P": 3, "Q": 3}
+
+SAMPLE = (
+    case("mm", "i-j__i-j.k", MM64, i_t1=16, j_t1=12, k_t1=16, i_t2=4, j_t2=3, k_t2=4),        # j_t1 ∤ 64
+    case("mm", "i-j__i-j.k", {**MM64, "DATA_T": "int8_t"}, i_t1=16, j_t1=16, k_t1=32, i_t2=4, j_t2=4, k_t2=8),
+    case("mm", "i__i-j.k", {"I": 60, "J": 50, "K": 70}, i_t1=20, j_t1=25, k_t1=14, i_t2=2, j_t2=5, k_t2=2),
+    case("mm", "k__i-j.k", MM64, i_t1=16, j_t1=16, k_t1=8, i_t2=4, j_t2=4),
+    case("mm", "j-k__i-j.k", {**MM64, "DATA_T": "int16_t"}, i_t1=16, j_t1=16, k_t1=4, j_t2=4, i_t2=4),
+    case("cnn", "o-h__o-h-w.i-p-q", CNN, o_t1=8, h_t1=7, w_t1=14, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=1,
+         w_t2=2, i_t2=4),
+)
+
+FULL_SIZE = (
+    # issue 13's device-filling MM configuration, on a 520x512x1024 slice of the problem
+    case("mm", "i-j__i-j.k", {"I": 520, "J": 512, "K": 1024}, i_t1=260, j_t1=256, k_t1=512, i_t2=20, j_t2=16,
+         k_t2=8),
+)

@@ -1,0 +1,70 @@
+"""The exported code is the hardware the model and the simulator describe: on a sample of designs
+(tests/engine/csim/fidelity_cases.py) the timed C simulation of the export, the cycle simulator and
+the model agree, and no dataflow process of an export runs more pipelined iterations than the
+model's latency (at II = 1 an iteration is at least a cycle)."""
+import json
+
+import pytest
+from fidelity_cases import SAMPLE
+
+from engine.compiler.design_space import compile_kernel
+from engine.csim.timed import run_timed_csim
+from engine.export import export_project
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.models.report import evaluate_configuration
+from engine.resources import KERNELS
+from engine.sim.simulate import simulate
+
+TOLERANCE = 0.05
+# Known model error: in a 1-D array whose double-buffered L1 chain loads more per tile than it feeds
+# (k__i-j.k here), chain members, PEs and the swap of buffers couple tile by tile and each tile costs
+# ~20 cycles more than max(load, feed); the simulator and the exported code agree on it, the model
+# does not see it yet (it is 11% optimistic on this case).
+MODEL_MISSES = {"mm k__i-j.k 64x64x64 float"}
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fidelity")
+    results = {}
+    for case in SAMPLE:
+        space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines})
+        design = space.design(case.design)
+        params = dict(case.params)
+        model = PerformanceModel(space, design, load_device())
+        report = evaluate_configuration(model, params)
+        project = export_project(space, design, params, out / case.label.replace(" ", "_"))
+        descriptor = json.loads((project / "design.json").read_text())
+        values = {k: int(v) for k, v in descriptor["values"].items()}
+        results[case.label] = (report, simulate(descriptor["descriptor"], values), run_timed_csim(project))
+    return results
+
+
+@pytest.mark.parametrize("case", SAMPLE, ids=lambda c: c.label)
+def test_simulator_and_timed_csim_agree(measured, case):
+    _, simulated, timed = measured[case.label]
+    assert timed.passed and timed.complete
+    assert abs(simulated.cycles / timed.cycles - 1) <= TOLERANCE, (simulated.cycles, timed.cycles)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="model error, see "
+                                                                           "MODEL_MISSES"))
+                                  if c.label in MODEL_MISSES else c for c in SAMPLE], ids=lambda c: c.label)
+def test_model_and_timed_csim_agree(measured, case):
+    report, _, timed = measured[case.label]
+    assert abs(report["latency_cycles"] / timed.cycles - 1) <= TOLERANCE, (report["latency_cycles"], timed.cycles)
+
+
+@pytest.mark.parametrize("case", SAMPLE, ids=lambda c: c.label)
+def test_no_process_iterates_more_than_the_model_latency(measured, case):
+    report, _, timed = measured[case.label]
+    # a process's count includes the helpers it runs side by side (load || feed); each thread of
+    # control on its own is a sequence of pipelined iterations, so each is bounded by the latency
+    threads = []
+    for process in timed.processes:
+        threads.append((process.name, process.iterations - sum(h.iterations for h in process.helpers)))
+        threads += [(helper.name, helper.iterations) for helper in process.helpers]
+    assert threads and max(n for _, n in threads) > 0
+    for name, iterations in threads:
+        assert iterations <= report["latency_cycles"], (name, iterations, report["latency_cycles"])
