@@ -1,9 +1,13 @@
 """C kernel file -> Kernel IR: preprocess, parse with pycparser, and read the `#pragma scop` region.
 
 Accepted inside the scop: `for` loops with unit step and affine bounds (either `for (int i = 0; ...)`
-or `for (i = 0; ...)`), `if` with affine conditions joined by `&&`, assignments to array elements
-(`=`, `+=`, `-=`, `*=`), scalar temporaries (inlined where used) and scalar accumulators (promoted
-to the array element they are stored into). Everything else is a KernelError with file:line:column.
+or `for (i = 0; ...)`), `if`/`else` with affine conditions joined by `&&`, assignments to array
+elements (`=`, `+=`, `-=`, `*=`) whose values use + - * / and sqrt/fabs, scalar temporaries (inlined
+where used), scalar accumulators (promoted to the array element they are stored into) and local
+array declarations (on-chip arrays of the design, `ArrayDecl.local`). An `else` runs under the
+negation of the `if`'s condition: a union of convex pieces (`k != 0` is `k >= 1` or `k <= -1`), one
+copy of each statement per piece that the enclosing loops do not make empty. Everything else is a
+KernelError with file:line:column.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from engine.compiler.accumulators import promote_accumulators
 from engine.compiler.c_expressions import (ExpressionBuilder, c_text, constant_value, location_of,
                                            reject_unsupported, to_affine)
 from engine.compiler.ir import Affine, ArrayDecl, BinOp, Expr, Guard, Kernel, Loop, Ref, Statement, expr_refs
+from engine.compiler.isl_helpers import domain_set
 from engine.compiler.preprocess import preprocess
 from engine.compiler.syntax_errors import syntax_error
 from engine.errors import KernelError, SourceLocation
@@ -53,7 +58,9 @@ def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None
     if not builder.statements:
         raise KernelError("the scop region holds no statement: put the loop nest between "
                           "#pragma scop and #pragma endscop", scop_loc)
-    arrays = {name: declarations.array(name) for name in builder.used_arrays}
+    local = {n.name for item in scop for n in _walk(item)
+             if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl)}
+    arrays = {name: declarations.array(name, local=name in local) for name in builder.used_arrays}
     used_sizes = {k: v for k, v in pre.sizes.items() if re.search(rf"\b{re.escape(k)}\b", pre.source)}
     return Kernel(name=Path(path).stem, path=str(path), source=pre.source, sizes=used_sizes,
                   arrays=arrays, statements=tuple(builder.statements), scop_location=scop_loc,
@@ -165,7 +172,7 @@ class _Declarations:
                               f"(e.g. float {ident.name}[N][N])", location_of(ident))
         return rank
 
-    def array(self, name: str) -> ArrayDecl:
+    def array(self, name: str, *, local: bool = False) -> ArrayDecl:
         decl = self.decls[name]
         node, shape = decl.type, []
         while isinstance(node, c_ast.ArrayDecl):
@@ -174,7 +181,7 @@ class _Declarations:
                                   location_of(decl))
             shape.append(constant_value(node.dim))
             node = node.type
-        return ArrayDecl(name, self._dtype(node, decl), tuple(shape), location_of(decl))
+        return ArrayDecl(name, self._dtype(node, decl), tuple(shape), location_of(decl), local)
 
     def _dtype(self, node: c_ast.Node, decl: c_ast.Decl) -> str:
         while isinstance(node, c_ast.TypeDecl):
@@ -213,7 +220,12 @@ class _ScopBuilder:
         temporaries = dict(temporaries or {}) if counter is None else temporaries
         counter = [0] if counter is None else counter
         for item in items:
-            if isinstance(item, c_ast.Decl) and not isinstance(item.type, (c_ast.ArrayDecl, c_ast.FuncDecl)):
+            if isinstance(item, c_ast.Decl) and isinstance(item.type, c_ast.ArrayDecl):
+                if item.init is not None:
+                    raise KernelError(f"local array '{item.name}' has an initialiser: assign its elements "
+                                      f"in the loops instead", location_of(item))
+                continue  # a local array: _Declarations knows it, the arrays map marks it local
+            if isinstance(item, c_ast.Decl) and not isinstance(item.type, c_ast.FuncDecl):
                 if item.init is not None:
                     self.temporary(item.name, item.init, loops, temporaries, item)
                 continue
@@ -225,12 +237,14 @@ class _ScopBuilder:
             elif isinstance(item, c_ast.Compound):
                 self.block(item.block_items or [], loops, guards, prefix, temporaries, counter)
             elif isinstance(item, c_ast.If):
+                condition = self.conditions(item.cond, {l.name for l in loops})
+                self.block(_body(item.iftrue), loops, guards + tuple(condition), prefix, dict(temporaries),
+                           counter)
                 if item.iffalse is not None:
-                    raise KernelError("'else' is not supported in the scop: write a second 'if' with "
-                                      "the opposite condition", _else_keyword(item))
-                new_guards = guards + tuple(self.conditions(item.cond, {l.name for l in loops}))
-                body = item.iftrue.block_items if isinstance(item.iftrue, c_ast.Compound) else [item.iftrue]
-                self.block(body or [], loops, new_guards, prefix, dict(temporaries), counter)
+                    for piece in _negation(condition):
+                        if not _is_empty(loops, guards + piece):
+                            self.block(_body(item.iffalse), loops, guards + piece, prefix,
+                                       dict(temporaries), counter)
             elif isinstance(item, c_ast.Assignment):
                 self.assignment(item, loops, guards, prefix + (counter[0],), temporaries)
                 counter[0] += 1
@@ -344,19 +358,26 @@ class _ScopBuilder:
             position=position, location=location_of(node), text=c_text(node) + ";"))
 
 
-def _else_keyword(node: c_ast.If) -> SourceLocation:
-    """Where the `else` keyword is: pycparser only places the branch after it."""
-    branch = location_of(node.iffalse)
-    try:
-        lines = Path(branch.file).read_text().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return branch
-    for line in range(branch.line, max(branch.line - 50, 0), -1):
-        text = lines[line - 1][:branch.column - 1] if line == branch.line else lines[line - 1]
-        found = [m.start() for m in re.finditer(r"\belse\b", text)]
-        if found:
-            return SourceLocation(branch.file, line, found[-1] + 1)
-    return branch
+def _body(node: c_ast.Node) -> list:
+    return (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
+
+
+def _negation(condition: list[Guard]) -> list[tuple[Guard, ...]]:
+    """not (g1 and g2 ...) as disjoint convex pieces: (not g1), (g1 and not g2), ..."""
+    one = Affine.of({}, 1)
+    pieces: list[tuple[Guard, ...]] = []
+    for m, guard in enumerate(condition):
+        if guard.equality:  # e != 0: e >= 1 or e <= -1
+            negated = [Guard(guard.expr - one), Guard(-guard.expr - one)]
+        else:  # not (e >= 0): -e - 1 >= 0
+            negated = [Guard(-guard.expr - one)]
+        pieces += [tuple(condition[:m]) + (g,) for g in negated]
+    return pieces
+
+
+def _is_empty(loops: tuple[Loop, ...], guards: tuple[Guard, ...]) -> bool:
+    names = [loop.name for loop in loops]
+    return domain_set("P", names, [(l.lower, l.upper) for l in loops], guards).is_empty()
 
 
 def _refs(expr: Expr):
