@@ -5,12 +5,12 @@ import argparse
 import os
 import sys
 
-from engine.cli import csim, designs, export, model, runs, search, simulate, study
+from engine.cli import csim, designs, export, mapping, model, runs, search, simulate, study
 from engine.cli.kernel_args import add_sa_sizes_argument, apply_sa_sizes
 from engine.errors import EngineError
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
-               "export": export, "csim": csim, "simulate": simulate}
+               "export": export, "csim": csim, "simulate": simulate, "mapping": mapping}
 CONFIGURATION_COMMANDS = ("model", "simulate", "export")  # they take --sa-sizes as well as --design/--param
 
 
