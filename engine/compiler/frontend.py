@@ -1,12 +1,13 @@
 """C kernel file -> Kernel IR: preprocess, parse with pycparser, and read the `#pragma scop` region.
 
 Accepted inside the scop: `for` loops with unit step and affine bounds (either `for (int i = 0; ...)`
-or `for (i = 0; ...)`), `if`/`else` with affine conditions joined by `&&`, assignments to array
+or `for (i = 0; ...)`), `if`/`else` with affine conditions (comparisons joined by `&&`, `||`, `!`), assignments to array
 elements (`=`, `+=`, `-=`, `*=`) whose values use + - * / and sqrt/fabs, scalar temporaries (inlined
 where used), scalar accumulators (promoted to the array element they are stored into) and local
 array declarations (on-chip arrays of the design, `ArrayDecl.local`). An `else` runs under the
-negation of the `if`'s condition: a union of convex pieces (`k != 0` is `k >= 1` or `k <= -1`), one
-copy of each statement per piece that the enclosing loops do not make empty. Everything else is a
+negation of the `if`'s condition: a union of disjoint convex pieces (`k != 0` is `k >= 1` or
+`k <= -1`), one copy of each statement per piece that the enclosing loops do not make empty; `!=`,
+`||` and `!` in conditions are split the same way. A branch the loops never reach is dropped. Everything else is a
 KernelError with file:line:column.
 """
 from __future__ import annotations
@@ -237,14 +238,16 @@ class _ScopBuilder:
             elif isinstance(item, c_ast.Compound):
                 self.block(item.block_items or [], loops, guards, prefix, temporaries, counter)
             elif isinstance(item, c_ast.If):
-                condition = self.conditions(item.cond, {l.name for l in loops})
-                self.block(_body(item.iftrue), loops, guards + tuple(condition), prefix, dict(temporaries),
-                           counter)
+                condition = self.conditions(item.cond, loops, guards)
+                # a branch (or a piece of a split condition) that the enclosing loops and guards
+                # never reach is dead code and dropped, as a C compiler would
+                branches = [(condition, item.iftrue)]
                 if item.iffalse is not None:
-                    for piece in _negation(condition):
+                    branches.append((_negation(condition, (loops, guards)), item.iffalse))
+                for pieces, branch in branches:
+                    for piece in pieces:
                         if not _is_empty(loops, guards + piece):
-                            self.block(_body(item.iffalse), loops, guards + piece, prefix,
-                                       dict(temporaries), counter)
+                            self.block(_body(branch), loops, guards + piece, prefix, dict(temporaries), counter)
             elif isinstance(item, c_ast.Assignment):
                 self.assignment(item, loops, guards, prefix + (counter[0],), temporaries)
                 counter[0] += 1
@@ -301,18 +304,32 @@ class _ScopBuilder:
         if not ok:
             raise KernelError(f"loop step must be {name}++ (unit stride)", location_of(step or node))
 
-    def conditions(self, cond: c_ast.Node, iterators: set[str]) -> list[Guard]:
+    def conditions(self, cond: c_ast.Node, loops: tuple[Loop, ...], guards: tuple[Guard, ...] = ()
+                   ) -> list[tuple[Guard, ...]]:
+        """An affine condition as disjoint conjunctions of guards (one piece unless it has ||, != or !),
+        pieces the enclosing loops and guards leave empty dropped (see _prune)."""
+        iterators = {loop.name for loop in loops}
+        context = (loops, guards)
         if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-            return self.conditions(cond.left, iterators) + self.conditions(cond.right, iterators)
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "=="):
+            return _prune(context, _and(self.conditions(cond.left, loops, guards),
+                                        self.conditions(cond.right, loops, guards)))
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "||":
+            left = self.conditions(cond.left, loops, guards)
+            right = _prune(context, _and(_negation(left, context), self.conditions(cond.right, loops, guards)))
+            return _prune(context, left + right)
+        if isinstance(cond, c_ast.UnaryOp) and cond.op == "!":
+            return _negation(self.conditions(cond.expr, loops, guards), context)
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "==", "!="):
             left = to_affine(cond.left, iterators, "condition")
             right = to_affine(cond.right, iterators, "condition")
             one = Affine.of({}, 1)
-            return [{"<": Guard(right - left - one), "<=": Guard(right - left),
-                     ">": Guard(left - right - one), ">=": Guard(left - right),
-                     "==": Guard(left - right, equality=True)}[cond.op]]
+            if cond.op == "!=":
+                return [(Guard(left - right - one),), (Guard(right - left - one),)]
+            return [({"<": Guard(right - left - one), "<=": Guard(right - left),
+                      ">": Guard(left - right - one), ">=": Guard(left - right),
+                      "==": Guard(left - right, equality=True)}[cond.op],)]
         raise KernelError(f"condition '{c_text(cond)}' is not supported: use affine comparisons "
-                          f"joined by &&", location_of(cond))
+                          f"(< <= > >= == !=) joined by &&, || and !", location_of(cond))
 
     # -- statements -------------------------------------------------------------------------------
     def expressions(self, loops, temporaries) -> ExpressionBuilder:
@@ -362,17 +379,33 @@ def _body(node: c_ast.Node) -> list:
     return (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
 
 
-def _negation(condition: list[Guard]) -> list[tuple[Guard, ...]]:
-    """not (g1 and g2 ...) as disjoint convex pieces: (not g1), (g1 and not g2), ..."""
+def _and(left: list[tuple[Guard, ...]], right: list[tuple[Guard, ...]]) -> list[tuple[Guard, ...]]:
+    return [a + b for a in left for b in right]
+
+
+def _negation(pieces: list[tuple[Guard, ...]], context) -> list[tuple[Guard, ...]]:
+    """not (p1 or p2 ...) = (not p1) and (not p2) ..., each `not p` as disjoint convex pieces:
+    not (g1 and g2 ...) = (not g1) or (g1 and not g2) or ..., and e != 0 is e >= 1 or e <= -1."""
     one = Affine.of({}, 1)
-    pieces: list[tuple[Guard, ...]] = []
-    for m, guard in enumerate(condition):
-        if guard.equality:  # e != 0: e >= 1 or e <= -1
-            negated = [Guard(guard.expr - one), Guard(-guard.expr - one)]
-        else:  # not (e >= 0): -e - 1 >= 0
-            negated = [Guard(-guard.expr - one)]
-        pieces += [tuple(condition[:m]) + (g,) for g in negated]
-    return pieces
+    result: list[tuple[Guard, ...]] = [()]
+    for piece in pieces:
+        negated: list[tuple[Guard, ...]] = []
+        for m, guard in enumerate(piece):
+            if guard.equality:
+                opposite = [Guard(guard.expr - one), Guard(-guard.expr - one)]
+            else:  # not (e >= 0): -e - 1 >= 0
+                opposite = [Guard(-guard.expr - one)]
+            negated += [tuple(piece[:m]) + (g,) for g in opposite]
+        result = _prune(context, _and(result, negated))
+    return result
+
+
+def _prune(context, pieces: list[tuple[Guard, ...]]) -> list[tuple[Guard, ...]]:
+    """Drop the pieces the loops and guards of `context` make empty (which keeps nested negations
+    small); if all are empty keep one, so that a condition is never an empty disjunction."""
+    loops, guards = context
+    kept = [piece for piece in pieces if not _is_empty(loops, guards + piece)]
+    return kept or pieces[:1]
 
 
 def _is_empty(loops: tuple[Loop, ...], guards: tuple[Guard, ...]) -> bool:

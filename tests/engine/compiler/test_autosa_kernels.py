@@ -358,3 +358,42 @@ def test_includes_nested_too_deep(tmp_path, capsys):
     assert main(["designs", str(tmp_path / "k.c")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "includes nested deeper than 32 files: k.c -> h0.h -> h1.h" in err
+
+
+def _holds(condition: str, i: int, j: int) -> bool:
+    python = condition.replace("||", " or ").replace("&&", " and ").replace("!(", " not (")
+    return bool(eval(python, {"i": i, "j": j}))
+
+
+@pytest.mark.parametrize("condition, count", [
+    ("i != j", 30), ("i < 2 || j == i", 2 * 6 + 4), ("!(i < 2) && !(j > 3)", 4 * 4),
+    ("i == 0 || i == 5 || j == 0", 6 + 6 + 4),
+])
+def test_not_equal_or_and_not_split_into_disjoint_pieces(write_kernel, condition, count):
+    path = write_kernel(f"""\
+        for (int i = 0; i < 6; i++)
+          for (int j = 0; j < 6; j++)
+            if ({condition})
+              A[i][j] = 1;
+            else if (j == 5)
+              A[i][j] = 2;
+        """, prelude="float A[6][6];\n")
+    space = compile_kernel(path)
+
+    def runs(value: str) -> int:
+        return sum(space.model.instance_count(s.name) for s in space.kernel.statements if str(s.expr) == value)
+
+    cells = [(i, j) for i in range(6) for j in range(6)]
+    assert runs("1") == count == sum(_holds(condition, i, j) for i, j in cells)
+    assert runs("2") == sum(not _holds(condition, i, j) and j == 5 for i, j in cells)
+
+
+def test_an_else_the_loops_never_reach_is_dropped(write_kernel):
+    path = write_kernel("""\
+        for (int i = 0; i < 6; i++)
+          if (i >= 0)
+            A[i] = 1;
+          else
+            A[i] = 2;
+        """, prelude="float A[6];\n")
+    assert [str(s.expr) for s in compile_kernel(path).kernel.statements] == ["1"]
