@@ -1,14 +1,14 @@
 """C kernel file -> Kernel IR: preprocess, parse with pycparser, and read the `#pragma scop` region.
 
 Accepted inside the scop: `for` loops with unit step and affine bounds (either `for (int i = 0; ...)`
-or `for (i = 0; ...)`), `if`/`else` with affine conditions (comparisons joined by `&&`, `||`, `!`), assignments to array
-elements (`=`, `+=`, `-=`, `*=`) whose values use + - * / and sqrt/fabs, scalar temporaries (inlined
-where used), scalar accumulators (promoted to the array element they are stored into) and local
-array declarations (on-chip arrays of the design, `ArrayDecl.local`). An `else` runs under the
-negation of the `if`'s condition: a union of disjoint convex pieces (`k != 0` is `k >= 1` or
-`k <= -1`), one copy of each statement per piece that the enclosing loops do not make empty; `!=`,
-`||` and `!` in conditions are split the same way. A branch the loops never reach is dropped. Everything else is a
-KernelError with file:line:column.
+or `for (i = 0; ...)`), `if`/`else` with affine conditions (comparisons joined by `&&`, `||`, `!`),
+assignments to array elements (`=`, `+=`, `-=`, `*=`) whose values use + - * / and sqrt/fabs,
+scalar temporaries (inlined where used), scalar accumulators (promoted to the array element they
+are stored into) and local array declarations (on-chip arrays of the design, `ArrayDecl.local`).
+An `else` runs under the negation of the `if`'s condition: a union of disjoint convex pieces
+(`k != 0` is `k >= 1` or `k <= -1`), one copy of each statement per piece that the enclosing loops
+do not make empty; `!=`, `||` and `!` in conditions are split the same way. A branch the loops never
+reach is dropped. Everything else is a KernelError with file:line:column.
 """
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ give the PE coordinates of an iteration, the others its time step (compared lexi
   so the time part only must not be zero (d and -d reuse the same element);
 - anti / output: the time part is lexicographically positive (the order of the accesses is kept);
 - reduction: the accumulation follows the new order, so its chain is recomputed under T's schedule
-  (as space_time.py does for loop choices) and checked like a flow; the source's own step along the
-  reduction loop must still go forward in time (an initialisation before the loop stays first).
+  (as space_time.py does for loop choices) and checked like a flow. Where another statement writes
+  the accumulator first or reads it after (C = 0 before the k loop, a final store), the chain must
+  still start and end at the iterations it starts and ends at in the source.
 Every condition is checked over all distance vectors of a dependence with isl, so non-uniform
 pieces (a reduction wrapping around two loops) are covered exactly.
 
@@ -172,10 +173,9 @@ def map_space_time(space: DesignSpace, rows: list[tuple[int, ...]], space_dims: 
     deps = space.dependences
     for dep in deps.flow + deps.read + deps.anti + deps.output:
         movements += _check(space, dep, band.in_band(dep).deltas(), transform, space_dims, rows)
-    for dep in deps.reduction:  # the source's own accumulation step must go forward
-        steps = band.in_band(dep).deltas()
-        _check(space, dep, _uniform_part(steps, n), transform, space_dims, rows, kind="reduction order")
-    for dep in _reduction_chains(space, rows, space_dims):
+    chains = _reduction_chains(space, rows, space_dims)
+    _check_chain_ends(space, chains, rows)
+    for dep in chains:
         movements += _check(space, dep, band.in_band(dep).deltas(), transform, space_dims, rows, kind="reduction")
     points = _band_points(space)
     image = points.apply(transform)
@@ -203,16 +203,6 @@ def _lex_positive(n: int, space_dims: int, *, negative: bool = False) -> isl.Set
     return isl.Set(f"{{ [{', '.join(names)}] : {' or '.join(f'({p})' for p in pieces)} }}", context=ih.CTX)
 
 
-def _uniform_part(steps: isl.Set, n: int) -> isl.Set:
-    """The constant distance vectors of a dependence (its pieces of one point)."""
-    result = isl.Set.empty(steps.get_space())
-    for piece in steps.get_basic_sets():
-        piece = isl.Set.from_basic_set(piece)
-        if all(piece.dim_min_val(d).to_python() == piece.dim_max_val(d).to_python() for d in range(n)):
-            result = result.union(piece)
-    return result
-
-
 def _check(space: DesignSpace, dep: Dependence, steps: isl.Set, transform: isl.Map, space_dims: int, rows,
            kind: str | None = None) -> list[Movement]:
     n = len(rows)
@@ -232,7 +222,7 @@ def _check(space: DesignSpace, dep: Dependence, steps: isl.Set, transform: isl.M
         raise LegalityError(f"{what}: the time step {_range_text(mapped, range(space_dims, n))} is not positive "
                             f"under space-time matrix {_matrix_text(rows)}: the sink would run before or with "
                             f"its source")
-    if kind in ("anti", "output", "reduction order"):
+    if kind in ("anti", "output"):
         return []
     for d in range(space_dims):
         lo, hi = mapped.dim_min_val(d).to_python(), mapped.dim_max_val(d).to_python()
@@ -282,6 +272,42 @@ def _reduction_chains(space: DesignSpace, rows, space_dims: int) -> list[Depende
                 chains.append(Dependence("reduction", red.array, red.statement, red.statement,
                                          isl.Map.from_basic_map(piece)))
     return chains
+
+
+def _check_chain_ends(space: DesignSpace, chains: list[Dependence], rows) -> None:
+    """A reordered accumulation must start where the initialisation feeds it and end where the
+    result is read: the same first and last updates as in the source order."""
+    deps = space.dependences
+    for red in deps.reductions.values():
+        stmt = red.statement
+        domain = space.model.domains[stmt]
+        feeds = [d for d in deps.flow if d.sink == stmt and d.source != stmt and d.array == red.array]
+        drains = [d for d in deps.flow if d.source == stmt and d.sink != stmt and d.array == red.array]
+        if not feeds and not drains:
+            continue
+        old = [d.relation for d in deps.reduction if d.source == stmt]
+        new = [d.relation for d in chains if d.source == stmt]
+        for end, what, users in (("range", "first", feeds), ("domain", "last", drains)):
+            if not users:
+                continue
+            before = _chain_end(domain, old, end)
+            after = _chain_end(domain, new, end)
+            if not before.is_equal(after):
+                moved = after.subtract(before).union(before.subtract(after))
+                user, example = users[0], str(moved.sample_point()).strip("{} ")
+                raise LegalityError(
+                    f"reduction on '{red.array}' ({space.kernel.statement(stmt).text}) would take its {what} "
+                    f"update at another iteration (e.g. {example}) under "
+                    f"space-time matrix {_matrix_text(rows)}, but {user.kind} dependence {user} ties it to "
+                    f"the {what} one of the source order")
+
+
+def _chain_end(domain: isl.Set, relations: list[isl.Map], end: str) -> isl.Set:
+    """Iterations with no predecessor (end = "range") or no successor (end = "domain") in the chain."""
+    linked = isl.Set.empty(domain.get_space())
+    for rel in relations:
+        linked = linked.union(rel.range() if end == "range" else rel.domain())
+    return domain.subtract(linked)
 
 
 def _union(relations) -> isl.UnionMap:
