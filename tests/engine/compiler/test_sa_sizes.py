@@ -103,15 +103,6 @@ def test_designs_json_carries_the_index(bundled, capsys):
         "i__i-j.k": 0, "j__i-j.k": 1, "k__i-j.k": 2, "i-j__i-j.k": 3, "i-k__i-j.k": 4, "j-k__i-j.k": 5}
 
 
-def test_model_with_sa_sizes_prints_the_equivalent_options(bundled, capsys):
-    text = "{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];kernel[]->simd[2]}"
-    assert main(["model", str(bundled("mm")), "--preset", "small", "--sa-sizes", text, "--json"]) == 0
-    out = capsys.readouterr()
-    assert "--design i-j__i-j.k --param i_t1=16" in out.err
-    result = json.loads(out.out)
-    assert result["design"] == "i-j__i-j.k" and result["params"]["k_t2"] == 2
-
-
 @pytest.mark.parametrize("text, phrase", [
     ("space_time[3]", "does not parse: expected {...}"),
     ("{kernel[]->space_time[3];kernel[]->array_part[16;16]}", "array_part[16' does not parse"),
@@ -146,3 +137,25 @@ def test_lu_order(bundled):
     space = compile_kernel(bundled("lu"), defines=["N=12"])
     assert space_time_order(space)[3] == ("k", "j")  # AutoSA's LU command uses space_time[3]
     assert [autosa_space_time(space, d) for d in space.designs] == [0, 1, 2, 3, 4, 5]
+
+
+def test_export_and_simulate_take_sa_sizes(bundled, tmp_path, capsys):
+    """(model takes it the same way: main() turns --sa-sizes into --design/--param for all three)"""
+    text = "{kernel[]->space_time[3];kernel[]->array_part[4,4,4];kernel[]->latency[2,2];kernel[]->simd[2]}"
+    out = tmp_path / "project"
+    assert main(["export", str(bundled("mm")), "--preset", "tiny", "--sa-sizes", text, "-o", str(out)]) == 0
+    assert ("--sa-sizes is: --design i-j__i-j.k --param i_t1=4 --param j_t1=4 --param k_t1=4 --param i_t2=2 "
+            "--param j_t2=2 --param k_t2=2") in capsys.readouterr().err
+    written = json.loads((out / "design.json").read_text())
+    assert written["descriptor"]["design"]["id"] == "i-j__i-j.k"
+    assert {k: written["values"][k] for k in ("i_t1", "j_t1", "k_t1", "i_t2", "j_t2", "k_t2")} == {
+        "i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 2, "k_t2": 2}
+    capsys.readouterr()
+    assert main(["simulate", str(bundled("mm")), "--preset", "tiny", "--sa-sizes", text, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cycles"] > 0
+
+
+def test_sa_sizes_and_the_same_param_twice_is_refused(bundled, capsys):
+    text = "{kernel[]->space_time[3];kernel[]->array_part[4,4,4];kernel[]->latency[2,2];kernel[]->simd[2]}"
+    assert main(["model", str(bundled("mm")), "--preset", "tiny", "--sa-sizes", text, "--param", "i_t1=2"]) == 2
+    assert "--param i_t1 is also set by --sa-sizes" in capsys.readouterr().err
