@@ -48,7 +48,8 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
     text = getattr(args, "sa_sizes", None)
     if text is None:
         if getattr(args, "run", None) is None and getattr(args, "design", "") is None and args.kernel is not None:
-            raise EngineError("give --design ID (see `systolic designs KERNEL.c`) or an AutoSA --sa-sizes string")
+            raise EngineError("--design is required with a kernel file (see `systolic designs KERNEL.c`), or "
+                              "an AutoSA --sa-sizes string")
         return
     if getattr(args, "run", None) is not None:
         raise EngineError("--sa-sizes selects a design of a kernel file; drop it with --run")
