@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import islpy as isl
 import sympy
@@ -57,7 +57,6 @@ class Mapping:
     time_range: tuple[tuple[int, int], ...]  # (min, max) of each time row
     movements: tuple[Movement, ...]
     equals: tuple[str, ...] = ()  # ids of the listed designs with the same array
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -177,7 +176,7 @@ def map_space_time(space: DesignSpace, rows: list[tuple[int, ...]], space_dims: 
     _check_chain_ends(space, chains, rows)
     for dep in chains:
         movements += _check(space, dep, band.in_band(dep).deltas(), transform, space_dims, rows, kind="reduction")
-    points = _band_points(space)
+    points = band.points(space.model.domains)
     image = points.apply(transform)
     pe = image.project_out(isl.dim_type.set, space_dims, n - space_dims)
     box = tuple((pe.dim_min_val(d).to_python(), pe.dim_max_val(d).to_python()) for d in range(space_dims))
@@ -315,14 +314,6 @@ def _union(relations) -> isl.UnionMap:
     for rel in relations:
         result = result.union(isl.UnionMap.from_map(rel))
     return result
-
-
-def _band_points(space: DesignSpace) -> isl.Set:
-    points = None
-    for stmt, schedule in space.band.schedules.items():
-        image = space.model.domains[stmt].apply(schedule)
-        points = image if points is None else points.union(image)
-    return points.coalesce()
 
 
 def _dedupe(movements: list[Movement]) -> list[Movement]:
