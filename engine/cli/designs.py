@@ -7,6 +7,7 @@ import json
 from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.compiler.design import Design
 from engine.compiler.design_space import compile_kernel
+from engine.compiler.sa_sizes import autosa_space_time
 
 HELP = "list every legal systolic-array design of a kernel"
 
@@ -19,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
     if args.json:
-        print(json.dumps([d.to_json() for d in space.designs], indent=2))
+        print(json.dumps([{**d.to_json(), "autosa_space_time": autosa_space_time(space, d)} for d in space.designs],
+                         indent=2))
         return 0
     sizes = " ".join(f"{loop}={n}" for loop, n in zip(space.band.loops, space.band.extents))
     print(f"{space.kernel.name}: {len(space.designs)} designs over loops {sizes} "

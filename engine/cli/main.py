@@ -5,11 +5,13 @@ import argparse
 import os
 import sys
 
-from engine.cli import csim, designs, export, model, runs, search, simulate, study
+from engine.cli import csim, designs, export, mapping, model, runs, search, simulate, study
+from engine.cli.kernel_args import add_sa_sizes_argument, apply_sa_sizes
 from engine.errors import EngineError
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
-               "export": export, "csim": csim, "simulate": simulate}
+               "export": export, "csim": csim, "simulate": simulate, "mapping": mapping}
+CONFIGURATION_COMMANDS = ("model", "simulate", "export")  # they take --sa-sizes as well as --design/--param
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,12 +19,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name, module in SUBCOMMANDS.items():
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
+        if name in CONFIGURATION_COMMANDS:
+            add_sa_sizes_argument(sub.choices[name])
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in CONFIGURATION_COMMANDS:
+            apply_sa_sizes(args)
         return SUBCOMMANDS[args.command].run(args)
     except EngineError as exc:
         print(f"error: {exc}", file=sys.stderr)

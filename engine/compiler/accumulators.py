@@ -40,6 +40,7 @@ def _recurse(node: c_ast.Node, scalars: set[str]) -> c_ast.Node:
     elif isinstance(node, c_ast.If):
         node = copy.copy(node)
         node.iftrue = _recurse(node.iftrue, scalars) if node.iftrue else None
+        node.iffalse = _recurse(node.iffalse, scalars) if node.iffalse else None
     return node
 
 

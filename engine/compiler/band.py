@@ -37,6 +37,19 @@ class Band:
     def index(self, loop: str) -> int:
         return self.loops.index(loop)
 
+    def points(self, domains: dict[str, isl.Set]) -> isl.Set:
+        """The band points at which some statement runs (`domains`: the model's). For a triangular
+        nest such as LU this is the pyramid, not the box of the extents."""
+        images = None
+        for stmt, schedule in self.schedules.items():
+            image = domains[stmt].apply(schedule)
+            images = image if images is None else images.union(image)
+        return images.coalesce()
+
+    def point_count(self, domains: dict[str, isl.Set]) -> int:
+        """Exact number of `points` (isl)."""
+        return ih.count_points(self.points(domains))
+
 
 def find_band(model: PolyhedralModel, deps: Dependences) -> Band:
     band = _written_band(model)

@@ -9,10 +9,12 @@ from typing import Callable
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from engine.compiler.ir import Access, Affine, BinOp, Const, Expr, IterRef, Ref, UnaryOp
+from engine.compiler.ir import Access, Affine, BinOp, Call, Const, Expr, IterRef, Ref, UnaryOp
 from engine.errors import KernelError, SourceLocation
 
 _GENERATOR = CGenerator()
+# Math-library calls accepted in the scop, as operators with their own cost (resources/operators.json).
+MATH_CALLS = {"sqrt": "sqrt", "sqrtf": "sqrt", "fabs": "abs", "fabsf": "abs"}
 
 
 def location_of(node: c_ast.Node | None, fallback: str = "") -> SourceLocation:
@@ -111,7 +113,8 @@ def reject_unsupported(node: c_ast.Node, context: str) -> KernelError:
     if isinstance(node, c_ast.FuncCall):
         name = c_text(node.name)
         return KernelError(f"call to '{name}' in {context}: function calls are not supported inside "
-                           f"the scop; write the computation with + - * / on array elements", loc)
+                           f"the scop except {', '.join(sorted(MATH_CALLS))}; write the computation with "
+                           f"+ - * / on array elements", loc)
     if isinstance(node, c_ast.UnaryOp) and node.op in ("*", "&"):
         return KernelError(f"pointer expression '{c_text(node)}' in {context}: pointers are not "
                            f"supported; index declared arrays with affine subscripts", loc)
@@ -166,6 +169,12 @@ class ExpressionBuilder:
         if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
             inner = self.expr(node.expr)
             return UnaryOp("-", inner) if node.op == "-" else inner
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+                and node.name.name in MATH_CALLS:
+            args = node.args.exprs if node.args else []
+            if len(args) != 1:
+                raise KernelError(f"'{c_text(node)}': {node.name.name} takes one argument", location_of(node))
+            return Call(node.name.name, MATH_CALLS[node.name.name], (self.expr(args[0]),))
         if isinstance(node, c_ast.Cast):
             return UnaryOp(f"({c_text(node.to_type)})", self.expr(node.expr))
         raise reject_unsupported(node, "an expression")

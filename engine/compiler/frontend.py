@@ -1,9 +1,14 @@
 """C kernel file -> Kernel IR: preprocess, parse with pycparser, and read the `#pragma scop` region.
 
 Accepted inside the scop: `for` loops with unit step and affine bounds (either `for (int i = 0; ...)`
-or `for (i = 0; ...)`), `if` with affine conditions joined by `&&`, assignments to array elements
-(`=`, `+=`, `-=`, `*=`), scalar temporaries (inlined where used) and scalar accumulators (promoted
-to the array element they are stored into). Everything else is a KernelError with file:line:column.
+or `for (i = 0; ...)`), `if`/`else` with affine conditions (comparisons joined by `&&`, `||`, `!`),
+assignments to array elements (`=`, `+=`, `-=`, `*=`) whose values use + - * / and sqrt/fabs,
+scalar temporaries (inlined where used), scalar accumulators (promoted to the array element they
+are stored into) and local array declarations (on-chip arrays of the design, `ArrayDecl.local`).
+An `else` runs under the negation of the `if`'s condition: a union of disjoint convex pieces
+(`k != 0` is `k >= 1` or `k <= -1`), one copy of each statement per piece that the enclosing loops
+do not make empty; `!=`, `||` and `!` in conditions are split the same way. A branch the loops never
+reach is dropped. Everything else is a KernelError with file:line:column.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from engine.compiler.accumulators import promote_accumulators
 from engine.compiler.c_expressions import (ExpressionBuilder, c_text, constant_value, location_of,
                                            reject_unsupported, to_affine)
 from engine.compiler.ir import Affine, ArrayDecl, BinOp, Expr, Guard, Kernel, Loop, Ref, Statement, expr_refs
+from engine.compiler.isl_helpers import domain_set
 from engine.compiler.preprocess import preprocess
 from engine.compiler.syntax_errors import syntax_error
 from engine.errors import KernelError, SourceLocation
@@ -53,7 +59,9 @@ def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None
     if not builder.statements:
         raise KernelError("the scop region holds no statement: put the loop nest between "
                           "#pragma scop and #pragma endscop", scop_loc)
-    arrays = {name: declarations.array(name) for name in builder.used_arrays}
+    local = {n.name for item in scop for n in _walk(item)
+             if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl)}
+    arrays = {name: declarations.array(name, local=name in local) for name in builder.used_arrays}
     used_sizes = {k: v for k, v in pre.sizes.items() if re.search(rf"\b{re.escape(k)}\b", pre.source)}
     return Kernel(name=Path(path).stem, path=str(path), source=pre.source, sizes=used_sizes,
                   arrays=arrays, statements=tuple(builder.statements), scop_location=scop_loc,
@@ -165,7 +173,7 @@ class _Declarations:
                               f"(e.g. float {ident.name}[N][N])", location_of(ident))
         return rank
 
-    def array(self, name: str) -> ArrayDecl:
+    def array(self, name: str, *, local: bool = False) -> ArrayDecl:
         decl = self.decls[name]
         node, shape = decl.type, []
         while isinstance(node, c_ast.ArrayDecl):
@@ -174,7 +182,7 @@ class _Declarations:
                                   location_of(decl))
             shape.append(constant_value(node.dim))
             node = node.type
-        return ArrayDecl(name, self._dtype(node, decl), tuple(shape), location_of(decl))
+        return ArrayDecl(name, self._dtype(node, decl), tuple(shape), location_of(decl), local)
 
     def _dtype(self, node: c_ast.Node, decl: c_ast.Decl) -> str:
         while isinstance(node, c_ast.TypeDecl):
@@ -213,7 +221,12 @@ class _ScopBuilder:
         temporaries = dict(temporaries or {}) if counter is None else temporaries
         counter = [0] if counter is None else counter
         for item in items:
-            if isinstance(item, c_ast.Decl) and not isinstance(item.type, (c_ast.ArrayDecl, c_ast.FuncDecl)):
+            if isinstance(item, c_ast.Decl) and isinstance(item.type, c_ast.ArrayDecl):
+                if item.init is not None:
+                    raise KernelError(f"local array '{item.name}' has an initialiser: assign its elements "
+                                      f"in the loops instead", location_of(item))
+                continue  # a local array: _Declarations knows it, the arrays map marks it local
+            if isinstance(item, c_ast.Decl) and not isinstance(item.type, c_ast.FuncDecl):
                 if item.init is not None:
                     self.temporary(item.name, item.init, loops, temporaries, item)
                 continue
@@ -225,12 +238,16 @@ class _ScopBuilder:
             elif isinstance(item, c_ast.Compound):
                 self.block(item.block_items or [], loops, guards, prefix, temporaries, counter)
             elif isinstance(item, c_ast.If):
+                condition = self.conditions(item.cond, loops, guards)
+                # a branch (or a piece of a split condition) that the enclosing loops and guards
+                # never reach is dead code and dropped, as a C compiler would
+                branches = [(condition, item.iftrue)]
                 if item.iffalse is not None:
-                    raise KernelError("'else' is not supported in the scop: write a second 'if' with "
-                                      "the opposite condition", _else_keyword(item))
-                new_guards = guards + tuple(self.conditions(item.cond, {l.name for l in loops}))
-                body = item.iftrue.block_items if isinstance(item.iftrue, c_ast.Compound) else [item.iftrue]
-                self.block(body or [], loops, new_guards, prefix, dict(temporaries), counter)
+                    branches.append((_negation(condition, (loops, guards)), item.iffalse))
+                for pieces, branch in branches:
+                    for piece in pieces:
+                        if not _is_empty(loops, guards + piece):
+                            self.block(_body(branch), loops, guards + piece, prefix, dict(temporaries), counter)
             elif isinstance(item, c_ast.Assignment):
                 self.assignment(item, loops, guards, prefix + (counter[0],), temporaries)
                 counter[0] += 1
@@ -287,18 +304,32 @@ class _ScopBuilder:
         if not ok:
             raise KernelError(f"loop step must be {name}++ (unit stride)", location_of(step or node))
 
-    def conditions(self, cond: c_ast.Node, iterators: set[str]) -> list[Guard]:
+    def conditions(self, cond: c_ast.Node, loops: tuple[Loop, ...], guards: tuple[Guard, ...] = ()
+                   ) -> list[tuple[Guard, ...]]:
+        """An affine condition as disjoint conjunctions of guards (one piece unless it has ||, != or !),
+        pieces the enclosing loops and guards leave empty dropped (see _prune)."""
+        iterators = {loop.name for loop in loops}
+        context = (loops, guards)
         if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-            return self.conditions(cond.left, iterators) + self.conditions(cond.right, iterators)
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "=="):
+            return _prune(context, _and(self.conditions(cond.left, loops, guards),
+                                        self.conditions(cond.right, loops, guards)))
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "||":
+            left = self.conditions(cond.left, loops, guards)
+            right = _prune(context, _and(_negation(left, context), self.conditions(cond.right, loops, guards)))
+            return _prune(context, left + right)
+        if isinstance(cond, c_ast.UnaryOp) and cond.op == "!":
+            return _negation(self.conditions(cond.expr, loops, guards), context)
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "==", "!="):
             left = to_affine(cond.left, iterators, "condition")
             right = to_affine(cond.right, iterators, "condition")
             one = Affine.of({}, 1)
-            return [{"<": Guard(right - left - one), "<=": Guard(right - left),
-                     ">": Guard(left - right - one), ">=": Guard(left - right),
-                     "==": Guard(left - right, equality=True)}[cond.op]]
+            if cond.op == "!=":
+                return [(Guard(left - right - one),), (Guard(right - left - one),)]
+            return [({"<": Guard(right - left - one), "<=": Guard(right - left),
+                      ">": Guard(left - right - one), ">=": Guard(left - right),
+                      "==": Guard(left - right, equality=True)}[cond.op],)]
         raise KernelError(f"condition '{c_text(cond)}' is not supported: use affine comparisons "
-                          f"joined by &&", location_of(cond))
+                          f"(< <= > >= == !=) joined by &&, || and !", location_of(cond))
 
     # -- statements -------------------------------------------------------------------------------
     def expressions(self, loops, temporaries) -> ExpressionBuilder:
@@ -344,19 +375,42 @@ class _ScopBuilder:
             position=position, location=location_of(node), text=c_text(node) + ";"))
 
 
-def _else_keyword(node: c_ast.If) -> SourceLocation:
-    """Where the `else` keyword is: pycparser only places the branch after it."""
-    branch = location_of(node.iffalse)
-    try:
-        lines = Path(branch.file).read_text().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return branch
-    for line in range(branch.line, max(branch.line - 50, 0), -1):
-        text = lines[line - 1][:branch.column - 1] if line == branch.line else lines[line - 1]
-        found = [m.start() for m in re.finditer(r"\belse\b", text)]
-        if found:
-            return SourceLocation(branch.file, line, found[-1] + 1)
-    return branch
+def _body(node: c_ast.Node) -> list:
+    return (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
+
+
+def _and(left: list[tuple[Guard, ...]], right: list[tuple[Guard, ...]]) -> list[tuple[Guard, ...]]:
+    return [a + b for a in left for b in right]
+
+
+def _negation(pieces: list[tuple[Guard, ...]], context) -> list[tuple[Guard, ...]]:
+    """not (p1 or p2 ...) = (not p1) and (not p2) ..., each `not p` as disjoint convex pieces:
+    not (g1 and g2 ...) = (not g1) or (g1 and not g2) or ..., and e != 0 is e >= 1 or e <= -1."""
+    one = Affine.of({}, 1)
+    result: list[tuple[Guard, ...]] = [()]
+    for piece in pieces:
+        negated: list[tuple[Guard, ...]] = []
+        for m, guard in enumerate(piece):
+            if guard.equality:
+                opposite = [Guard(guard.expr - one), Guard(-guard.expr - one)]
+            else:  # not (e >= 0): -e - 1 >= 0
+                opposite = [Guard(-guard.expr - one)]
+            negated += [tuple(piece[:m]) + (g,) for g in opposite]
+        result = _prune(context, _and(result, negated))
+    return result
+
+
+def _prune(context, pieces: list[tuple[Guard, ...]]) -> list[tuple[Guard, ...]]:
+    """Drop the pieces the loops and guards of `context` make empty (which keeps nested negations
+    small); if all are empty keep one, so that a condition is never an empty disjunction."""
+    loops, guards = context
+    kept = [piece for piece in pieces if not _is_empty(loops, guards + piece)]
+    return kept or pieces[:1]
+
+
+def _is_empty(loops: tuple[Loop, ...], guards: tuple[Guard, ...]) -> bool:
+    names = [loop.name for loop in loops]
+    return domain_set("P", names, [(l.lower, l.upper) for l in loops], guards).is_empty()
 
 
 def _refs(expr: Expr):

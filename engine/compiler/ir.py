@@ -131,7 +131,19 @@ class UnaryOp:
         return f"({self.op}{self.operand})"
 
 
-Expr = Union[Const, Ref, IterRef, BinOp, UnaryOp]
+@dataclass(frozen=True)
+class Call:
+    """A math-library operator written as a call: `sqrt(x)`, `fabs(x)` (MATH_CALLS in c_expressions)."""
+
+    name: str  # as written (sqrt, sqrtf, fabs, fabsf)
+    op: str  # the operator it is, a key of resources/operators.json: sqrt, abs
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(str(a) for a in self.args)})"
+
+
+Expr = Union[Const, Ref, IterRef, BinOp, UnaryOp, Call]
 
 
 def expr_refs(expr: Expr) -> Iterator[Access]:
@@ -143,6 +155,9 @@ def expr_refs(expr: Expr) -> Iterator[Access]:
         yield from expr_refs(expr.rhs)
     elif isinstance(expr, UnaryOp):
         yield from expr_refs(expr.operand)
+    elif isinstance(expr, Call):
+        for arg in expr.args:
+            yield from expr_refs(arg)
 
 
 @dataclass(frozen=True)
@@ -189,6 +204,7 @@ class ArrayDecl:
     dtype: str  # float, double, int32, int16, int8
     shape: tuple[int, ...]
     location: SourceLocation
+    local: bool = False  # declared inside the scop: an on-chip array of the design, not a port
 
 
 @dataclass(frozen=True)

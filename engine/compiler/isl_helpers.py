@@ -67,6 +67,11 @@ def compute_dependences(sinks: isl.UnionMap, schedule: isl.UnionMap, *, must: is
     return flow.get_may_dependence() if may is not None else flow.get_must_dependence()
 
 
+def count_points(points: isl.Set) -> int:
+    """Exact number of integer points of a bounded, parameter-free set (isl_set_count_val)."""
+    return points.count_val().to_python()
+
+
 def readable_relation(relation: isl.BasicMap | isl.Map) -> str:
     """`{ S0[i, j] -> S0[i' = i + j, j' = 0] : ... }` -> `S0[i, j] -> S0[i + j, 0]`."""
     text = str(relation).strip()

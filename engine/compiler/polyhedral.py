@@ -49,6 +49,12 @@ class PolyhedralModel:
     def written_arrays(self) -> set[str]:
         return {ref.access.array for ref in self.references if ref.is_write}
 
+    def instance_count(self, statement: str | None = None) -> int:
+        """Exact number of executions of one statement (or of all statements), counted by isl over
+        the domain as written (triangular and guarded domains included), not from loop extents."""
+        names = [statement] if statement is not None else list(self.domains)
+        return sum(ih.count_points(self.domains[name]) for name in names)
+
 
 def build_model(kernel: Kernel) -> PolyhedralModel:
     domains: dict[str, isl.Set] = {}

@@ -3,8 +3,12 @@
 Uses pcpp, a C99 preprocessor in pure Python, so no compiler needs to be installed. The output keeps
 `#line` markers, so the parser's coordinates point into the user's files. `-D` values win over the
 file's own `#define`s (the file's definition of an overridden name is skipped), which is how users
-resize a kernel without editing it. System headers (`#include <...>`) are skipped; the few typedefs
-kernels take from them are supplied by a prelude.
+resize a kernel without editing it. System headers (`#include <...>`, and `#include "stdio.h"` as
+AutoSA's test kernels write it when no such file is next to the kernel) are skipped; the few typedefs
+kernels take from them are supplied by a prelude, and the functions they declare (`rand`, `fabs`,
+`printf`) need no declaration for pycparser. `#ifdef`/`#ifndef`/`#if` choose code as a C compiler
+would. An include cycle (without an include guard) or a nesting deeper than MAX_INCLUDE_DEPTH is a
+one-line error naming the chain.
 """
 from __future__ import annotations
 
@@ -24,8 +28,16 @@ typedef signed char int8_t; typedef unsigned char uint8_t;
 typedef short int16_t; typedef unsigned short uint16_t;
 typedef int int32_t; typedef unsigned int uint32_t;
 typedef long int64_t; typedef unsigned long uint64_t;
-typedef unsigned long size_t; typedef struct __file FILE;
+typedef unsigned long size_t; typedef struct __file FILE; typedef _Bool bool;
 """
+
+# Headers of the C library that a kernel may include with quotes or angles; never looked for on disk.
+SYSTEM_HEADERS = frozenset({
+    "stdio.h", "stdlib.h", "math.h", "stdint.h", "string.h", "assert.h", "float.h", "limits.h",
+    "stdbool.h", "stddef.h", "time.h", "inttypes.h", "sys/time.h", "cmath", "cstdio", "cstdlib",
+    "cstring", "cstdint", "iostream",
+})
+MAX_INCLUDE_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -58,16 +70,43 @@ class _Preprocessor(pcpp.Preprocessor):
         self.line_directive = "#line"
         self.overrides = overrides
         self.errors: list[tuple[str, int, str]] = []
+        self.include_stack: list[str] = []  # absolute paths of the files being read, outermost first
         for name, value in overrides.items():
             self.define(f"{name} {value}")
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
-        if is_system_include:
+        if is_system_include or includepath in SYSTEM_HEADERS:
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
         line = self.lastdirective.lineno if self.lastdirective else None
         self.errors.append((self.lastdirective.source if self.lastdirective else "", line,
                             f'cannot find included file "{includepath}" next to the kernel'))
         raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
+
+    def parsegen(self, input, source=None, abssource=None):
+        key = abssource or source or ""
+        if key in self.include_stack or len(self.include_stack) >= MAX_INCLUDE_DEPTH:
+            if key in self.include_stack and self._guarded(input):
+                return  # a guarded header read again: its guard makes it empty, as in a C compiler
+            chain = [Path(p).name for p in self.include_stack] + [Path(key).name]
+            where = self.lastdirective
+            reason = (f"include cycle: {' -> '.join(chain[chain.index(Path(key).name):])}"
+                      if key in self.include_stack else
+                      f"includes nested deeper than {MAX_INCLUDE_DEPTH} files: {' -> '.join(chain[:4])} -> ...")
+            self.errors.append((where.source if where else "", where.lineno if where else None, reason))
+            return
+        self.include_stack.append(key)
+        try:
+            yield from super().parsegen(input, source, abssource)
+        finally:
+            self.include_stack.pop()
+
+    def _guarded(self, text: str) -> bool:
+        """`#pragma once`, or `#ifndef X` / `#define X` at the top with X now defined."""
+        if re.search(r"^\s*#\s*pragma\s+once\b", text, re.M):
+            return True
+        match = re.match(r"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*#\s*ifndef\s+(\w+)\s*\n\s*#\s*define\s+(\w+)",
+                         text, re.S)
+        return bool(match and match.group(1) == match.group(2) and match.group(1) in self.macros)
 
     def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
         if directive.value == "define" and toks and toks[0].value in self.overrides:
