@@ -19,7 +19,7 @@ BAD_KERNELS = {
                              8, "not affine"),
     "non-affine-bound": (HEADER + "  for (int i = 0; i < N; i++)\n    for (int j = 0; j < i*i; j++)\n"
                          "      C[i][j] = 1;\n" + FOOTER, 6, "not affine"),
-    "call": (HEADER + MM_LOOPS + "        C[i][j] += sqrt(A[i][k]);\n" + FOOTER, 8, "call to 'sqrt'"),
+    "call": (HEADER + MM_LOOPS + "        C[i][j] += exp(A[i][k]);\n" + FOOTER, 8, "call to 'exp'"),
     "pointer": ("#define N 8\nfloat *A;\nfloat C[N][N];\nvoid kernel(void) {\n#pragma scop\n"
                 "  for (int i = 0; i < N; i++)\n    C[i][0] = A[i];\n" + FOOTER, 7, "pointer"),
     "while": (HEADER + "  for (int i = 0; i < N; i++)\n    while (C[i][0] < 1)\n      C[i][0] += 1;\n" + FOOTER,
@@ -28,8 +28,6 @@ BAD_KERNELS = {
                       "    C[i][0] = 1;\n" + FOOTER, 4, "-D N"),
     "empty-scop": (HEADER + FOOTER, 4, "empty"),
     "out-of-bounds": (HEADER + MM_LOOPS + "        C[i][j] += A[i+1][k] * B[k][j];\n" + FOOTER, 8, "outside"),
-    "else": (HEADER + "  for (int i = 0; i < N; i++) {\n    if (i < 4) {\n      C[i][0] = 1;\n"
-             "    } else {\n      C[i][0] = 2;\n    }\n  }\n" + FOOTER, 8, "'else'"),
     "step": (HEADER + "  for (int i = 0; i < N; i += 2)\n    C[i][0] = 1;\n" + FOOTER, 5, "unit stride"),
     "element-type": ("#define N 8\nlong double A[N][N];\nvoid kernel(void) {\n#pragma scop\n"
                      "  for (int i = 0; i < N; i++)\n    A[i][0] = 1;\n" + FOOTER, 2, "long double"),
