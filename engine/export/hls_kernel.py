@@ -63,6 +63,7 @@ class VitisHLSTarget(IOModules, Target):
                  f"  PE array: {shape} PEs, {plan.lanes} SIMD lane(s) on loop {plan.simd_loop}",
                  "  problem: " + ", ".join(f"{l}={b.size}" for l, b in plan.loops.items()),
                  "  parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items()))]
+        lines += self._data_paths()
         padded = [f"{l} to {b.tiles * b.t1}" for l, b in plan.loops.items() if b.padded]
         if padded:
             lines.append("  padded (whole tiles; padded iterations are skipped): " + ", ".join(padded))
@@ -74,6 +75,29 @@ class VitisHLSTarget(IOModules, Target):
         if plan.skipped_modules:
             lines.append(f"  partial results of {plan.acc.array} are combined on DRAM by the storer "
                          f"(read-modify-write); modules {', '.join(plan.skipped_modules)} are not instantiated")
+        return lines
+
+    def _data_paths(self) -> list[str]:
+        """One line per array: the I/O modules it crosses, instances, words and double buffering."""
+        plan = self.plan
+        lines = ["  data paths (elements per word; 2x = double buffered, load or collect beside feed or send):"]
+        for g in plan.groups:
+            ins = [m for m in plan.modules.values() if m.get("array") == g.array and m["kind"] == "io"]
+            outs = [m for m in plan.modules.values() if m.get("array") == g.array and m["kind"] == "drain"]
+            def describe(m):
+                count = math.prod(self._value(x) for x in m["grid"]) if m["grid"] else 1
+                words = {s.pack for i in plan.instances if i.module == m["name"] for s in
+                         (plan.streams[n] for k, n in i.streams.items() if k in ("in", "next", "out", "successor"))}
+                width = "/".join(str(w) for w in sorted(words)) or str(plan.interface.port(g.array).word_elements)
+                return (f"{m['name']}{' x' + str(count) if count > 1 else ''} ({width}"
+                        f"{', DRAM' if m['dram'] else ''}{', 2x' if m['overlapped'] and m['buffers'] else ''})")
+            along = f", PE to PE along {g.exterior}" if g.exterior else ""
+            if ins:
+                path = " -> ".join(describe(m) for m in sorted(ins, key=lambda m: -m["level"]))
+                lines.append(f"    {g.array} in: {path} -> PEs{along}")
+            if outs:
+                path = " -> ".join(describe(m) for m in sorted(outs, key=lambda m: m["level"]))
+                lines.append(f"    {g.array} out: PEs{along} -> {path}")
         return lines
 
     def _header(self, report: dict | None) -> str:
