@@ -42,4 +42,7 @@ FULL_SIZE = (
     # issue 13's device-filling MM configuration, on a 520x512x1024 slice of the problem
     case("mm", "i-j__i-j.k", {"I": 520, "J": 512, "K": 1024}, i_t1=260, j_t1=256, k_t1=512, i_t2=20, j_t2=16,
          k_t2=8),
+    # a CNN configuration with 16 x 14 PEs and SIMD 8 (on i), on a 64x64x28x28 3x3 layer
+    case("cnn", "o-h__o-h-w.i-p-q", {"O": 64, "I": 64, "H": 28, "W": 28, "P": 3, "Q": 3}, o_t1=64, h_t1=28, w_t1=28,
+         i_t1=64, p_t1=3, q_t1=3, o_t2=4, h_t2=2, w_t2=4, i_t2=8),
 )
