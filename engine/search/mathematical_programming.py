@@ -133,6 +133,8 @@ class _Program:
         symbolic = space.model.symbolic
         dsp = self.translate(symbolic.resources["DSP"])
         m.c.add(dsp <= space.dsp_budget)
+        for resource in ("LUT", "FF"):  # the rest of the model's `fits` (URAM: BRAM's block rule below)
+            m.c.add(self.translate(symbolic.resources[resource]) <= space.device.budget(resource))
         self.buffers, self.bram = [], 0.0  # per buffer: (buffer, blocks per instance, correction factor)
         for module in space.model.architecture.modules:
             for b in (b for b in module.buffers if b.storage == "bram"):
