@@ -74,10 +74,12 @@ class ProcessStats(ThreadStats):
     function: str = ""
     line: int = 0
     helpers: list[ThreadStats] = field(default_factory=list)
+    module: str | None = None  # the descriptor module the process implements
+    model_term: float | None = None  # that module's latency term in design.json's report
 
     def as_dict(self) -> dict:
-        return {**super().as_dict(), "function": self.function, "line": self.line,
-                "helpers": {h.name: h.as_dict() for h in self.helpers}}
+        return {**super().as_dict(), "function": self.function, "line": self.line, "module": self.module,
+                "model_term": self.model_term, "helpers": {h.name: h.as_dict() for h in self.helpers}}
 
 
 @dataclass
@@ -175,6 +177,11 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
     replay.passed, replay.csim = summary.startswith("PASS"), summary
     replay.model_latency = report.get("latency_cycles")
     replay.model_bottleneck = report.get("bottleneck")
+    modules = {m["name"]: m for m in descriptor.get("topology", {}).get("modules", [])}
+    for p in replay.processes:
+        module = _module_of(p.function, modules)
+        p.module = module["name"] if module else None
+        p.model_term = (report.get("modules") or {}).get(p.module) if module else None
     replay.build_dir, replay.cached = str(build.folder), cached
     replay.seconds = {"build": round(built_at - clock, 3), "run": round(ran_at - built_at, 3),
                       "replay": round(time.perf_counter() - ran_at, 3)}
@@ -396,7 +403,8 @@ def format_timed(result: TimedResult) -> str:
              + (f"; model {result.model_latency:,.0f} cycles ({result.model_error:+.1%}), bottleneck "
                 f"{result.model_bottleneck}" if result.model_latency else "; no model latency in design.json"),
              f"values: {result.csim}",
-             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"]
+             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"
+             f" {'model term':>12}"]
     rows = []
     for p in result.processes:
         rows.append(p)
@@ -404,8 +412,9 @@ def format_timed(result: TimedResult) -> str:
     for s in rows:
         mark = "  <- slowest" if s.name == result.slowest else ""
         name = s.name if "/" not in s.name else "  " + s.name.split("/", 1)[1]
+        term = getattr(s, "model_term", None)
         lines.append(f"{name:34} {s.busy:>12,} {s.stall_in:>12,} {s.stall_out:>12,} {s.end:>12,} "
-                     f"{s.iterations:>12,}{mark}")
+                     f"{s.iterations:>12,} {'' if term is None else f'{term:,.0f}':>12}{mark}")
     for note in result.loops:
         lines.append(f"II {note['pragma_ii']} -> {note['ii']} in {note['function']} {note['loop']} "
                      f"(line {note['line']}): {note['reason']}")
