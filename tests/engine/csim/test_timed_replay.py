@@ -262,3 +262,34 @@ def test_a_floating_point_recurrence_raises_the_ii(recurrences, distance, ii):
         assert [(n["pragma_ii"], n["ii"]) for n in notes] == [(1, ii)] and "acc" in notes[0]["reason"]
     # 64 iterations at the achieved II, the drain between the loops (depth 2 beyond the last II), 8 writes
     assert recurrences.process(f"accumulate{distance}").busy == 64 * ii + (2 - ii) + 8
+
+
+CROSSED = """
+static void writer(hls::stream<int> &first, hls::stream<int> &second) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    first.write(i);
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    second.write(i);
+  }
+}
+static void reader(hls::stream<int> &first, hls::stream<int> &second) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    second.read();
+    first.read();
+  }
+}
+"""
+
+
+def test_fifos_too_shallow_for_the_order_of_the_words_deadlock_where_csim_passes_them(base, tmp_path):
+    """A sequential C run has unbounded streams and never blocks; the replay has the emitted depths."""
+    body = _stream("first", 2) + _stream("second", 2) + "  writer(first, second);\n  reader(first, second);\n"
+    result = timed_kernel(base, tmp_path, CROSSED, body)
+    assert not result.complete and result.deadlock
+    assert result.deadlock == ["writer waits on full first", "reader waits on empty second"]
+    deep = timed_kernel(base, tmp_path / "deep", CROSSED, body.replace("depth=2", "depth=8"))
+    assert deep.complete and deep.deadlock is None
