@@ -296,6 +296,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             continue
         ii = re.search(r"\bII\s*=\s*(\d+)", m.group(1), re.IGNORECASE)
         inner = src.prev_code(k)
+        while inner >= 0 and src.lines[inner].lstrip().startswith("#"):  # other pragmas of the loop first
+            inner = src.prev_code(inner)
         if inner < 0 or not _FOR.match(src.code[inner]) or not src.code[inner].rstrip().endswith("{"):
             raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' is not the first line of a for loop's body")
         function = _function_at(functions, k)
