@@ -88,8 +88,10 @@ _FOR = re.compile(r"^\s*for\s*\(")
 _PIPELINE = re.compile(r"^\s*#\s*pragma\s+HLS\s+pipeline\b(.*)$", re.IGNORECASE)
 _STREAM_DECL = re.compile(r"^\s*hls::stream\s*<.*>\s+(\w+)\s*(?:\(\s*\"([^\"]*)\"\s*\))?\s*;")
 _STREAM_PRAGMA = re.compile(r"^\s*#\s*pragma\s+HLS\s+stream\b(.*)$", re.IGNORECASE)
-_ACCUMULATE = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
-_COMPOUND = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
+# an accumulation `x[..] = (x[..] op ...` or `x[..] op= ...`, possibly guarded by `if (...)` (padding)
+_GUARD = r"^(\s*(?:if\s*\(.*\)\s*)?)"
+_ACCUMULATE = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
+_COMPOUND = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
 _TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")
 DEFAULT_DEPTH = 2  # Vitis HLS's default FIFO depth
 
@@ -341,18 +343,21 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             if m and m.group(3) != m.group(4):
                 m = None
             if m:
-                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(5)
+                array, index, op = m.group(2), m.group(3), m.group(5)
             else:
                 m = _COMPOUND.match(src.code[j])
                 if not m:
                     continue
-                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(4)
+                array, index, op = m.group(2), m.group(3), m.group(4)
+            guard, statement = src.lines[j][:m.end(1)], src.lines[j][m.end(1):].strip()
             dtype = _array_type(src, function, array, typedefs)
             if dtype not in FLOAT_TYPES:
                 continue
             site = Site(len(sites), loop_id, j + 1, array, FLOAT_TYPES[dtype], "mul" if op == "*" else "add")
             sites[site.id] = site
-            replace[j] = f"{indent}{{ {src.lines[j].strip()} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
+            if not statement.endswith(";"):
+                continue  # a statement over several lines: not instrumented (documented limit)
+            replace[j] = f"{guard}{{ {statement} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
 
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}

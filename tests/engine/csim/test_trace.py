@@ -46,6 +46,7 @@ static void pe(int i, int j, hls::stream<int> &in, hls::stream<float> &out) {
 #pragma HLS pipeline II=2
       local[r][c] = (local[r][c] + (float)in.read());
       count[r] = count[r] + 1;
+      if (r < 3) local[r][0] += 1.0f;
     }
   }
   for (int t = 0; t < 2; t++) {
@@ -104,7 +105,9 @@ def test_consecutive_inline_off_calls_without_a_common_stream_run_in_parallel(tr
 
 
 def test_only_floating_point_accumulations_are_recurrence_sites(traced):
-    assert [(s.array, s.dtype, s.operator) for s in traced.sites.values()] == [("local", "float", "add")]
+    assert [(s.array, s.dtype, s.operator) for s in traced.sites.values()] == [("local", "float", "add")] * 2
+    # a guarded update is recorded only when the guard holds
+    assert "      if (r < 3) { local[r][0] += 1.0f; SYSTOLIC_TRACE_UPDATE(1, local[r][0]); }" in traced.source
 
 
 def test_the_copy_keeps_the_users_line_numbers(traced):
