@@ -32,7 +32,15 @@ from pathlib import Path
 import numpy as np
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.csim.build import SHIM_INCLUDE, cached_build, cached_object, compiler, first_error, private_folder, remove_own
+from engine.csim.build import (
+    SHIM_INCLUDE,
+    cached_build,
+    cached_object,
+    compiler,
+    first_error,
+    private_folder,
+    remove_own,
+)
 from engine.csim.project import harness_for, read_project, verdict
 from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
@@ -258,7 +266,8 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
                            arrays["max_ops"])
     names = _thread_names(inst, threads)
     stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN]), int(state[t, K.STALL_OUT]),
-                         int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t])) for t in range(len(threads))]
+                         int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
+             for t in range(len(threads))]
     processes = []
     for p in inst.processes:
         mine = [t for t in threads if t[1] == p.index]

@@ -92,6 +92,7 @@ _STREAM_PRAGMA = re.compile(r"^\s*#\s*pragma\s+HLS\s+stream\b(.*)$", re.IGNORECA
 _GUARD = r"^(\s*(?:if\s*\(.*\)\s*)?)"
 _ACCUMULATE = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
 _COMPOUND = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
+_DATAFLOW = re.compile(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", re.IGNORECASE)
 _TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")
 DEFAULT_DEPTH = 2  # Vitis HLS's default FIFO depth
 
@@ -239,7 +240,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
 
     # -- kernel0: streams and dataflow processes ------------------------------------------------------
     body = range(kernel.open + 1, kernel.close)
-    dataflow = next((k for k in body if re.match(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", src.lines[k], re.IGNORECASE)), None)
+    dataflow = next((k for k in body if _DATAFLOW.match(src.lines[k])), None)
     if dataflow is None:
         raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow'")
     ports = {}
@@ -324,14 +325,16 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             raise TraceError(f"{src.where(end)}: a pipelined loop nest must end with '}}' on a line of its own")
         loop_id = len(loops)
         last_pragma = k
-        while src.next_code(last_pragma) < len(src.lines) and src.lines[src.next_code(last_pragma)].lstrip().startswith("#"):
-            last_pragma = src.next_code(last_pragma)
+        following = src.next_code(last_pragma)
+        while following < len(src.lines) and src.lines[following].lstrip().startswith("#"):
+            last_pragma, following = following, src.next_code(following)
         before.setdefault(start, []).insert(0, f"{{ SYSTOLIC_TRACE_ENTER({loop_id});")
         after.setdefault(end, []).append(f"SYSTOLIC_TRACE_EXIT({loop_id}); }}")
         after.setdefault(last_pragma, []).append(f"SYSTOLIC_TRACE_ITER({loop_id});")
         inner_close = src.close[inner]
         computes = any(_ACCUMULATE.match(src.code[j]) or _COMPOUND.match(src.code[j]) for j in range(k, inner_close))
-        loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels), computes)
+        loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels),
+                              computes)
         bodies.append((k, inner_close, loop_id))
 
     # -- recurrences: accumulations into floating-point array elements ------------------------------

@@ -146,9 +146,11 @@ def host_program(descriptor: dict, interface) -> str:
     lines += ["    const auto start = std::chrono::steady_clock::now();",
               f"    auto run = kernel({', '.join(f'{p.name}_bo' for p in ports)});",
               "    const auto state = run.wait();",
-              "    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();",
+              "    const double seconds =",
+              "        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();",
               "    if (state != ERT_CMD_STATE_COMPLETED) {",
-              f"      std::fprintf(stderr, \"error: {interface.top} ended in state %d, not completed\\n\", (int)state);",
+              f"      std::fprintf(stderr, \"error: {interface.top} ended in state %d, not completed\\n\",",
+              "                   (int)state);",
               "      return 2;", "    }",
               f"    std::printf(\"kernel time: %.3f ms, %.2f GOP/s ({operations} operations)\\n\", seconds * 1e3, "
               f"{operations}.0 / seconds / 1e9);"]

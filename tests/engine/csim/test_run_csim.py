@@ -136,4 +136,5 @@ def test_a_design_json_whose_descriptor_is_not_an_object_is_one_line(project):
 def test_a_compiler_that_fails_silently_is_named(project, monkeypatch):
     monkeypatch.setenv("CXX", "/bin/false")
     result = run_csim(project)
-    assert not result.passed and result.summary == "FAIL: compile error: /bin/false exited with status 1 and printed nothing"
+    assert not result.passed
+    assert result.summary == "FAIL: compile error: /bin/false exited with status 1 and printed nothing"

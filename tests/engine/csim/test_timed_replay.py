@@ -198,7 +198,8 @@ def test_load_and_feed_on_consecutive_lines_overlap(buffers):
     buffered = buffers.process("buffered")
     # the if and the else branch are two groups of a load and a feed, each call site a thread
     lines = [n for n, l in enumerate(BUFFERED.splitlines(), start=3) if l.startswith("      load(")]
-    assert sorted(h.name for h in buffered.helpers) == sorted(f"buffered/{f}@{n}" for f in ("load", "feed") for n in lines)
+    expected = sorted(f"buffered/{f}@{n}" for f in ("load", "feed") for n in lines)
+    assert sorted(h.name for h in buffered.helpers) == expected
     # first load alone: words arrive from cycle 2, issues 2..51, done at 53; then 3 blocks of
     # load || feed, (50 - 1) + 2 cycles each, then the last feed: 53 + 3 * 51 + 51
     assert buffered.end == 53 + 3 * 51 + 51

@@ -132,7 +132,8 @@ def test_the_copy_keeps_the_users_line_numbers(traced):
     (lambda s: s.replace("#pragma HLS dataflow\n", ""),
      f"k.cpp:{_line(KERNEL0)}: kernel0 has no '#pragma HLS dataflow'"),
     (lambda s: s.replace("    out.write(buffer[i]);", "    out.write(buffer[i]);\n#pragma HLS pipeline II=1"),
-     f"k.cpp:{_line('    out.write(buffer[i]);') + 1}: '#pragma HLS pipeline' is not the first line of a for loop's body"),
+     f"k.cpp:{_line('    out.write(buffer[i]);') + 1}: '#pragma HLS pipeline' is not the first line of a for "
+     "loop's body"),
     (lambda s: s.replace("  io(0, a, b);\n  pe(0, 1, b, c);\n  pe(0, 1, b, c);\n", ""), "no dataflow process call"),
     (lambda s: s + "}\n", f"k.cpp:{len(SOURCE.splitlines()) + 1}: unbalanced '}}'"),
     (lambda s: s.replace('extern "C" void kernel0', 'extern "C" void kernel1'), "k.cpp: no definition of kernel0"),

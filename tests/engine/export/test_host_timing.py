@@ -33,7 +33,8 @@ def test_the_host_checks_the_run_state_and_prints_time_and_throughput(tmp_path):
     launch = next(k for k, l in enumerate(lines) if "auto run = kernel(" in l)
     assert "std::chrono::steady_clock::now()" in lines[launch - 1]
     assert lines[launch + 1].strip() == "const auto state = run.wait();"
-    assert "if (state != ERT_CMD_STATE_COMPLETED) {" in text and "return 2;" in lines[launch + 5]
+    check = next(k for k, l in enumerate(lines) if "if (state != ERT_CMD_STATE_COMPLETED) {" in l)
+    assert check > launch and any("return 2;" in l for l in lines[check + 1:check + 5])
     assert f"({2 * 60 * 50 * 70} operations)" in text and f"{2 * 60 * 50 * 70}.0 / seconds / 1e9" in text
     assert text.index("kernel time:") < text.index("_bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE)")
     (tmp_path / "kernel_host.cpp").write_text(text)
