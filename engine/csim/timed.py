@@ -261,12 +261,13 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
     fstate = np.zeros((len(arrays["fifo"]), K.FIFO_STATE), dtype=np.int64)
     fstate[:, K.READER] = fstate[:, K.WRITER] = -1
     rings = max(int(arrays["fifo"][:, K.F_DEPTH].sum()), 1)
+    arrivals, reads = np.zeros(rings, dtype=np.int64), np.zeros(rings, dtype=np.int64)
     stopped = K.run_arrays(max_cycles, state, arrays["thread_segs"], arrays["seg"], arrays["op"], arrays["fifo"],
-                           fstate, np.zeros(rings, dtype=np.int64), np.zeros(rings, dtype=np.int64),
-                           arrays["max_ops"])
+                           fstate, arrivals, reads, arrays["max_ops"])
     names = _thread_names(inst, threads)
-    stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN]), int(state[t, K.STALL_OUT]),
-                         int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
+    waits = _sync_waits(threads, arrays, fstate, arrivals, reads)
+    stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN] - waits[t]),
+                         int(state[t, K.STALL_OUT]), int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
              for t in range(len(threads))]
     processes = []
     for p in inst.processes:
@@ -347,7 +348,10 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
         if a < b and p.dram_write:
             depth[b - 1] += dram.write_latency
 
-    depths = np.full(n_streams + 2 * n_threads, 2, dtype=np.int64)
+    # a token FIFO keeps every token's cycles (one per call: the timing never needs more than one slot)
+    calls = np.bincount(thread_of[kind == BEGIN], minlength=n_threads)
+    depths = np.repeat(np.maximum(calls, 2), 2)
+    depths = np.concatenate([np.full(n_streams, 2, dtype=np.int64), depths]).astype(np.int64)
     for sid, name in stream_names.items():
         depths[sid] = max(1, inst.streams.get(name, 2))
     ring = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
@@ -358,6 +362,31 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
             "thread_segs": np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64),
             "max_ops": int(counts.max()) if len(counts) else 0,
             "syncs": np.bincount(thread_of[~data], minlength=n_threads), "n_streams": n_streams}
+
+
+def _sync_waits(threads, arrays: dict, fstate, arrivals, reads) -> np.ndarray:
+    """Cycles each thread spent on zero-cost tokens rather than on data: a helper waiting to be called
+    (from the end of its previous call to its start) and a process waiting for its parallel calls to
+    return (from the fork to the join). They are taken out of stall-in: the kernel counts any wait."""
+    n_streams, fifo = arrays["n_streams"], arrays["fifo"]
+    waits = np.zeros(len(threads), dtype=np.int64)
+    seen_groups = set()
+    for tid, _, parent, group, _ in threads:
+        if parent < 0:
+            continue
+        start, done = n_streams + 2 * tid, n_streams + 2 * tid + 1
+        started = int(fstate[start, K.READ])
+        begins = reads[fifo[start, K.F_READS]:fifo[start, K.F_READS] + started]
+        ends = arrivals[fifo[done, K.F_RING]:fifo[done, K.F_RING] + int(fstate[done, K.WRITTEN])]
+        previous = np.concatenate([[0], ends])[:len(begins)]
+        waits[tid] += int((begins - previous).clip(min=0).sum())
+        if (parent, group) not in seen_groups:  # the parent's joins, counted once per group
+            seen_groups.add((parent, group))
+            joined = int(fstate[done, K.READ])
+            forks = arrivals[fifo[start, K.F_RING]:fifo[start, K.F_RING] + joined]
+            joins = reads[fifo[done, K.F_READS]:fifo[done, K.F_READS] + joined]
+            waits[parent] += int((joins - forks).clip(min=0).sum())
+    return waits
 
 
 def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:

@@ -205,6 +205,10 @@ def test_load_and_feed_on_consecutive_lines_overlap(buffers):
     assert buffered.end == 53 + 3 * 51 + 51
     assert buffers.process("drain").end == buffered.end + 2  # reads the last word 2 cycles after its write
     assert buffered.iterations == 4 * 50 + 4 * 50
+    # waiting to be called, or for the calls to return, is no stall: only the first word's 2 cycles are
+    assert buffered.stall_in == 2 and all(h.stall_in == h.stall_out == 0 for h in buffered.helpers)
+    # per call 50 iterations and the pipeline's drain (depth 2 - II 1); the if branch runs twice
+    assert sorted(h.busy for h in buffered.helpers) == [51, 51, 102, 102]
 
 
 def test_calls_guarded_by_an_if_run_one_after_the_other(buffers):
