@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine.csim import run_csim, run_timed_csim
+from engine.csim import CsimError, run_csim, run_timed_csim
 from engine.csim.timed import TimedCsimError, format_timed
 
 HELP = "C-simulate an exported project (g++): compare the kernel with the loop nest on random inputs"
@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json and not args.timed:
+        raise CsimError("--json prints the timing of --timed; add --timed")
     if args.timed:
         return _timed(args)
     result = run_csim(args.project, seed=args.seed, keep_build=args.keep_build)

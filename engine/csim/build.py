@@ -86,8 +86,10 @@ def compile_program(sources: list[Path], exe: Path, *, includes: list[Path], fla
                *[f"-I{i}" for i in includes], *map(str, sources), "-o", str(exe)]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
     log = built.stdout + built.stderr
-    return Build(built.returncode == 0, exe, exe.parent, command, log,
-                 "" if built.returncode == 0 else first_error(log))
+    if built.returncode == 0:
+        return Build(True, exe, exe.parent, command, log, "")
+    error = first_error(log) if log.strip() else f"{cxx} exited with status {built.returncode} and printed nothing"
+    return Build(False, exe, exe.parent, command, log, error)
 
 
 def cache_root() -> Path:

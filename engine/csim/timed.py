@@ -32,7 +32,15 @@ from pathlib import Path
 import numpy as np
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.csim.build import SHIM_INCLUDE, cached_build, cached_object, compiler, first_error, private_folder, remove_own
+from engine.csim.build import (
+    SHIM_INCLUDE,
+    cached_build,
+    cached_object,
+    compiler,
+    first_error,
+    private_folder,
+    remove_own,
+)
 from engine.csim.project import harness_for, read_project, verdict
 from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
@@ -74,10 +82,12 @@ class ProcessStats(ThreadStats):
     function: str = ""
     line: int = 0
     helpers: list[ThreadStats] = field(default_factory=list)
+    module: str | None = None  # the descriptor module the process implements
+    model_term: float | None = None  # that module's latency term in design.json's report
 
     def as_dict(self) -> dict:
-        return {**super().as_dict(), "function": self.function, "line": self.line,
-                "helpers": {h.name: h.as_dict() for h in self.helpers}}
+        return {**super().as_dict(), "function": self.function, "line": self.line, "module": self.module,
+                "model_term": self.model_term, "helpers": {h.name: h.as_dict() for h in self.helpers}}
 
 
 @dataclass
@@ -175,6 +185,11 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
     replay.passed, replay.csim = summary.startswith("PASS"), summary
     replay.model_latency = report.get("latency_cycles")
     replay.model_bottleneck = report.get("bottleneck")
+    modules = {m["name"]: m for m in descriptor.get("topology", {}).get("modules", [])}
+    for p in replay.processes:
+        module = _module_of(p.function, modules)
+        p.module = module["name"] if module else None
+        p.model_term = (report.get("modules") or {}).get(p.module) if module else None
     replay.build_dir, replay.cached = str(build.folder), cached
     replay.seconds = {"build": round(built_at - clock, 3), "run": round(ran_at - built_at, 3),
                       "replay": round(time.perf_counter() - ran_at, 3)}
@@ -233,114 +248,145 @@ def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int
     return ii, depth, notes
 
 
-def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel,
-            max_cycles: int) -> TimedResult:
-    threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]
+def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int) -> TimedResult:
+    threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]  # id, process, parent, group, member
     stream_names = {int(r[0]): r[1] for r in _read_table(trace / "streams.tsv", 2)}
     sites = {int(r[0]): (int(r[1]), int(r[2])) for r in _read_table(trace / "sites.tsv", 3)}
     segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 7)
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
-    n_streams = max(stream_names, default=-1) + 1
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
-    n_loops = max(ii_of, default=-1) + 1
-    loop_ii = np.array([ii_of.get(l, 1) for l in range(n_loops)] or [1], dtype=np.int64)
-    loop_depth = np.array([depth_of.get(l, IO_LATENCY) for l in range(n_loops)] or [IO_LATENCY], dtype=np.int64)
-
-    order = np.argsort(segs[:, 0], kind="stable")
-    segs = segs[order]
-    kind, n = segs[:, 1], segs[:, 3].copy()
-    reads, writes = segs[:, 5], segs[:, 6]
-    counts = reads + writes
-    offsets = np.cumsum(counts) - counts
-    index = np.repeat(segs[:, 4] - offsets, counts) + np.arange(int(counts.sum()), dtype=np.int64)
-    ops = ops[index]
-    op_seg = np.repeat(np.arange(len(segs)), counts)
-
-    is_loop = kind == LOOP
-    data = is_loop | (kind == STEP)
-    ii = np.where(is_loop, loop_ii[np.where(is_loop, segs[:, 2], 0)], np.where(data, 1, 0))
-    depth = np.where(is_loop, loop_depth[np.where(is_loop, segs[:, 2], 0)], np.where(data, 1, 0))
-    latency = np.where(data, IO_LATENCY, 0)
-    # one port per FIFO: k words of one stream in one iteration take k cycles
-    stream, direction, count, first, last = (ops[:, c] for c in range(5))
-    spanned = last - first + 1
-    ports = np.ones(len(segs), dtype=np.int64)
-    np.maximum.at(ports, op_seg, -(-count // np.maximum(spanned, 1)))
-    raised = np.unique(segs[(ports > 1) & is_loop, 2])
-    for l in raised:
-        loop = inst.loops[int(l)]
-        notes.append({"loop": "/".join(x for x in loop.labels if x) or f"line {loop.line}", "function": loop.function,
-                      "line": loop.line, "pragma_ii": loop.ii, "ii": int(ports[(segs[:, 2] == l) & is_loop].max()),
-                      "reason": "more than one word per iteration through one FIFO (one port)"})
-    k = ports[op_seg]
-    n = n * ports
-    ii = np.maximum(1, -(-ii // ports)) * (ii > 0)
-    first, last = first * k, last * k + k - 1
-    count_safe = np.maximum(count, 1)
-    span = np.where(count > 1, count * (last - first) // np.maximum(count - 1, 1), 1)
-    span = np.where(count > 1, np.maximum(span, count), span)
-    op_first = np.where(direction == 0, first, last - span + 1)
-    # each token lands inside its invocation (checked, not assumed)
-    if direction.size:
-        p_first = np.where(direction == 0, op_first, op_first + (span + count_safe - 1) // count_safe - 1)
-        p_last = np.where(direction == 0, op_first + ((count - 1) * span) // count_safe, op_first + span - 1)
-        if (p_first < 0).any() or (p_last >= n[op_seg]).any():
-            raise TimedCsimError("internal: a trace record places a word outside its loop invocation")
-    fifo = np.where(stream >= 0, stream, n_streams + (-stream - 1))
-
-    n_threads = len(threads)
-    thread_of = segs[:, 0]
-    earliest = np.zeros(len(segs), dtype=np.int64)
-    for p in inst.processes:
-        main = next((t[0] for t in threads if t[1] == p.index and t[2] < 0), None)
-        rows = np.nonzero((thread_of == main) & data)[0] if main is not None else []
-        if len(rows) and p.dram_read:
-            earliest[rows[0]] = dram.read_latency
-        if len(rows) and p.dram_write:
-            last_row = np.nonzero(thread_of == main)[0][-1]
-            depth[last_row] += dram.write_latency
-
-    seg_arr = np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads, writes],
-                       axis=1).astype(np.int64)
-    op_arr = np.stack([fifo, count, op_first, span], axis=1).astype(np.int64) if len(ops) else np.zeros((0, 4), np.int64)
-    bounds = np.searchsorted(thread_of, np.arange(n_threads + 1))
-    thread_segs = np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64)
-    n_fifos = n_streams + 2 * n_threads
-    depths = np.full(n_fifos, 2, dtype=np.int64)
-    for sid, name in stream_names.items():
-        depths[sid] = max(1, inst.streams.get(name, 2))
-    ring_off = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
-    fifo_arr = np.stack([depths, ring_off, depths, ring_off, depths], axis=1).astype(np.int64)
-    fstate = np.zeros((n_fifos, K.FIFO_STATE), dtype=np.int64)
-    fstate[:, K.READER] = fstate[:, K.WRITER] = -1
-    state = np.zeros((n_threads, K.THREAD_STATE), dtype=np.int64)
+    arrays = _kernel_arrays(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram)
+    state = np.zeros((len(threads), K.THREAD_STATE), dtype=np.int64)
     state[:, K.CUR] = state[:, K.WAIT_FIFO] = -1
-    total = int(depths.sum()) or 1
-    max_ops = int(counts.max()) if len(counts) else 0
-    stopped = K.run_arrays(max_cycles, state, thread_segs, seg_arr, op_arr, fifo_arr, fstate,
-                           np.zeros(total, dtype=np.int64), np.zeros(total, dtype=np.int64), max_ops)
-
+    fstate = np.zeros((len(arrays["fifo"]), K.FIFO_STATE), dtype=np.int64)
+    fstate[:, K.READER] = fstate[:, K.WRITER] = -1
+    rings = max(int(arrays["fifo"][:, K.F_DEPTH].sum()), 1)
+    arrivals, reads = np.zeros(rings, dtype=np.int64), np.zeros(rings, dtype=np.int64)
+    stopped = K.run_arrays(max_cycles, state, arrays["thread_segs"], arrays["seg"], arrays["op"], arrays["fifo"],
+                           fstate, arrivals, reads, arrays["max_ops"])
     names = _thread_names(inst, threads)
-    syncs = np.bincount(thread_of[~data], minlength=n_threads)  # zero-cost token steps are no iterations
-    stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN]), int(state[t, K.STALL_OUT]),
-                         int(state[t, K.END]), int(state[t, K.ITERS] - syncs[t])) for t in range(n_threads)]
+    waits = _sync_waits(threads, arrays, fstate, arrivals, reads)
+    stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN] - waits[t]),
+                         int(state[t, K.STALL_OUT]), int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
+             for t in range(len(threads))]
     processes = []
     for p in inst.processes:
         mine = [t for t in threads if t[1] == p.index]
         main = next((t[0] for t in mine if t[2] < 0), None)
-        s = stats[main] if main is not None else ThreadStats(p.label, 0, 0, 0, 0, 0)
+        own = stats[main] if main is not None else ThreadStats(p.label, 0, 0, 0, 0, 0)
         helpers = [stats[t[0]] for t in mine if t[2] >= 0]
-        processes.append(ProcessStats(p.label, s.busy, s.stall_in, s.stall_out,
-                                      max([s.end] + [h.end for h in helpers]),
-                                      s.iterations + sum(h.iterations for h in helpers), p.function, p.line, helpers))
-    slowest = max(stats, key=lambda s: s.busy).name if stats else ""
+        processes.append(ProcessStats(p.label, own.busy, own.stall_in, own.stall_out,
+                                      max([own.end] + [h.end for h in helpers]),
+                                      own.iterations + sum(h.iterations for h in helpers), p.function, p.line, helpers))
     done = state[:, K.DONE].astype(bool)
     deadlock = None
     if not done.all() and not stopped:
-        deadlock = _wait_cycle(state, done, seg_arr, op_arr, thread_segs, names, stream_names, n_streams)
-    cycles = int(max((state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(n_threads))) if n_threads else 0
-    return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock,
-                       bool(done.all()), sum(st.iterations for st in stats), int(len(segs) + len(ops)))
+        deadlock = _wait_cycle(state, done, arrays, names, stream_names)
+    cycles = max((int(state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(len(threads))), default=0)
+    slowest = max(stats, key=lambda st: st.busy).name if stats else ""
+    return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock, bool(done.all()),
+                       sum(st.iterations for st in stats), int(len(segs) + len(ops)))
+
+
+def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
+                   ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel) -> dict:
+    """Trace records -> the arrays of engine/sim/kernel_arrays.py (layout there): one segment per
+    record, threads in id order, FIFOs = the streams then a start and a done token FIFO per thread."""
+    n_streams, n_threads = max(stream_names, default=-1) + 1, len(threads)
+    n_loops = max(ii_of, default=-1) + 1
+    loop_ii = np.array([ii_of.get(l, 1) for l in range(n_loops)] or [1], dtype=np.int64)
+    loop_depth = np.array([depth_of.get(l, IO_LATENCY) for l in range(n_loops)] or [IO_LATENCY], dtype=np.int64)
+    segs = segs[np.argsort(segs[:, 0], kind="stable")]
+    thread_of, kind, loop, n = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
+    reads, writes = segs[:, 5], segs[:, 6]
+    counts = reads + writes
+    offsets = np.cumsum(counts) - counts
+    ops = ops[np.repeat(segs[:, 4] - offsets, counts) + np.arange(int(counts.sum()), dtype=np.int64)]
+    op_seg = np.repeat(np.arange(len(segs)), counts)
+    is_loop = kind == LOOP
+    data = is_loop | (kind == STEP)  # the rest are zero-cost tokens of parallel calls
+    safe_loop = np.where(is_loop, loop, 0)
+    ii = np.where(is_loop, loop_ii[safe_loop], np.where(data, 1, 0))
+    depth = np.where(is_loop, loop_depth[safe_loop], np.where(data, 1, 0))
+    latency = np.where(data, IO_LATENCY, 0)
+
+    # one port per FIFO: an iteration moving k words through one stream is k sub-iterations
+    stream, direction, count, first, last = (ops[:, c] for c in range(5))
+    ports = np.ones(len(segs), dtype=np.int64)
+    np.maximum.at(ports, op_seg, -(-count // np.maximum(last - first + 1, 1)))
+    for l in np.unique(loop[(ports > 1) & is_loop]):
+        info = inst.loops[int(l)]
+        notes.append({"loop": "/".join(x for x in info.labels if x) or f"line {info.line}", "function": info.function,
+                      "line": info.line, "pragma_ii": info.ii,
+                      "ii": int(max(loop_ii[l], ports[(loop == l) & is_loop].max())),
+                      "reason": "more than one word per iteration through one FIFO (one port)"})
+    k = ports[op_seg]
+    n = n * ports
+    ii = np.where(ii > 0, np.maximum(1, -(-ii // ports)), 0)
+    first, last = first * k, last * k + k - 1
+
+    # words spread evenly from the first to the last iteration that moved one (kernel_arrays' placement:
+    # read j at first + j * span // count, write j at first + ceil((j + 1) * span / count) - 1)
+    safe = np.maximum(count, 1)
+    span = np.where(count > 1, np.maximum(count * (last - first) // np.maximum(count - 1, 1), count), 1)
+    op_first = np.where(direction == 0, first, last - span + 1)
+    placed_first = np.where(direction == 0, op_first, op_first + (span + safe - 1) // safe - 1)
+    placed_last = np.where(direction == 0, op_first + ((count - 1) * span) // safe, op_first + span - 1)
+    if (placed_first < 0).any() or (placed_last >= n[op_seg]).any():
+        raise TimedCsimError("internal: a trace record places a word outside its loop invocation")
+    fifo = np.where(stream >= 0, stream, n_streams + (-stream - 1))
+
+    bounds = np.searchsorted(thread_of, np.arange(n_threads + 1))
+    earliest = np.zeros(len(segs), dtype=np.int64)
+    main = {t[1]: t[0] for t in threads if t[2] < 0}
+    for p in inst.processes:
+        if p.index not in main:
+            continue
+        a, b = bounds[main[p.index]], bounds[main[p.index] + 1]
+        if a < b and p.dram_read and data[a:b].any():
+            earliest[a + int(np.argmax(data[a:b]))] = dram.read_latency
+        if a < b and p.dram_write:
+            depth[b - 1] += dram.write_latency
+
+    # a token FIFO keeps every token's cycles (one per call: the timing never needs more than one slot)
+    calls = np.bincount(thread_of[kind == BEGIN], minlength=n_threads)
+    depths = np.repeat(np.maximum(calls, 2), 2)
+    depths = np.concatenate([np.full(n_streams, 2, dtype=np.int64), depths]).astype(np.int64)
+    for sid, name in stream_names.items():
+        depths[sid] = max(1, inst.streams.get(name, 2))
+    ring = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
+    return {"seg": np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads,
+                             writes], axis=1).astype(np.int64).reshape(-1, 9),
+            "op": np.stack([fifo, count, op_first, span], axis=1).astype(np.int64).reshape(-1, 4),
+            "fifo": np.stack([depths, ring, depths, ring, depths], axis=1).astype(np.int64),
+            "thread_segs": np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64),
+            "max_ops": int(counts.max()) if len(counts) else 0,
+            "syncs": np.bincount(thread_of[~data], minlength=n_threads), "n_streams": n_streams}
+
+
+def _sync_waits(threads, arrays: dict, fstate, arrivals, reads) -> np.ndarray:
+    """Cycles each thread spent on zero-cost tokens rather than on data: a helper waiting to be called
+    (from the end of its previous call to its start) and a process waiting for its parallel calls to
+    return (from the fork to the join). They are taken out of stall-in: the kernel counts any wait."""
+    n_streams, fifo = arrays["n_streams"], arrays["fifo"]
+    waits = np.zeros(len(threads), dtype=np.int64)
+    seen_groups = set()
+    for tid, _, parent, group, _ in threads:
+        if parent < 0:
+            continue
+        start, done = n_streams + 2 * tid, n_streams + 2 * tid + 1
+        started = int(fstate[start, K.READ])
+        begins = reads[fifo[start, K.F_READS]:fifo[start, K.F_READS] + started]
+        ends = arrivals[fifo[done, K.F_RING]:fifo[done, K.F_RING] + int(fstate[done, K.WRITTEN])]
+        previous = np.concatenate([[0], ends])[:len(begins)]
+        waits[tid] += int((begins - previous).clip(min=0).sum())
+        if (parent, group) not in seen_groups:  # the parent's joins, counted once per group
+            seen_groups.add((parent, group))
+            joined = int(fstate[done, K.READ])
+            forks = arrivals[fifo[start, K.F_RING]:fifo[start, K.F_RING] + joined]
+            joins = reads[fifo[done, K.F_READS]:fifo[done, K.F_READS] + joined]
+            waits[parent] += int((joins - forks).clip(min=0).sum())
+    return waits
 
 
 def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:
@@ -356,10 +402,11 @@ def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str
     return names
 
 
-def _wait_cycle(state, done, seg_arr, op_arr, thread_segs, names, stream_names, n_streams) -> list[str]:
+def _wait_cycle(state, done, arrays: dict, names: dict, stream_names: dict) -> list[str]:
     """Follow the FIFOs the blocked threads wait on to their other end until a thread repeats."""
+    seg_arr, op_arr, n_streams = arrays["seg"], arrays["op"], arrays["n_streams"]
     writer, reader = {}, {}
-    for t, (a, b) in enumerate(thread_segs):
+    for t, (a, b) in enumerate(arrays["thread_segs"]):
         for s in range(a, b):
             first, r, w = seg_arr[s, K.FIRST_OP], seg_arr[s, K.READS], seg_arr[s, K.WRITES]
             for o in range(first, first + r):
@@ -396,7 +443,8 @@ def format_timed(result: TimedResult) -> str:
              + (f"; model {result.model_latency:,.0f} cycles ({result.model_error:+.1%}), bottleneck "
                 f"{result.model_bottleneck}" if result.model_latency else "; no model latency in design.json"),
              f"values: {result.csim}",
-             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"]
+             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"
+             f" {'model term':>12}"]
     rows = []
     for p in result.processes:
         rows.append(p)
@@ -404,8 +452,9 @@ def format_timed(result: TimedResult) -> str:
     for s in rows:
         mark = "  <- slowest" if s.name == result.slowest else ""
         name = s.name if "/" not in s.name else "  " + s.name.split("/", 1)[1]
+        term = getattr(s, "model_term", None)
         lines.append(f"{name:34} {s.busy:>12,} {s.stall_in:>12,} {s.stall_out:>12,} {s.end:>12,} "
-                     f"{s.iterations:>12,}{mark}")
+                     f"{s.iterations:>12,} {'' if term is None else f'{term:,.0f}':>12}{mark}")
     for note in result.loops:
         lines.append(f"II {note['pragma_ii']} -> {note['ii']} in {note['function']} {note['loop']} "
                      f"(line {note['line']}): {note['reason']}")

@@ -88,8 +88,11 @@ _FOR = re.compile(r"^\s*for\s*\(")
 _PIPELINE = re.compile(r"^\s*#\s*pragma\s+HLS\s+pipeline\b(.*)$", re.IGNORECASE)
 _STREAM_DECL = re.compile(r"^\s*hls::stream\s*<.*>\s+(\w+)\s*(?:\(\s*\"([^\"]*)\"\s*\))?\s*;")
 _STREAM_PRAGMA = re.compile(r"^\s*#\s*pragma\s+HLS\s+stream\b(.*)$", re.IGNORECASE)
-_ACCUMULATE = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
-_COMPOUND = re.compile(r"^(\s*)(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
+# an accumulation `x[..] = (x[..] op ...` or `x[..] op= ...`, possibly guarded by `if (...)` (padding)
+_GUARD = r"^(\s*(?:if\s*\(.*\)\s*)?)"
+_ACCUMULATE = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
+_COMPOUND = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
+_DATAFLOW = re.compile(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", re.IGNORECASE)
 _TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")
 DEFAULT_DEPTH = 2  # Vitis HLS's default FIFO depth
 
@@ -237,7 +240,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
 
     # -- kernel0: streams and dataflow processes ------------------------------------------------------
     body = range(kernel.open + 1, kernel.close)
-    dataflow = next((k for k in body if re.match(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", src.lines[k], re.IGNORECASE)), None)
+    dataflow = next((k for k in body if _DATAFLOW.match(src.lines[k])), None)
     if dataflow is None:
         raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow'")
     ports = {}
@@ -296,6 +299,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             continue
         ii = re.search(r"\bII\s*=\s*(\d+)", m.group(1), re.IGNORECASE)
         inner = src.prev_code(k)
+        while inner >= 0 and src.lines[inner].lstrip().startswith("#"):  # other pragmas of the loop first
+            inner = src.prev_code(inner)
         if inner < 0 or not _FOR.match(src.code[inner]) or not src.code[inner].rstrip().endswith("{"):
             raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' is not the first line of a for loop's body")
         function = _function_at(functions, k)
@@ -320,14 +325,16 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             raise TraceError(f"{src.where(end)}: a pipelined loop nest must end with '}}' on a line of its own")
         loop_id = len(loops)
         last_pragma = k
-        while src.next_code(last_pragma) < len(src.lines) and src.lines[src.next_code(last_pragma)].lstrip().startswith("#"):
-            last_pragma = src.next_code(last_pragma)
+        following = src.next_code(last_pragma)
+        while following < len(src.lines) and src.lines[following].lstrip().startswith("#"):
+            last_pragma, following = following, src.next_code(following)
         before.setdefault(start, []).insert(0, f"{{ SYSTOLIC_TRACE_ENTER({loop_id});")
         after.setdefault(end, []).append(f"SYSTOLIC_TRACE_EXIT({loop_id}); }}")
         after.setdefault(last_pragma, []).append(f"SYSTOLIC_TRACE_ITER({loop_id});")
         inner_close = src.close[inner]
         computes = any(_ACCUMULATE.match(src.code[j]) or _COMPOUND.match(src.code[j]) for j in range(k, inner_close))
-        loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels), computes)
+        loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels),
+                              computes)
         bodies.append((k, inner_close, loop_id))
 
     # -- recurrences: accumulations into floating-point array elements ------------------------------
@@ -339,18 +346,21 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
             if m and m.group(3) != m.group(4):
                 m = None
             if m:
-                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(5)
+                array, index, op = m.group(2), m.group(3), m.group(5)
             else:
                 m = _COMPOUND.match(src.code[j])
                 if not m:
                     continue
-                indent, array, index, op = m.group(1), m.group(2), m.group(3), m.group(4)
+                array, index, op = m.group(2), m.group(3), m.group(4)
+            guard, statement = src.lines[j][:m.end(1)], src.lines[j][m.end(1):].strip()
             dtype = _array_type(src, function, array, typedefs)
             if dtype not in FLOAT_TYPES:
                 continue
             site = Site(len(sites), loop_id, j + 1, array, FLOAT_TYPES[dtype], "mul" if op == "*" else "add")
             sites[site.id] = site
-            replace[j] = f"{indent}{{ {src.lines[j].strip()} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
+            if not statement.endswith(";"):
+                continue  # a statement over several lines: not instrumented (documented limit)
+            replace[j] = f"{guard}{{ {statement} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
 
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}

@@ -5,7 +5,9 @@ Both fill every array of the loop nest with deterministic values, compute the go
 (`descriptor["kernel"]["golden"]`) on the CPU, copy the inputs into zero-padded row-major buffers of
 the tiled sizes kernel0 works on, run it, and compare the unpadded outputs with the golden results
 (floating-point types within a relative tolerance). They differ only in how kernel0 is run: through
-XRT buffers on a device, or by a direct call.
+XRT buffers on a device, or by a direct call. The host times the run as AutoSA's host does (from the
+launch to the end of `run.wait()`, whose state must be COMPLETED) and prints the wall time and the
+achieved GOP/s (2 operations per point of the problem, the models' count).
 """
 from __future__ import annotations
 
@@ -124,7 +126,7 @@ def host_program(descriptor: dict, interface) -> str:
     """The XRT host program (native xrt::device / xrt::kernel / xrt::bo API): `./host KERNEL.xclbin`."""
     lines = _common(descriptor, interface, purpose="XRT host program")
     at = lines.index("#include <cstring>") + 1
-    lines[at:at] = ["#include <exception>"]
+    lines[at:at] = ["#include <chrono>", "#include <exception>"]
     at = lines.index("#include <type_traits>") + 1
     lines[at:at] = ["", "#include <xrt/xrt_bo.h>", "#include <xrt/xrt_device.h>", "#include <xrt/xrt_kernel.h>"]
     ports = interface.ports
@@ -140,7 +142,18 @@ def host_program(descriptor: dict, interface) -> str:
         if p.direction in ("in", "inout"):
             lines += [f"    pad_{p.name}({p.name}_bo.map<{p.c_type}*>());",
                       f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);"]
-    lines += [f"    auto run = kernel({', '.join(f'{p.name}_bo' for p in ports)});", "    run.wait();"]
+    operations = 2 * prod(int(n) for n in descriptor["design"]["problem_size"].values())
+    lines += ["    const auto start = std::chrono::steady_clock::now();",
+              f"    auto run = kernel({', '.join(f'{p.name}_bo' for p in ports)});",
+              "    const auto state = run.wait();",
+              "    const double seconds =",
+              "        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();",
+              "    if (state != ERT_CMD_STATE_COMPLETED) {",
+              f"      std::fprintf(stderr, \"error: {interface.top} ended in state %d, not completed\\n\",",
+              "                   (int)state);",
+              "      return 2;", "    }",
+              f"    std::printf(\"kernel time: %.3f ms, %.2f GOP/s ({operations} operations)\\n\", seconds * 1e3, "
+              f"{operations}.0 / seconds / 1e9);"]
     lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);" for p in ports if p.direction in ("out", "inout")]
     checks = [f"check_{p.name}({p.name}_bo.map<{p.c_type}*>())" for p in ports if p.direction in ("out", "inout")]
     lines += ["  " + line for line in _verdict(interface, checks)]

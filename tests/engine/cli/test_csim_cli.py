@@ -121,3 +121,8 @@ def test_timed_on_an_export_that_no_longer_builds_is_one_line_and_exit_1(mm_proj
 def test_timed_on_a_directory_that_is_not_a_project(tmp_path, capsys):
     assert main(["csim", str(tmp_path), "--timed"]) == 2
     _one_error_line(capsys, "has no design.json")
+
+
+def test_json_without_timed_is_refused(tmp_path, capsys):
+    assert main(["csim", str(tmp_path), "--json"]) == 2
+    _one_error_line(capsys, "--json prints the timing of --timed")

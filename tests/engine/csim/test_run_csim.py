@@ -121,3 +121,28 @@ def test_a_project_file_that_links_out_of_the_export_is_refused(project, tmp_pat
     with pytest.raises(CsimError, match="outside the export") as info:
         run_csim(project)
     assert "\n" not in str(info.value)
+
+
+def test_a_read_only_export_is_simulated(project):
+    modes = {p: p.stat().st_mode for p in [project, *project.rglob("*")]}
+    try:
+        for p in modes:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        assert run_csim(project).passed
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+
+
+def test_a_design_json_whose_descriptor_is_not_an_object_is_one_line(project):
+    (project / "design.json").write_text('{"descriptor": 5, "values": {}}')
+    with pytest.raises(CsimError, match="is not a design file") as info:
+        run_csim(project)
+    assert "\n" not in str(info.value)
+
+
+def test_a_compiler_that_fails_silently_is_named(project, monkeypatch):
+    monkeypatch.setenv("CXX", "/bin/false")
+    result = run_csim(project)
+    assert not result.passed
+    assert result.summary == "FAIL: compile error: /bin/false exited with status 1 and printed nothing"

@@ -41,11 +41,16 @@ def test_the_tutorial_configuration_is_timed_beside_the_model(tutorial):
     assert result.process("A_L3_in").stall_in >= 64
 
 
-def test_an_unchanged_export_reuses_its_build_and_an_edited_one_rebuilds(tutorial, tmp_path):
+def test_an_unchanged_export_reuses_its_build(tutorial):
     project, cache, first = tutorial
     again = run_timed_csim(project, cache=cache)
     assert again.cached and not first.cached and again.build_dir == first.build_dir
     assert again.cycles == first.cycles  # the replay is deterministic
+
+
+@pytest.mark.slow
+def test_an_edited_export_is_rebuilt(tutorial, tmp_path):
+    project, cache, first = tutorial
     edited = tmp_path / "edited"
     shutil.copytree(project, edited)
     source = edited / "src" / "kernel_kernel.cpp"

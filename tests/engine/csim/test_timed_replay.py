@@ -198,12 +198,17 @@ def test_load_and_feed_on_consecutive_lines_overlap(buffers):
     buffered = buffers.process("buffered")
     # the if and the else branch are two groups of a load and a feed, each call site a thread
     lines = [n for n, l in enumerate(BUFFERED.splitlines(), start=3) if l.startswith("      load(")]
-    assert sorted(h.name for h in buffered.helpers) == sorted(f"buffered/{f}@{n}" for f in ("load", "feed") for n in lines)
+    expected = sorted(f"buffered/{f}@{n}" for f in ("load", "feed") for n in lines)
+    assert sorted(h.name for h in buffered.helpers) == expected
     # first load alone: words arrive from cycle 2, issues 2..51, done at 53; then 3 blocks of
     # load || feed, (50 - 1) + 2 cycles each, then the last feed: 53 + 3 * 51 + 51
     assert buffered.end == 53 + 3 * 51 + 51
     assert buffers.process("drain").end == buffered.end + 2  # reads the last word 2 cycles after its write
     assert buffered.iterations == 4 * 50 + 4 * 50
+    # waiting to be called, or for the calls to return, is no stall: only the first word's 2 cycles are
+    assert buffered.stall_in == 2 and all(h.stall_in == h.stall_out == 0 for h in buffered.helpers)
+    # per call 50 iterations and the pipeline's drain (depth 2 - II 1); the if branch runs twice
+    assert sorted(h.busy for h in buffered.helpers) == [51, 51, 102, 102]
 
 
 def test_calls_guarded_by_an_if_run_one_after_the_other(buffers):
@@ -262,3 +267,39 @@ def test_a_floating_point_recurrence_raises_the_ii(recurrences, distance, ii):
         assert [(n["pragma_ii"], n["ii"]) for n in notes] == [(1, ii)] and "acc" in notes[0]["reason"]
     # 64 iterations at the achieved II, the drain between the loops (depth 2 beyond the last II), 8 writes
     assert recurrences.process(f"accumulate{distance}").busy == 64 * ii + (2 - ii) + 8
+
+
+CROSSED = """
+static void writer(hls::stream<int> &first, hls::stream<int> &second) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    first.write(i);
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    second.write(i);
+  }
+}
+static void reader(hls::stream<int> &first, hls::stream<int> &second) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    second.read();
+    first.read();
+  }
+}
+"""
+
+
+def test_fifos_too_shallow_for_the_order_of_the_words_deadlock_where_csim_passes_them(base, tmp_path):
+    """A sequential C run has unbounded streams and never blocks; the replay has the emitted depths."""
+    body = _stream("first", 2) + _stream("second", 2) + "  writer(first, second);\n  reader(first, second);\n"
+    result = timed_kernel(base, tmp_path, CROSSED, body)
+    assert not result.complete and result.deadlock
+    assert result.deadlock == ["writer waits on full first", "reader waits on empty second"]
+
+
+@pytest.mark.slow
+def test_fifos_deep_enough_for_the_order_of_the_words_do_not_deadlock(base, tmp_path):
+    body = _stream("first", 8) + _stream("second", 8) + "  writer(first, second);\n  reader(first, second);\n"
+    deep = timed_kernel(base, tmp_path, CROSSED, body)
+    assert deep.complete and deep.deadlock is None

@@ -6,10 +6,14 @@
 #include "xrt_device.h"
 #include "xrt_uuid.h"
 
+// The command states of XRT's ert.h that hosts compare with.
+enum ert_cmd_state { ERT_CMD_STATE_NEW = 1, ERT_CMD_STATE_QUEUED = 2, ERT_CMD_STATE_RUNNING = 3,
+                     ERT_CMD_STATE_COMPLETED = 4, ERT_CMD_STATE_ERROR = 5, ERT_CMD_STATE_ABORT = 6 };
+
 namespace xrt {
 class run {
  public:
-  void wait();
+  ert_cmd_state wait();
 };
 
 class kernel {
