@@ -90,7 +90,9 @@ _STREAM_DECL = re.compile(r"^\s*hls::stream\s*<.*>\s+(\w+)\s*(?:\(\s*\"([^\"]*)\
 _STREAM_PRAGMA = re.compile(r"^\s*#\s*pragma\s+HLS\s+stream\b(.*)$", re.IGNORECASE)
 # an accumulation `x[..] = (x[..] op ...` or `x[..] op= ...`, possibly guarded by `if (...)` (padding)
 _GUARD = r"^(\s*(?:if\s*\(.*\)\s*)?)"
-_ACCUMULATE = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*\2\s*((?:\[[^\]]*\])+)\s*([-+*])")
+# x[..] = (x[..] op ..., or the exporter's x[..] = (first ? start : x[..]) op ... (a first update starts it)
+_ACCUMULATE = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*=\s*\(*\s*(?:\w+\s*\?\s*\w+\s*:\s*)?\2\s*"
+                         r"((?:\[[^\]]*\])+)\s*\)?\s*([-+*])")
 _COMPOUND = re.compile(_GUARD + r"(\w+)((?:\[[^\]]*\])+)\s*([-+*])=")
 _DATAFLOW = re.compile(r"^\s*#\s*pragma\s+HLS\s+dataflow\b", re.IGNORECASE)
 _TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")

@@ -455,7 +455,8 @@ class VitisHLSTarget(IOModules, Target):
             c.pragma("HLS array_partition variable=term complete")
         with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
             c.pragma("HLS unroll")
-            expression = self._rewrite(plan.reduce_operand if reducing else plan.update_expression, words,
+            accumulates = plan.reduce_op is not None
+            expression = self._rewrite(plan.reduce_operand if accumulates else plan.update_expression, words,
                                        f"(first ? start : {local})")
             used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
                 l for l, b in plan.loops.items() if b.padded}
@@ -465,10 +466,13 @@ class VitisHLSTarget(IOModules, Target):
             if reducing:
                 c.line(f"term[lane] = ({guard}) ? ({t})({expression}) : ({t}){plan.identity};" if guard
                        else f"term[lane] = ({t})({expression});")
+            elif accumulates:
+                # one form for every accumulation, x = (first ? start : x) op e (a padded iteration
+                # adds the identity), which the timed C simulation recognises as the PE's recurrence
+                term = f"(({guard}) ? ({t})({expression}) : ({t}){plan.identity})" if guard else f"({expression})"
+                c.line(f"{local} = (first ? start : {local}) {plan.reduce_op} {term};")
             else:
-                # a padded iteration keeps the accumulator as it was (or starts it)
-                c.line(f"{local} = ({guard}) ? ({t})({expression}) : (first ? start : {local});" if guard
-                       else f"{local} = {expression};")
+                c.line(f"if ({guard}) {local} = {expression};" if guard else f"{local} = {expression};")
         if reducing:
             c.line("/* the lanes' terms as a balanced tree, then one update of the accumulator */")
             with c.block(f"for (int width = {plan.lanes // 2}; width > 0; width /= 2)"):
@@ -477,7 +481,7 @@ class VitisHLSTarget(IOModules, Target):
                     c.pragma("HLS unroll")
                     c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
             target = local.replace("lane", "0")
-            c.line(f"{target} = ({t})((first ? start : {target}) {plan.reduce_op} term[0]);")
+            c.line(f"{target} = (first ? start : {target}) {plan.reduce_op} term[0];")
 
     def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
         """The statement with every array reference replaced by the value the PE holds for it."""

@@ -17,11 +17,13 @@ from engine.resources import KERNELS
 from engine.sim.simulate import simulate
 
 TOLERANCE = 0.05
-# Known model error: in a 1-D array whose double-buffered L1 chain loads more per tile than it feeds
-# (k__i-j.k here), chain members, PEs and the swap of buffers couple tile by tile and each tile costs
-# ~20 cycles more than max(load, feed); the simulator and the exported code agree on it, the model
-# does not see it yet (it is 11% optimistic on this case).
-MODEL_MISSES = {"mm k__i-j.k 64x64x64 float"}
+# Known model errors (the simulator and the exported code agree on both; the model does not see them yet):
+# - k__i-j.k: a 1-D array whose double-buffered L1 chain loads more per tile than it feeds; chain
+#   members, PEs and the swap of buffers couple tile by tile and each tile costs ~20 cycles more than
+#   max(load, feed): the model is 12% optimistic;
+# - j-k__i-j.k int16: the prologue; the model has the first blocks reach the PEs in 86 cycles, the
+#   code's PEs start after ~400 (the first block crosses an L1 chain one element a word): 5.5%.
+MODEL_MISSES = {"mm k__i-j.k 64x64x64 float", "mm j-k__i-j.k 64x64x64 int16_t"}
 
 
 @pytest.fixture(scope="module")
