@@ -1,9 +1,17 @@
 """Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file;
-and the design + parameters of the subcommands that look at one configuration (model, simulate)."""
+the design + parameters of the subcommands that look at one configuration (model, simulate); the
+kernel compiled from them and checked (unused -D names, size limits); argparse types for seeds and
+budgets that refuse what a run could not honour (negative or huge seeds, nan / inf / 0 seconds)."""
 from __future__ import annotations
 
 import argparse
+import math
+import re
+from pathlib import Path
 
+from engine.compiler.design_space import DesignSpace, compile_kernel
+from engine.errors import KernelError, SourceLocation
+from engine.limits import INT64_MAX, check_design_space
 from engine.resources import preset_defines
 
 
@@ -28,3 +36,65 @@ def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
 def kernel_defines(args: argparse.Namespace) -> list[str]:
     """Preset sizes first, so that explicit -D options win over them."""
     return (preset_defines(args.kernel, args.preset) if args.preset else []) + list(args.defines)
+
+
+def compile_from_args(args: argparse.Namespace) -> DesignSpace:
+    """The kernel compiled with the -D / preset / --simd-info arguments, refused when a -D names
+    nothing the kernel uses or its sizes are beyond what the models count (engine/limits.py)."""
+    defines = kernel_defines(args)
+    space = compile_kernel(args.kernel, defines=defines, simd_info=args.simd_info)
+    check_defines(space, args.defines)
+    check_design_space(space)
+    return space
+
+
+def check_defines(space: DesignSpace, defines: list[str]) -> None:
+    """Every -D NAME must be a size (or a macro) the kernel or a header it includes mentions."""
+    kernel = space.kernel
+    texts = [kernel.source]
+    folder = Path(kernel.path).parent
+    for header in re.findall(r'#\s*include\s*"([^"]+)"', kernel.source):
+        try:
+            texts.append((folder / header).read_text(errors="replace"))
+        except OSError:
+            continue
+    for pair in defines:
+        name = pair.partition("=")[0].strip()
+        if name in kernel.sizes or any(re.search(rf"\b{re.escape(name)}\b", text) for text in texts):
+            continue
+        known = ", ".join(kernel.sizes) or "none"
+        raise KernelError(f"-D {pair}: the kernel does not use '{name}' (its sizes: {known})",
+                          SourceLocation(kernel.path))
+
+
+def seed(text: str) -> int:
+    """argparse type: a seed in 0..2^63-1 (what the run database and numpy take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in 0..2^63-1, not '{text}'") from None
+    if not 0 <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f"the seed must be in 0..2^63-1 = {INT64_MAX}, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type: a finite, positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not '{text}'") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the time budget must be positive and finite, not {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value

@@ -37,7 +37,7 @@ def test_table_lists_each_design(bundled, tmp_path, capsys):
 
 
 def test_bad_budget_method_and_design_are_one_line_errors(bundled, capsys):
-    for argv, phrase in ((["--samples", "0"], "budget must be positive"), (["--method", "nope"], "unknown search method"),
+    for argv, phrase in ((["--samples", "0"], "expected a positive integer, not 0"), (["--method", "nope"], "unknown search method"),
                          (["--design", "zz"], "no design 'zz'")):
         assert main(["search", str(bundled("mm")), "--no-store", *argv]) == 2
         err = capsys.readouterr().err

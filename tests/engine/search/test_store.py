@@ -56,7 +56,7 @@ def test_designs_and_traces_live_in_their_own_tables(tmp_path):
     with RunStore(path) as store:
         run_id = save(store)
     db = sqlite3.connect(path)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
     assert db.execute("SELECT design, best_latency FROM designs WHERE run_id = ? ORDER BY position",
                       (run_id,)).fetchall() == [("i-j__i-j.k", 1200.5), ("i__i.j-k", None)]
     assert db.execute("SELECT samples, best_latency FROM trace WHERE run_id = ? AND position = 0 ORDER BY step",
