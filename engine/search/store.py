@@ -104,7 +104,8 @@ def _json(value) -> str:
 
 
 class RunStore:
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, *, timeout: float = 10.0):
+        """`timeout`: seconds to wait for another writer's lock before a write is an error."""
         self.path = Path(path).expanduser() if path is not None else default_database_path()
         self._lock = threading.RLock()
         try:
@@ -114,7 +115,7 @@ class RunStore:
         self._conn = None
         try:
             with self._guard():
-                self._conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+                self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
                 self._conn.execute("PRAGMA foreign_keys = ON")
             self._create_schema()
         except BaseException:
