@@ -365,6 +365,9 @@ def _summary(r) -> RunSummary:
         budget = _object(r[6])
         if not isinstance(r[1], str) or not isinstance(r[5], int):
             raise TypeError("created or seed has the wrong type")
+        if not all(v is None or isinstance(v, (int, float)) for v in (r[10], r[11])) or \
+                not (r[9] is None or isinstance(r[9], str)):
+            raise TypeError("the best design's columns have the wrong type")
         return RunSummary(r[0], r[1], str(r[2]), str(r[3]), str(r[4]), r[5], budget, _status(r[7], *r[12:15]),
                           *r[8:12])
     except (ValueError, TypeError) as exc:
