@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return SUBCOMMANDS[args.command].run(args)
     except EngineError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _report(f"error: {one_line(exc)}")
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -70,6 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         _report("error: out of memory (try smaller sizes or a smaller configuration)")
         return 2
+
+
+def one_line(exc: Exception) -> str:
+    """An error's message as the one line the CLI promises (a library's message may span lines or end
+    in a newline), never empty."""
+    text = "; ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+    return text if text and not text.endswith(":") else f"{text} {type(exc).__name__} (no reason given)".strip()
 
 
 def _report(line: str) -> None:

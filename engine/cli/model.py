@@ -121,6 +121,9 @@ def _line_result(model: PerformanceModel, path: str, number: int, raw: bytes) ->
         if not isinstance(data, dict):
             raise ValueError(f"found {type(data).__name__}")
         values = {k: _in_range(k, v) for k, v in as_int_params(data).items()}
+    except RecursionError:
+        return {"line": number, "error": f"{path}:{number}: expected a JSON object of integer parameters "
+                                         f"(nested too deeply)"}
     except (ValueError, DesignError) as exc:
         reason = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
         return {"line": number, "error": f"{path}:{number}: expected a JSON object of integer parameters ({reason})"}
