@@ -5,6 +5,7 @@ budgets that refuse what a run could not honour (negative or huge seeds, nan / i
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 from pathlib import Path
@@ -44,8 +45,30 @@ def compile_from_args(args: argparse.Namespace) -> DesignSpace:
     defines = kernel_defines(args)
     space = compile_kernel(args.kernel, defines=defines, simd_info=args.simd_info)
     check_defines(space, args.defines)
+    check_reductions(space, args.simd_info)
     check_design_space(space)
     return space
+
+
+def check_reductions(space: DesignSpace, simd_info: str | None) -> None:
+    """A --simd-info file has AutoSA's shape and every loop it (or a `#pragma systolic reduction`) names
+    is a loop of the kernel."""
+    kernel = space.kernel
+    if simd_info is not None:
+        info = json.loads(Path(simd_info).read_text())  # the front end has read it already
+        if not isinstance(info, dict) or not info or not all(
+                isinstance(e, dict) and isinstance(e.get("reduction"), list) for e in info.values()):
+            raise KernelError('expected an object of kernels, each with a "reduction" list, e.g. '
+                              '{"kernel": {"reduction": ["k"]}}', SourceLocation(simd_info))
+    loops = list(dict.fromkeys(loop.name for s in kernel.statements for loop in s.loops))
+    for name in sorted(kernel.declared_reduction_loops - set(loops)):
+        where = SourceLocation(simd_info) if simd_info is not None else SourceLocation(kernel.path)
+        for number, line in enumerate(kernel.source.splitlines(), 1):
+            if re.search(r"#\s*pragma\s+systolic\s+reduction", line) and re.search(rf"\b{re.escape(name)}\b", line):
+                where = SourceLocation(kernel.path, number)
+                break
+        raise KernelError(f"reduction loop '{name}' is not a loop of the kernel (its loops: {', '.join(loops)})",
+                          where)
 
 
 def check_defines(space: DesignSpace, defines: list[str]) -> None:
