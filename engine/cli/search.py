@@ -88,17 +88,42 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 
 
 class _Recorder:
-    """Stores a run as it goes. A write that fails once the search runs does not stop the search:
-    the error is kept, nothing more is written, and it is reported after the results are printed."""
+    """Stores a run as it goes, from a writer thread, so the search never waits for the disk: the
+    latest result of each design waits in `pending` (a newer one replaces it) until the thread
+    writes it. A write that fails once the search runs does not stop the search: the error is kept,
+    nothing more is written, and it is reported after the results are printed."""
 
     def __init__(self, store: RunStore, run_id: int):
         self.store, self.run_id, self.error = store, run_id, None
+        self._pending: dict[int, DesignResult] = {}
+        self._wake = threading.Condition()
+        self._closing = False
+        self._thread = threading.Thread(target=self._write_pending, name="run-store", daemon=True)
+        self._thread.start()
 
     def put(self, position: int, result: DesignResult) -> None:
-        self._write(self.store.put_design, self.run_id, position, result)
+        with self._wake:
+            self._pending[position] = result
+            self._wake.notify()
 
     def finish(self, status: str) -> None:
+        """Write what is pending, then the run's final status."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+        self._thread.join()
         self._write(self.store.finish, self.run_id, status)
+
+    def _write_pending(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending and not self._closing:
+                    self._wake.wait()
+                if not self._pending:
+                    return
+                batch, self._pending = self._pending, {}
+            for position, result in sorted(batch.items()):
+                self._write(self.store.put_design, self.run_id, position, result)
 
     def _write(self, write, *args) -> None:
         if self.error is not None:

@@ -201,7 +201,7 @@ class RunStore:
         best = (None,) * 5 if b is None else (_json(b.params), *map(float, astuple(b)[1:]))
         db.execute("INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
             run_id, pos, d.design, d.method, int(d.samples), float(d.elapsed), d.stopped,
-            _json(list(d.notes)), _json([asdict(c) for c in d.pareto]), *best))
+            _json(list(d.notes)), _json([_candidate(c) for c in d.pareto]), *best))
         db.executemany("INSERT INTO trace VALUES (?,?,?,?,?,?)", [
             (run_id, pos, step, int(t.samples), float(t.elapsed),
              None if t.best_latency is None else float(t.best_latency)) for step, t in enumerate(d.trace)])
@@ -325,6 +325,12 @@ class RunStore:
             return [(r[0], Candidate(_object(r[1]), *r[2:])) for r in rows]
         except (ValueError, TypeError) as exc:
             raise EngineError(f"run {run_id} in {self.path} is damaged and cannot be read ({_reason(exc)})") from None
+
+
+def _candidate(c: Candidate) -> dict:
+    """asdict(c), without its deep copies: a checkpoint writes hundreds of these every few seconds."""
+    return {"params": c.params, "latency_cycles": c.latency_cycles, "dsp": c.dsp, "bram18k": c.bram18k,
+            "throughput_gops": c.throughput_gops}
 
 
 def _object(text) -> dict:

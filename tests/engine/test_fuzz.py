@@ -197,7 +197,7 @@ def fuzz_params_files(count: int, tmp_path) -> None:
 
 
 def test_random_params_files_sample(tmp_path):
-    fuzz_params_files(10, tmp_path)
+    fuzz_params_files(5, tmp_path)
 
 
 @pytest.mark.slow

@@ -63,10 +63,10 @@ class Search:
         return self.proc.returncode, out, self.buffer
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])
 def test_sigterm_and_sighup_store_the_run_as_interrupted(bundled, tmp_path, sig):
     db = tmp_path / "runs.sqlite"
-    search = Search(bundled("mm"), db, "--method", "evolution", "--seconds", "120")
+    search = Search(bundled("mm"), db, "--preset", "small", "--method", "random", "--seconds", "120")
     search.wait_for_progress()
     code, out, err = search.stop(sig)
     assert code == 128 + sig, err
@@ -82,7 +82,7 @@ def test_sigterm_and_sighup_store_the_run_as_interrupted(bundled, tmp_path, sig)
 
 def test_sigkill_leaves_an_incomplete_run_with_what_was_checkpointed(bundled, tmp_path):
     db = tmp_path / "runs.sqlite"
-    search = Search(bundled("mm"), db, "--method", "evolution", "--seconds", "120")
+    search = Search(bundled("mm"), db, "--preset", "small", "--method", "random", "--seconds", "120")
     search.wait_for_progress()
     search.read(3.0)  # a checkpoint at least every 2 s
     _, match = search.lines[-1]
