@@ -6,6 +6,8 @@ with 32-bit ints, so what they represent exactly is:
 - a loop of at most MAX_EXTENT = 2^31 - 1 iterations;
 - a loop nest of at most INT64_MAX iterations (the product of its loop extents), and arrays of at
   most INT64_MAX bytes.
+A kernel of more than MAX_STATEMENTS statements is refused before the polyhedral passes, whose time
+grows with the statements (~7 s of CPU for 100, ~18 s for 400 on the project's machine).
 The cycle-level simulator holds one segment per module instance and tile (engine/sim/kernel.py
 flattens them into arrays): `simulator_state_bytes` estimates that state from the descriptor and
 `check_simulator_memory` refuses a configuration whose state would not fit in the available memory.
@@ -20,10 +22,18 @@ from engine.errors import DesignError, KernelError
 
 MAX_EXTENT = 2**31 - 1
 INT64_MAX = 2**63 - 1
+MAX_STATEMENTS = 64
 # measured on MM designs: ~0.45 segments per (instance, tile) at ~650 bytes each while the simulator
 # builds them (Python tuples before the int64 arrays); rounded up
 SIM_BYTES_PER_INSTANCE_TILE = 700
 MEMORY_SHARE = 0.8  # of the available memory the simulator may plan to use
+
+
+def check_kernel(kernel) -> None:
+    """Refuse a parsed kernel with more statements than the compiler handles in seconds."""
+    if len(kernel.statements) > MAX_STATEMENTS:
+        raise KernelError(f"the scop holds {len(kernel.statements)} statements; the limit is {MAX_STATEMENTS} "
+                          f"(the polyhedral passes take seconds per tens of statements)", kernel.scop_location)
 
 
 def check_design_space(space) -> None:

@@ -10,9 +10,10 @@ import math
 import re
 from pathlib import Path
 
-from engine.compiler.design_space import DesignSpace, compile_kernel
+from engine.compiler.design_space import DesignSpace, explore_designs
+from engine.compiler.frontend import parse_kernel
 from engine.errors import KernelError, SourceLocation
-from engine.limits import INT64_MAX, check_design_space
+from engine.limits import INT64_MAX, check_design_space, check_kernel
 from engine.resources import preset_defines
 
 
@@ -40,10 +41,12 @@ def kernel_defines(args: argparse.Namespace) -> list[str]:
 
 
 def compile_from_args(args: argparse.Namespace) -> DesignSpace:
-    """The kernel compiled with the -D / preset / --simd-info arguments, refused when a -D names
-    nothing the kernel uses or its sizes are beyond what the models count (engine/limits.py)."""
-    defines = kernel_defines(args)
-    space = compile_kernel(args.kernel, defines=defines, simd_info=args.simd_info)
+    """The kernel compiled with the -D / preset / --simd-info arguments, refused when it has more
+    statements than the compiler handles in seconds, a -D names nothing the kernel uses, or its sizes
+    are beyond what the models count (engine/limits.py)."""
+    kernel = parse_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    check_kernel(kernel)  # before the polyhedral passes, whose time grows with the statements
+    space = explore_designs(kernel)
     check_defines(space, args.defines)
     check_reductions(space, args.simd_info)
     check_design_space(space)

@@ -65,3 +65,15 @@ def test_argument_types_refuse_what_a_run_cannot_honour():
     for bad in ("0", "-2", "2.0"):
         with pytest.raises(argparse.ArgumentTypeError):
             positive_int(bad)
+
+
+def test_a_kernel_of_thousands_of_statements_fails_fast_naming_the_limit(write_kernel):
+    from engine.limits import MAX_STATEMENTS
+    body = "".join(f"      C[i][j] += A[i][k] * B[k][j] + {s};\n" for s in range(200))
+    kernel = write_kernel("for (int i = 0; i < 8; i++)\n  for (int j = 0; j < 8; j++)\n"
+                          "    for (int k = 0; k < 8; k++) {\n" + body + "    }\n",
+                          prelude="float A[8][8]; float B[8][8]; float C[8][8];\n")
+    with pytest.raises(KernelError) as error:
+        compile_args(str(kernel))
+    assert f"the scop holds 200 statements; the limit is {MAX_STATEMENTS}" in str(error.value)
+    assert str(error.value).startswith(f"{kernel}:")
