@@ -132,6 +132,8 @@ class _Recorder:
             write(*args)
         except EngineError as exc:
             self.error = exc
+        except Exception as exc:  # noqa: BLE001 - a failed write must not end the search; it is reported
+            self.error = EngineError(f"{type(exc).__name__}: {exc}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,12 +155,6 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     designs = [space.design(d).id for d in args.design] or [d.id for d in space.designs]
     budget = Budget(seconds=args.seconds, samples=args.samples) if (args.seconds or args.samples) is not None \
         else Budget(seconds=2.0 * len(designs))
-    recorder = None
-    if store is not None:  # the row exists, "running", before the first sample: a write that fails, fails here
-        recorder = _Recorder(store, store.begin(
-            kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
-            device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
-            kernel=space.kernel.name, options={"designs": designs, "defines": defines}))
     line = _ProgressLine(len(designs))
     cancel = threading.Event()
     received: list[int] = []
@@ -169,14 +165,20 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         received.append(signum)
         cancel.set()
 
-    def on_design_done(result: DesignResult) -> None:
-        if recorder is not None:
-            recorder.put(line.done, result)
-        line.design_done(result)
-
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
-    status = "failed"
+    recorder, status = None, "failed"
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}  # from before the run's row exists
     try:
+        if store is not None:  # the row exists, "running", before the first sample: a write that fails, fails here
+            recorder = _Recorder(store, store.begin(
+                kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
+                device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
+                kernel=space.kernel.name, options={"designs": designs, "defines": defines}))
+
+        def on_design_done(result: DesignResult) -> None:
+            if recorder is not None:
+                recorder.put(line.done, result)
+            line.design_done(result)
+
         result = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
                          callbacks=(line,), cancel_event=cancel, on_design_done=on_design_done,
                          on_checkpoint=None if recorder is None else recorder.put)
