@@ -13,6 +13,7 @@ import random
 import re
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -112,9 +113,14 @@ def test_sigkill_at_a_random_moment_keeps_the_state_of_five_seconds_before(bundl
     search.wait_for_progress()
     started = search.lines[0][0]
     search.read(random.Random(seed).uniform(6.0, 18.0))
-    killed = time.monotonic()
+    killed, killed_wall = time.monotonic(), time.time()
     assert search.proc.poll() is None, "the search ended before the kill"
     search.stop(signal.SIGKILL)
+    db_rows = sqlite3.connect(db)
+    (updated,) = db_rows.execute("SELECT updated FROM runs WHERE id = 1").fetchone()
+    db_rows.close()
+    print(f"last checkpoint {killed_wall - updated:.2f} s before the kill")
+    assert killed_wall - updated <= 5.0
     before = [m for t, m in search.lines if t <= killed - 5.0]
     assert before, "no progress line 5 s before the kill"
     shown = before[-1]
