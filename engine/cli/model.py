@@ -60,7 +60,10 @@ def parse_params(pairs: list[str]) -> dict[str, int]:
 
 
 def _in_range(name: str, value: int) -> int:
-    if not -INT64_MAX <= value <= INT64_MAX:
+    """Every tuning parameter and packing factor is a positive integer the models hold in int64."""
+    if value < 1:
+        raise DesignError(f"parameter {name}={value} must be a positive integer")
+    if value > INT64_MAX:
         raise DesignError(f"parameter {name}={value} is beyond the int64 range the models evaluate")
     return value
 
