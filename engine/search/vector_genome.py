@@ -4,7 +4,7 @@ A population is an int64 array, one row per configuration, one column per tunabl
 `SearchSpace.names` order. Each operator is a handful of numpy calls, so a generation of a thousand
 children costs about as much as evaluating them (the models evaluate ~10^6 configurations/s).
 
-Divisors come from a `Divisors` table: a full table for values below TABLE_LIMIT, and above it the
+Divisors come from a `Divisors` table: a full table for values up to 2^14, and above it the
 divisors of each value actually met, found in O(sqrt v) and cached, so a loop of 10^9 iterations
 costs what its visited values cost, not a 10^9-row table.
 """
@@ -17,7 +17,7 @@ import numpy as np
 from engine.search.space import Config, SearchSpace
 
 ALPHA = 0.4
-TABLE_LIMIT = 4097  # values below it use the full table (4097 rows x 48 divisors at most, 1.5 MB)
+TABLE_LIMIT = 16385  # values below it use the full table (16385 rows x 80 divisors at most, 10 MB)
 CACHE_LIMIT = 200_000  # values above it whose divisors are kept
 
 
