@@ -144,7 +144,7 @@ def test_ctrl_c_while_starting_is_quiet(bundled, tmp_path):
     """Ctrl-C during the imports (before any work): exit 130, 'interrupted', no traceback, nothing stored."""
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "search", str(bundled("mm")), "--db",
                              str(tmp_path / "runs.sqlite")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.4)
+    time.sleep(0.8)  # past the interpreter's start, inside the imports (well over a second)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip() == "interrupted" and out == ""
