@@ -188,7 +188,8 @@ class RunStore:
         self.close()
 
     def _check(self, db, run_id: int) -> None:
-        if db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+        if not (isinstance(run_id, int) and 0 < run_id < 2**63) or \
+                db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
             raise EngineError(f"no stored run {run_id} in {self.path}")
 
     def _insert_designs(self, db, run_id: int, result: ExplorationResult) -> None:

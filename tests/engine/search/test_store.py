@@ -279,3 +279,13 @@ def test_a_locked_database_is_an_error_naming_the_lock(tmp_path):
     finally:
         other.execute("ROLLBACK")
         other.close()
+
+
+def test_a_run_id_sqlite_cannot_hold_is_simply_not_there(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        for run_id in (10**23, -1, 0):
+            with pytest.raises(EngineError, match=f"no stored run {run_id} in "):
+                store.load(run_id)
+            with pytest.raises(EngineError, match=f"no stored run {run_id} in "):
+                store.top_k(run_id)
