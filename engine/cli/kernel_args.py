@@ -116,11 +116,11 @@ def positive_seconds(text: str) -> float:
 
 
 def positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1."""
+    """argparse type: an integer in 1..2^63-1 (counts the engine holds in int64)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    if not 1 <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2^63-1, not {value}")
     return value

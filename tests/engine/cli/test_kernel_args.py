@@ -62,7 +62,7 @@ def test_argument_types_refuse_what_a_run_cannot_honour():
         with pytest.raises(argparse.ArgumentTypeError):
             positive_seconds(bad)
     assert positive_int("3") == 3
-    for bad in ("0", "-2", "2.0"):
+    for bad in ("0", "-2", "2.0", str(2**63)):
         with pytest.raises(argparse.ArgumentTypeError):
             positive_int(bad)
 

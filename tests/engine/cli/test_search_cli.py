@@ -41,7 +41,7 @@ def test_table_lists_each_design(bundled, tmp_path, capsys):
 
 
 def test_bad_budget_method_and_design_are_one_line_errors(bundled, capsys):
-    for argv, phrase in ((["--samples", "0"], "expected a positive integer, not 0"), (["--method", "nope"], "unknown search method"),
+    for argv, phrase in ((["--samples", "0"], "expected a positive integer up to 2^63-1, not 0"), (["--method", "nope"], "unknown search method"),
                          (["--design", "zz"], "no design 'zz'")):
         assert main(["search", str(bundled("mm")), "--no-store", *argv]) == 2
         err = capsys.readouterr().err
@@ -122,6 +122,7 @@ def test_results_are_printed_when_storing_fails_late(bundled, tmp_path, capsys, 
     (["--seed", "99999999999999999999999"], "seed must be in 0..2^63-1"),
     (["--seconds", "0"], "positive and finite"), (["--seconds", "nan"], "positive and finite"),
     (["--seconds", "inf"], "positive and finite"), (["--samples", "-3"], "positive integer"),
+    (["--samples", "99999999999999999999999"], "positive integer up to 2^63-1"),
 ])
 def test_seeds_and_budgets_a_run_could_not_honour_are_refused(bundled, capsys, argv, phrase):
     assert main(["search", str(bundled("mm")), "--no-store", *argv]) == 2
