@@ -84,14 +84,16 @@ class _ProgressLine:
             self._write("\r" + " " * 100 + "\r")
 
 
+LOCKED_RETRY = 1.0  # seconds before a checkpoint another writer's lock refused is tried again
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class _Recorder:
     """Stores a run as it goes, from a writer thread, so the search never waits for the disk: the
     latest result of each design waits in `pending` (a newer one replaces it) until the thread
-    writes it. A write that fails once the search runs does not stop the search: the error is kept,
-    nothing more is written, and it is reported after the results are printed."""
+    writes it. A checkpoint refused because another writer holds the database's lock is tried again
+    later; any other failure does not stop the search either: the error is kept, nothing more is
+    written, and it is reported after the results are printed."""
 
     def __init__(self, store: RunStore, run_id: int):
         self.store, self.run_id, self.error = store, run_id, None
@@ -119,21 +121,29 @@ class _Recorder:
             with self._wake:
                 while not self._pending and not self._closing:
                     self._wake.wait()
-                if not self._pending:
+                if not self._pending or self.error is not None:
                     return
                 batch, self._pending = self._pending, {}
+                closing = self._closing
             for position, result in sorted(batch.items()):
-                self._write(self.store.put_design, self.run_id, position, result)
+                if not self._write(self.store.put_design, self.run_id, position, result, retry=not closing):
+                    with self._wake:  # another writer held the lock: try again, unless newer results came
+                        self._pending.setdefault(position, result)
+                        self._wake.wait(LOCKED_RETRY)
 
-    def _write(self, write, *args) -> None:
+    def _write(self, write, *args, retry: bool = False) -> bool:
+        """True when written (or when storing has already failed); False for a lock worth retrying."""
         if self.error is not None:
-            return
+            return True
         try:
             write(*args)
         except EngineError as exc:
+            if retry and "database is locked" in str(exc):
+                return False
             self.error = exc
         except Exception as exc:  # noqa: BLE001 - a failed write must not end the search; it is reported
             self.error = EngineError(f"{type(exc).__name__}: {exc}")
+        return True
 
 
 def run(args: argparse.Namespace) -> int:

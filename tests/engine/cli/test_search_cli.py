@@ -149,3 +149,23 @@ def test_ctrl_c_while_starting_is_quiet(bundled, tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip() == "interrupted" and out == ""
+
+
+def test_a_checkpoint_refused_by_another_writers_lock_is_written_later(bundled, tmp_path, capsys, monkeypatch):
+    real, refused = RunStore.put_design, []
+
+    def locked_twice(self, *args):
+        if len(refused) < 2:
+            refused.append(args[1])
+            raise EngineError(f"cannot use run database {self.path}: database is locked")
+        real(self, *args)
+    monkeypatch.setattr(RunStore, "put_design", locked_twice)
+    monkeypatch.setattr(search_cli, "LOCKED_RETRY", 0.01)
+    db = tmp_path / "runs.sqlite"
+    assert main(["search", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k", "--design", "k__i-j.k",
+                 "--method", "random", "--samples", "600", "--db", str(db)]) == 0
+    assert len(refused) == 2 and "stored as run 1" in capsys.readouterr().out
+    with RunStore(db) as store:
+        stored = store.load(1)
+    assert [d.design for d in stored.result.designs] == ["i-j__i-j.k", "k__i-j.k"]
+    assert all(d.samples >= 300 for d in stored.result.designs)
