@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engine.compiler.design_space import DesignSpace, explore_designs
 from engine.compiler.frontend import parse_kernel
+from engine.compiler.ir import Kernel
 from engine.errors import KernelError, SourceLocation
 from engine.limits import INT64_MAX, check_design_space, check_kernel
 from engine.resources import preset_defines
@@ -45,18 +46,17 @@ def compile_from_args(args: argparse.Namespace) -> DesignSpace:
     statements than the compiler handles in seconds, a -D names nothing the kernel uses, or its sizes
     are beyond what the models count (engine/limits.py)."""
     kernel = parse_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
-    check_kernel(kernel)  # before the polyhedral passes, whose time grows with the statements
+    check_defines(kernel, args.defines)  # input checks first, then the polyhedral passes
+    check_reductions(kernel, args.simd_info)
+    check_kernel(kernel)  # whose time grows with the statements
     space = explore_designs(kernel)
-    check_defines(space, args.defines)
-    check_reductions(space, args.simd_info)
     check_design_space(space)
     return space
 
 
-def check_reductions(space: DesignSpace, simd_info: str | None) -> None:
+def check_reductions(kernel: Kernel, simd_info: str | None) -> None:
     """A --simd-info file has AutoSA's shape and every loop it (or a `#pragma systolic reduction`) names
     is a loop of the kernel."""
-    kernel = space.kernel
     if simd_info is not None:
         info = json.loads(Path(simd_info).read_text())  # the front end has read it already
         if not isinstance(info, dict) or not info or not all(
@@ -74,9 +74,8 @@ def check_reductions(space: DesignSpace, simd_info: str | None) -> None:
                           where)
 
 
-def check_defines(space: DesignSpace, defines: list[str]) -> None:
+def check_defines(kernel: Kernel, defines: list[str]) -> None:
     """Every -D NAME must be a size (or a macro) the kernel or a header it includes mentions."""
-    kernel = space.kernel
     texts = [kernel.source]
     folder = Path(kernel.path).parent
     for header in re.findall(r'#\s*include\s*"([^"]+)"', kernel.source):
