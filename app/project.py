@@ -1,16 +1,20 @@
 """Project <-> JSON project file: the kernel (path and text), size overrides, data type, device,
 search settings, the selected design and configuration, and the stored search runs (ids in a run
-database). Written atomically (temp file + os.replace) and versioned; reading checks everything and
-raises ProjectError with one line, so a corrupt file changes nothing."""
+database). Written atomically (temp file + os.replace) and versioned; saving through a symlink
+writes its target (the link stays a link), and the file gets the mode a plain open() would give it
+(0666 less the umask, or the mode of the file it replaces). Reading checks everything and raises
+ProjectError with one line, so a corrupt file changes nothing."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.errors import EngineError
+from engine.limits import INT64_MAX, MAX_EXTENT
 
 FORMAT = "systolic-studio-project"
 VERSION = 1
@@ -39,25 +43,49 @@ class Project:
 
 
 def save_project(project: Project, path: str | Path) -> None:
-    path = Path(path)
+    link = Path(path)
+    path = Path(os.path.realpath(link))  # through symlinks (chains included) to the file they name
     text = json.dumps(project.to_json(), indent=2) + "\n"
+    temp = None
     try:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w") as out:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
+        os.chmod(temp, mode)
         os.replace(temp, path)
     except OSError as exc:
-        raise ProjectError(f"cannot write project {path}: {exc.strerror or exc}") from None
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)
+        raise ProjectError(f"cannot write project {link}: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux shows it (os.umask sets it)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load_project(path: str | Path) -> Project:
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ProjectError(f"cannot read project {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProjectError(f"{path} is not a project file (not JSON: {exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ProjectError(f"{path} is not a project file (not UTF-8 text at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ProjectError(f"{path}:{exc.lineno}:{exc.colno}: not a project file (not JSON: {exc.msg})") from None
+    except RecursionError:
+        raise ProjectError(f"{path} is not a project file (JSON nested too deeply)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProjectError(f"{path} is not a Systolic Studio project file")
     if not isinstance(data.get("version"), int) or data["version"] > VERSION:
@@ -75,19 +103,27 @@ def _check(p: Project, path: Path) -> None:
         raise ProjectError(f"{path}: {what}")
     if not isinstance(p.kernel_path, str) or not isinstance(p.kernel_text, str):
         bad("kernel_path and kernel_text must be strings")
+    if not p.kernel_path.strip() or p.kernel_path.endswith(("/", os.sep)) or Path(p.kernel_path).is_dir():
+        bad(f"kernel_path {p.kernel_path!r} does not name a kernel file")
+    if "\0" in p.kernel_path:
+        bad("kernel_path contains a NUL character")
     if not isinstance(p.sizes, dict) or not all(isinstance(k, str) and type(v) is int for k, v in p.sizes.items()):
         bad("sizes must map names to integers")
+    if any(not 0 <= v <= MAX_EXTENT for v in p.sizes.values()):
+        bad(f"sizes must be in 0..2^31-1 = {MAX_EXTENT:,} (the limit per loop)")
     if not isinstance(p.values, dict) or not all(isinstance(k, str) and type(v) is int for k, v in p.values.items()):
         bad("values must map parameter names to integers")
+    if any(not 0 <= v <= INT64_MAX for v in p.values.values()):
+        bad("values must be in 0..2^63-1")
     if p.data_type is not None and not isinstance(p.data_type, str):
         bad("data_type must be a string")
     if not isinstance(p.device, str) or not isinstance(p.method, str):
         bad("device and method must be strings")
-    if isinstance(p.seconds, bool) or not isinstance(p.seconds, (int, float)) or p.seconds <= 0:
-        bad("seconds must be a positive number")
+    if isinstance(p.seconds, bool) or not isinstance(p.seconds, (int, float)) or not 0 < p.seconds < math.inf:
+        bad("seconds must be a positive, finite number")
     if p.design is not None and not isinstance(p.design, str):
         bad("design must be a string")
     if p.database is not None and not isinstance(p.database, str):
         bad("database must be a string")
-    if not isinstance(p.runs, list) or not all(type(r) is int for r in p.runs):
+    if not isinstance(p.runs, list) or not all(type(r) is int and 0 < r <= INT64_MAX for r in p.runs):
         bad("runs must be a list of run ids")

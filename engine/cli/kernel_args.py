@@ -1,13 +1,22 @@
 """Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file;
-and the design + parameters of the subcommands that look at one configuration (model, simulate)."""
+the design + parameters of the subcommands that look at one configuration (model, simulate); the
+kernel compiled from them and checked (unused -D names, size limits); argparse types for seeds and
+budgets that refuse what a run could not honour (negative or huge seeds, nan / inf / 0 seconds)."""
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import re
 import sys
+from pathlib import Path
 
-from engine.compiler.design_space import compile_kernel
+from engine.compiler.design_space import DesignSpace, compile_kernel, explore_designs
+from engine.compiler.frontend import parse_kernel
+from engine.compiler.ir import Kernel
 from engine.compiler.sa_sizes import select
-from engine.errors import EngineError
+from engine.errors import EngineError, KernelError, SourceLocation
+from engine.limits import INT64_MAX, check_design_space, check_kernel
 from engine.resources import preset_defines
 
 
@@ -65,3 +74,87 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
           file=sys.stderr)
     args.design = selection.design.id
     args.param = [f"{name}={value}" for name, value in selection.params.items()] + list(args.param)
+
+
+def compile_from_args(args: argparse.Namespace) -> DesignSpace:
+    """The kernel compiled with the -D / preset / --simd-info arguments, refused when it has more
+    statements than the compiler handles in seconds, a -D names nothing the kernel uses, or its sizes
+    are beyond what the models count (engine/limits.py)."""
+    kernel = parse_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    check_defines(kernel, args.defines)  # input checks first, then the polyhedral passes
+    check_reductions(kernel, args.simd_info)
+    check_kernel(kernel)  # whose time grows with the statements
+    space = explore_designs(kernel)
+    check_design_space(space)
+    return space
+
+
+def check_reductions(kernel: Kernel, simd_info: str | None) -> None:
+    """A --simd-info file has AutoSA's shape and every loop it (or a `#pragma systolic reduction`) names
+    is a loop of the kernel."""
+    if simd_info is not None:
+        info = json.loads(Path(simd_info).read_text())  # the front end has read it already
+        if not isinstance(info, dict) or not info or not all(
+                isinstance(e, dict) and isinstance(e.get("reduction"), list) for e in info.values()):
+            raise KernelError('expected an object of kernels, each with a "reduction" list, e.g. '
+                              '{"kernel": {"reduction": ["k"]}}', SourceLocation(simd_info))
+    loops = list(dict.fromkeys(loop.name for s in kernel.statements for loop in s.loops))
+    for name in sorted(kernel.declared_reduction_loops - set(loops)):
+        where = SourceLocation(simd_info) if simd_info is not None else SourceLocation(kernel.path)
+        for number, line in enumerate(kernel.source.splitlines(), 1):
+            if re.search(r"#\s*pragma\s+systolic\s+reduction", line) and re.search(rf"\b{re.escape(name)}\b", line):
+                where = SourceLocation(kernel.path, number)
+                break
+        raise KernelError(f"reduction loop '{name}' is not a loop of the kernel (its loops: {', '.join(loops)})",
+                          where)
+
+
+def check_defines(kernel: Kernel, defines: list[str]) -> None:
+    """Every -D NAME must be a size (or a macro) the kernel or a header it includes mentions."""
+    texts = [kernel.source]
+    folder = Path(kernel.path).parent
+    for header in re.findall(r'#\s*include\s*"([^"]+)"', kernel.source):
+        try:
+            texts.append((folder / header).read_text(errors="replace"))
+        except OSError:
+            continue
+    for pair in defines:
+        name = pair.partition("=")[0].strip()
+        if name in kernel.sizes or any(re.search(rf"\b{re.escape(name)}\b", text) for text in texts):
+            continue
+        known = ", ".join(kernel.sizes) or "none"
+        raise KernelError(f"-D {pair}: the kernel does not use '{name}' (its sizes: {known})",
+                          SourceLocation(kernel.path))
+
+
+def seed(text: str) -> int:
+    """argparse type: a seed in 0..2^63-1 (what the run database and numpy take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in 0..2^63-1, not '{text}'") from None
+    if not 0 <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f"the seed must be in 0..2^63-1 = {INT64_MAX}, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type: a finite, positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not '{text}'") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the time budget must be positive and finite, not {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer in 1..2^63-1 (counts the engine holds in int64)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not '{text}'") from None
+    if not 1 <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2^63-1, not {value}")
+    return value

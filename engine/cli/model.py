@@ -1,5 +1,10 @@
 """`systolic model KERNEL.c --design ID --param NAME=V ...`: latency, resources and traffic of one
-configuration (or of many, one JSON object per line with --params-file)."""
+configuration (or of many, one JSON object per line with --params-file).
+
+--params-file has one rule for bad lines: every non-blank line gives one JSON object on stdout, in
+order: its result, or `{"line": N, "error": "FILE:N: reason", ...}` when the line is not UTF-8, not
+a JSON object of integer parameters, or breaks a bound or constraint. A bad line never stops the
+lines after it; the exit status is 0 unless the file itself cannot be read."""
 from __future__ import annotations
 
 import argparse
@@ -9,11 +14,11 @@ import sys
 from engine.cli.kernel_args import (
     add_configuration_arguments,
     add_kernel_arguments,
-    kernel_defines,
+    compile_from_args,
 )
 from engine.compiler.descriptor import build_descriptor
-from engine.compiler.design_space import compile_kernel
 from engine.errors import DesignError
+from engine.limits import INT64_MAX
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration, format_report
@@ -25,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     add_configuration_arguments(parser)
     parser.add_argument("--params-file", metavar="FILE.jsonl",
-                        help="evaluate many configurations: one JSON object of parameters per line")
+                        help="evaluate many configurations: one JSON object of parameters per line (UTF-8); "
+                             "each line prints its result or {\"line\": N, \"error\": ...}, bad lines never "
+                             "stop the others")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-double-buffering", action="store_true",
@@ -38,17 +45,40 @@ def parse_params(pairs: list[str]) -> dict[str, int]:
     values = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
+        name = name.strip()
         try:
-            values[name.strip()] = int(value)
+            number = int(value)
         except ValueError:
             raise DesignError(f"bad --param '{pair}': expected NAME=INTEGER, e.g. i_t1=64") from None
-        if not sep:
+        if not sep or not name:
             raise DesignError(f"bad --param '{pair}': expected NAME=INTEGER, e.g. i_t1=64")
+        if name in values:
+            raise DesignError(f"--param {name} is given twice ({name}={values[name]} and {name}={number}): "
+                              f"give each parameter once")
+        values[name] = _in_range(name, number)
     return values
 
 
+def _in_range(name: str, value: int) -> int:
+    """Every tuning parameter and packing factor is a positive integer the models hold in int64."""
+    if value < 1:
+        raise DesignError(f"parameter {name}={value} must be a positive integer")
+    if value > INT64_MAX:
+        raise DesignError(f"parameter {name}={value} is beyond the int64 range the models evaluate")
+    return value
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"parameter '{key}' appears twice")
+        seen[key] = value
+    return seen
+
+
 def run(args: argparse.Namespace) -> int:
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_from_args(args)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device),
                              double_buffering=not args.no_double_buffering)
     if args.descriptor:
@@ -63,20 +93,44 @@ def run(args: argparse.Namespace) -> int:
 
 def _batch(model: PerformanceModel, path: str) -> int:
     try:
-        lines = open(path).read().splitlines()
+        file = open(path, "rb")
     except OSError as exc:
         raise DesignError(f"cannot read {path}: {exc.strerror}") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            values = as_int_params(json.loads(line))
-        except (ValueError, AttributeError, DesignError) as exc:
-            raise DesignError(f"{path}:{number}: expected a JSON object of integer parameters ({exc})") from None
-        try:
-            result = evaluate_configuration(model, values)
-        except DesignError as exc:
-            result = {"design": model.design.id, "params": values, "error": str(exc)}
-        print(json.dumps(result))
-        sys.stdout.flush()
+    with file:
+        for number, raw in enumerate(_lines(file, path), 1):
+            result = _line_result(model, path, number, raw)
+            if result is not None:
+                print(json.dumps(result))
+                sys.stdout.flush()
     return 0
+
+
+def _lines(file, path: str):
+    try:
+        yield from file
+    except OSError as exc:  # e.g. a folder given as the file
+        raise DesignError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _line_result(model: PerformanceModel, path: str, number: int, raw: bytes) -> dict | None:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return {"line": number, "error": f"{path}:{number}:{exc.start + 1}: not UTF-8 text"}
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line, object_pairs_hook=_unique_keys)
+        if not isinstance(data, dict):
+            raise ValueError(f"found {type(data).__name__}")
+        values = {k: _in_range(k, v) for k, v in as_int_params(data).items()}
+    except RecursionError:
+        return {"line": number, "error": f"{path}:{number}: expected a JSON object of integer parameters "
+                                         f"(nested too deeply)"}
+    except (ValueError, DesignError) as exc:
+        reason = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return {"line": number, "error": f"{path}:{number}: expected a JSON object of integer parameters ({reason})"}
+    try:
+        return evaluate_configuration(model, values)
+    except DesignError as exc:
+        return {"line": number, "design": model.design.id, "params": values, "error": f"{path}:{number}: {exc}"}

@@ -1,4 +1,6 @@
-"""`systolic runs`: list the search runs stored in the run database, or show one run's per-design results."""
+"""`systolic runs`: list the search runs stored in the run database, or show one run's per-design results.
+A run whose process died mid-search is listed as "incomplete", a row that cannot be decoded as
+"damaged" (with the reason under the table): one bad row never hides the others."""
 from __future__ import annotations
 
 import argparse
@@ -78,7 +80,8 @@ def format_runs(runs: list[RunSummary]) -> str:
               "best GOP/s")
     rows = [(str(r.id), r.created[:16].replace("T", " "), r.kernel, r.method, str(r.seed), format_budget(r.budget),
              r.status, str(r.designs), r.best_design or "-", _number(r.best_throughput, ".2f")) for r in runs]
-    return _table(header, rows, right={0, 4, 7, 9})
+    damaged = [f"run {r.id} is damaged and cannot be read: {r.problem}" for r in runs if r.problem]
+    return "\n".join([_table(header, rows, right={0, 4, 7, 9}), *damaged])
 
 
 def _design_row(d: DesignResult, best: bool) -> tuple[str, ...]:

@@ -1,6 +1,9 @@
 """`systolic search KERNEL.c`: tune every design (or some) with one method, show live progress,
 end with a table per design, and store the run (kernel, sizes, device, method, seed, budget, trace,
-results) in the run database. Ctrl-C stops the search, stores what it found and prints the best."""
+results) in the run database as it goes: the database is opened and the run's row written before
+the first sample, each design's result so far is stored every few seconds and on new bests, so a
+kill -9 leaves an "incomplete" run holding all but the last seconds. Ctrl-C, SIGTERM and SIGHUP
+stop the search, store it as "interrupted" and print the best found."""
 from __future__ import annotations
 
 import argparse
@@ -11,8 +14,14 @@ import threading
 import time
 from pathlib import Path
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
-from engine.compiler.design_space import compile_kernel
+from engine.cli.kernel_args import (
+    add_kernel_arguments,
+    compile_from_args,
+    kernel_defines,
+    positive_int,
+    positive_seconds,
+    seed,
+)
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.search.explore import Budget, explore, smallest_design_needs
@@ -28,9 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--design", action="append", default=[], metavar="ID", help="only these designs (repeatable)")
     parser.add_argument("--method", default="hybrid", help=f"one of {', '.join(METHODS)} (default hybrid)")
     budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--seconds", type=float, help="total time budget, split across designs (default 2 s per design)")
-    budget.add_argument("--samples", type=int, help="total number of evaluated configurations, split across designs")
-    parser.add_argument("--seed", type=int, default=0)
+    budget.add_argument("--seconds", type=positive_seconds,
+                        help="total time budget, split across designs (default 2 s per design)")
+    budget.add_argument("--samples", type=positive_int,
+                        help="total number of evaluated configurations, split across designs")
+    parser.add_argument("--seed", type=seed, default=0, help="0..2^63-1 (default 0)")
     parser.add_argument("--device", default="u250")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
@@ -55,52 +66,149 @@ class _ProgressLine:
             return
         self.last = now
         best = f"best {p.best.throughput_gops:8.1f} GOP/s" if p.best else "no feasible point yet"
-        sys.stderr.write(f"\r[{self.done + 1}/{self.designs}] {p.design:24} {p.samples:>9,} samples "
-                         f"{p.elapsed:6.1f} s  {best}   ")
-        sys.stderr.flush()
+        self._write(f"\r[{self.done + 1}/{self.designs}] {p.design:24} {p.samples:>9,} samples "
+                    f"{p.elapsed:6.1f} s  {best}   ")
+
+    def _write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except OSError:  # the terminal is gone (SIGHUP, closed ssh): keep searching, stop drawing
+            self.live = False
 
     def design_done(self, _result: DesignResult) -> None:
         self.done += 1
 
     def close(self) -> None:
         if self.live:
-            sys.stderr.write("\r" + " " * 100 + "\r")
+            self._write("\r" + " " * 100 + "\r")
+
+
+LOCKED_RETRY = 1.0  # seconds before a checkpoint another writer's lock refused is tried again
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class _Recorder:
+    """Stores a run as it goes, from a writer thread, so the search never waits for the disk: the
+    latest result of each design waits in `pending` (a newer one replaces it) until the thread
+    writes it. A checkpoint refused because another writer holds the database's lock is tried again
+    later; any other failure does not stop the search either: the error is kept, nothing more is
+    written, and it is reported after the results are printed."""
+
+    def __init__(self, store: RunStore, run_id: int):
+        self.store, self.run_id, self.error = store, run_id, None
+        self._pending: dict[int, DesignResult] = {}
+        self._wake = threading.Condition()
+        self._closing = False
+        self._thread = threading.Thread(target=self._write_pending, name="run-store", daemon=True)
+        self._thread.start()
+
+    def put(self, position: int, result: DesignResult) -> None:
+        with self._wake:
+            self._pending[position] = result
+            self._wake.notify()
+
+    def finish(self, status: str) -> None:
+        """Write what is pending, then the run's final status."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+        self._thread.join()
+        self._write(self.store.finish, self.run_id, status)
+
+    def _write_pending(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending and not self._closing:
+                    self._wake.wait()
+                if not self._pending or self.error is not None:
+                    return
+                batch, self._pending = self._pending, {}
+                closing = self._closing
+            for position, result in sorted(batch.items()):
+                if not self._write(self.store.put_design, self.run_id, position, result, retry=not closing):
+                    with self._wake:  # another writer held the lock: try again, unless newer results came
+                        self._pending.setdefault(position, result)
+                        self._wake.wait(LOCKED_RETRY)
+
+    def _write(self, write, *args, retry: bool = False) -> bool:
+        """True when written (or when storing has already failed); False for a lock worth retrying."""
+        if self.error is not None:
+            return True
+        try:
+            write(*args)
+        except EngineError as exc:
+            if retry and "database is locked" in str(exc):
+                return False
+            self.error = exc
+        except Exception as exc:  # noqa: BLE001 - a failed write must not end the search; it is reported
+            self.error = EngineError(f"{type(exc).__name__}: {exc}")
+        return True
 
 
 def run(args: argparse.Namespace) -> int:
     strategy_class(args.method)  # unknown methods fail before any work
+    # the database is opened and checked before the kernel is compiled: a database that cannot be used
+    # is an error before any work, never after the search
+    store = None if args.no_store else RunStore(args.db)
+    try:
+        return _search(args, store)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     defines = kernel_defines(args)
-    space = compile_kernel(args.kernel, defines=defines, simd_info=args.simd_info)
+    space = compile_from_args(args)
     device = load_device(args.device)
     designs = [space.design(d).id for d in args.design] or [d.id for d in space.designs]
-    budget = Budget(seconds=args.seconds, samples=args.samples)  if (args.seconds or args.samples) is not None \
+    budget = Budget(seconds=args.seconds, samples=args.samples) if (args.seconds or args.samples) is not None \
         else Budget(seconds=2.0 * len(designs))
     line = _ProgressLine(len(designs))
     cancel = threading.Event()
-    finished: list[DesignResult] = []
+    received: list[int] = []
 
-    def on_design_done(result: DesignResult) -> None:
-        finished.append(result)
-        line.design_done(result)
+    def stop(signum, _frame):
+        if received and signum == signal.SIGINT:  # a second Ctrl-C: stop now (what is stored stays)
+            raise KeyboardInterrupt
+        received.append(signum)
+        cancel.set()
 
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    recorder, status = None, "failed"
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}  # from before the run's row exists
     try:
+        if store is not None:  # the row exists, "running", before the first sample: a write that fails, fails here
+            recorder = _Recorder(store, store.begin(
+                kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
+                device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
+                kernel=space.kernel.name, options={"designs": designs, "defines": defines}))
+
+        def on_design_done(result: DesignResult) -> None:
+            if recorder is not None:
+                recorder.put(line.done, result)
+            line.design_done(result)
+
         result = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
-                         callbacks=(line,), cancel_event=cancel, on_design_done=on_design_done)
+                         callbacks=(line,), cancel_event=cancel, on_design_done=on_design_done,
+                         on_checkpoint=None if recorder is None else recorder.put)
+        status = "interrupted" if cancel.is_set() else "finished"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
         line.close()
-    status = "interrupted" if cancel.is_set() else "finished"
-    run_id = None
-    if not args.no_store:
-        with RunStore(args.db) as store:
-            run_id = store.save(kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
-                                device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
-                                result=result, status=status, options={"designs": designs, "defines": defines})
-    _print(result, run_id, status, args.json)
+        if recorder is not None:
+            recorder.finish(status)
+    stored = recorder is not None and recorder.error is None
+    _print(result, recorder.run_id if stored else None, status, args.json)
+    if recorder is not None and recorder.error is not None:
+        raise EngineError(f"the run could not be stored (results printed above): {recorder.error}")
     if result.best is None and status == "finished":
         raise EngineError("no configuration of any design fits the device: " + smallest_design_needs(space, device))
-    return 130 if status == "interrupted" else 0
+    return 128 + received[0] if received else 0
 
 
 def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> None:

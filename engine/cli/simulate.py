@@ -1,7 +1,8 @@
 """`systolic simulate KERNEL.c --design ID --param NAME=V ... [--json]`: run one configuration on the
 cycle-level simulator (engine/sim) and print its cycles, the per-module table and any deadlock,
 next to the model's latency; `--check-values` also C-simulates the exported code (engine/csim) and
-compares the values with the loop nest (exit 1 when they differ)."""
+compares the values with the loop nest (exit 1 when they differ). A configuration whose simulator
+state would not fit in the available memory is refused up front with the estimate (engine/limits.py)."""
 from __future__ import annotations
 
 import argparse
@@ -10,12 +11,14 @@ import json
 from engine.cli.kernel_args import (
     add_configuration_arguments,
     add_kernel_arguments,
-    kernel_defines,
+    compile_from_args,
+    positive_int,
+    seed,
 )
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
-from engine.compiler.design_space import compile_kernel
 from engine.csim.design_check import csim_design
+from engine.limits import check_simulator_memory
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -34,25 +37,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     add_configuration_arguments(parser)
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
-    parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
+    parser.add_argument("--max-cycles", type=positive_int, default=DEFAULT_MAX_CYCLES, metavar="N",
                         help=f"stop after N simulated cycles (default {DEFAULT_MAX_CYCLES:,})")
     parser.add_argument("--no-double-buffering", action="store_true",
                         help="single local buffers in I/O modules (loads no longer overlap)")
     parser.add_argument("--check-values", action="store_true",
                         help="also export the design and C-simulate it with g++: the values it computes "
                              "against the loop nest (exit 1 when they differ)")
-    parser.add_argument("--seed", type=int, default=0, help="with --check-values: seed of the random inputs")
+    parser.add_argument("--seed", type=seed, default=0, help="with --check-values: seed of the random inputs")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_from_args(args)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device),
                              double_buffering=not args.no_double_buffering)
     params = parse_params(args.param)
     report = evaluate_configuration(model, params)  # refuses a broken constraint, naming it
     values = report["params"]
     descriptor = build_descriptor(space, model.design, model.architecture)
+    check_simulator_memory(descriptor, values)  # before building a state that would not fit
     try:
         result = simulate(descriptor, values, max_cycles=args.max_cycles)
     except (SimulationDeadlock, SimulationBudgetExceeded) as exc:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.cli.kernel_args import positive_int, positive_seconds
 from engine.compiler.design_space import compile_kernel
 from engine.errors import EngineError
 from engine.models.device import load_device
@@ -31,11 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help=f"one of {', '.join(STUDIES)}")
     parser.add_argument("-o", "--out", type=Path, help="output folder (default ./study-NAME); must be empty")
     parser.add_argument("--force", action="store_true", help="write into a non-empty output folder")
-    parser.add_argument("--seconds", type=float, help="budget per design per method (default: per study, above)")
-    parser.add_argument("--samples", type=int,
+    parser.add_argument("--seconds", type=positive_seconds, help="budget per design per method (default: per study, above)")
+    parser.add_argument("--samples", type=positive_int,
                         help="sample budget per design per method (with or instead of --seconds; "
                              "the MP solves of hybrid and mp runs are timed, not counted in samples)")
-    parser.add_argument("--seeds", type=int, default=1, help="repeat each search with seeds 0..N-1 (default 1)")
+    parser.add_argument("--seeds", type=positive_int, default=1, help="repeat each search with seeds 0..N-1 (default 1)")
     parser.add_argument("--designs", nargs="+", action="extend", default=[], metavar="ID", help="only these designs")
     parser.add_argument("--methods", nargs="+", metavar="METHOD", help="methods study: the methods to compare")
     parser.add_argument("--kernel", type=Path, help="C kernel (default: mm.c at the paper's 1024^3)")

@@ -3,6 +3,7 @@ one method, the total budget split evenly across designs, in this process. The r
 design's best configuration, its trace and the Pareto set of (latency, DSP, BRAM18K) it saw."""
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from engine.models.evaluate import PerformanceModel
 from engine.search import pareto
 from engine.search.methods import strategy_class
 from engine.search.progress import DesignResult, ExplorationResult
-from engine.search.run import Callback, SearchRun
+from engine.search.run import CHECKPOINT_EVERY, Callback, SearchRun
 from engine.search.space import SearchSpace
 
 
@@ -26,8 +27,10 @@ class Budget:
     def __post_init__(self):
         if self.seconds is None and self.samples is None:
             raise EngineError("a search needs a budget: --seconds S or --samples N")
-        if (self.seconds is not None and self.seconds <= 0) or (self.samples is not None and self.samples <= 0):
-            raise EngineError("the search budget must be positive")
+        if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
+            raise EngineError(f"the search budget must be positive and finite, not {self.seconds} seconds")
+        if self.samples is not None and self.samples <= 0:
+            raise EngineError(f"the search budget must be positive, not {self.samples} samples")
 
     def split(self, parts: int) -> "Budget":
         return Budget(self.seconds / parts if self.seconds is not None else None,
@@ -39,9 +42,11 @@ class Budget:
 
 def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budget: Budget,
             designs: list[str] | None = None, seed: int = 0, callbacks: tuple[Callback, ...] = (),
-            cancel_event: threading.Event | None = None,
-            on_design_done=None) -> ExplorationResult:
-    """`on_design_done(DesignResult)` is called as each design finishes (to store partial runs)."""
+            cancel_event: threading.Event | None = None, on_design_done=None, on_checkpoint=None,
+            checkpoint_every: float = CHECKPOINT_EVERY) -> ExplorationResult:
+    """`on_design_done(DesignResult)` is called as each design finishes; `on_checkpoint(position,
+    DesignResult)` with the design being searched (its position among the chosen ones) and its
+    result so far, every few seconds and on new bests (run.py says when): to store a run as it goes."""
     cls = strategy_class(method)
     chosen = [space.design(d) for d in designs] if designs else list(space.designs)
     share = budget.split(len(chosen))
@@ -57,8 +62,10 @@ def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budge
         seconds = share.seconds
         if seconds is not None:  # time spent building the model counts against this design's share
             seconds = max(0.05, seconds - (time.perf_counter() - started))
+        checkpoint = None if on_checkpoint is None else (lambda result, n=n: on_checkpoint(n, result))
         run = SearchRun(search_space, cls(search_space, seed=seed + n), seconds=seconds, samples=share.samples,
-                        callbacks=callbacks, cancel_event=cancel_event)
+                        callbacks=callbacks, cancel_event=cancel_event, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every)
         result = run.run()
         results.append(result)
         if on_design_done is not None:

@@ -1,6 +1,9 @@
 """SearchRun: the loop around one strategy on one design. It owns the budget (seconds and/or
 samples), the cancel flag, the best feasible configuration, the Pareto set and the trace, and hands
-callbacks an immutable Progress after each batch (at most every `report_every` seconds)."""
+callbacks an immutable Progress after each batch (at most every `report_every` seconds). With a
+`checkpoint`, it also hands out the design's result so far (a DesignResult stopped "running"):
+every `checkpoint_every` seconds, and on a new best when the last one is CHECKPOINT_GAP old, so
+whoever stores it loses at most a few seconds of search to a kill."""
 from __future__ import annotations
 
 import threading
@@ -15,19 +18,24 @@ from engine.search.space import SearchSpace, batch_row, batch_size
 from engine.search.strategy import SearchStrategy
 
 Callback = Callable[[Progress], None]
+Checkpoint = Callable[[DesignResult], None]
 SAMPLES_ONLY_TIME_LIMIT = 10.0
+CHECKPOINT_EVERY = 2.0  # seconds between checkpoints at most
+CHECKPOINT_GAP = 0.25  # seconds between checkpoints at least (a new best early on comes every batch)
 RECENT_POINTS = 256  # per progress snapshot, see Progress.recent
 
 
 class SearchRun:
     def __init__(self, space: SearchSpace, strategy: SearchStrategy, *, seconds: float | None = None,
                  samples: int | None = None, batch: int = 64, callbacks: tuple[Callback, ...] = (),
-                 report_every: float = 0.1, cancel_event: threading.Event | None = None):
+                 report_every: float = 0.1, cancel_event: threading.Event | None = None,
+                 checkpoint: Checkpoint | None = None, checkpoint_every: float = CHECKPOINT_EVERY):
         if seconds is None and samples is None:
             raise ValueError("a search needs a budget: seconds or samples")
         self.space, self.strategy = space, strategy
         self.seconds, self.samples_budget, self.batch = seconds, samples, batch
         self.callbacks, self.report_every = callbacks, report_every
+        self.checkpoint, self.checkpoint_every = checkpoint, checkpoint_every
         self.cancel_event = cancel_event or threading.Event()
         self.samples = 0
         self.best: Candidate | None = None
@@ -53,7 +61,7 @@ class SearchRun:
         start = time.perf_counter()
         # a samples-only budget still bounds what a strategy may spend up front (e.g. an MP solve)
         self.strategy.start(time_limit=self.seconds if self.seconds is not None else SAMPLES_ONLY_TIME_LIMIT)
-        last_report, stopped = -1.0, "budget"
+        last_report, last_checkpoint, stopped = -1.0, 0.0, "budget"
         while self._left(start):
             want = getattr(self.strategy, "batch_size", self.batch)
             n = want if self.samples_budget is None else min(want, self.samples_budget - self.samples)
@@ -65,28 +73,40 @@ class SearchRun:
             fitness = batch.fitness
             self.strategy.tell(configs, fitness)
             self.samples += batch_size(configs)
-            self._record(configs, batch, fitness, time.perf_counter() - start)
+            improved = self._record(configs, batch, fitness, time.perf_counter() - start)
             now = time.perf_counter() - start
             if now - last_report >= self.report_every:
                 last_report = now
                 self._report(now)
+            since = now - last_checkpoint
+            if self.checkpoint is not None and (since >= self.checkpoint_every or (improved and since >= CHECKPOINT_GAP)):
+                last_checkpoint = now
+                self.checkpoint(self.result(now, "running"))
         if self.cancel_event.is_set():
             stopped = "cancelled"
         elapsed = time.perf_counter() - start
         self._report(elapsed)
+        return self.result(elapsed, stopped)
+
+    def result(self, elapsed: float, stopped: str) -> DesignResult:
+        """The design's result so far: best, trace, Pareto set and notes."""
         return DesignResult(self.space.design.id, self.strategy.name, self.samples, elapsed, self.best,
                             tuple(self.trace), self.pareto(), tuple(self.strategy.notes), stopped)
 
-    def _record(self, configs, batch, fitness, elapsed: float) -> None:
+    def _record(self, configs, batch, fitness, elapsed: float) -> bool:
+        """Take a batch in; True when it holds a new best."""
         feasible = np.flatnonzero(np.isfinite(fitness))
+        improved = False
         if feasible.size:
             k = int(feasible[np.argmin(fitness[feasible])])
             if fitness[k] < self.best_objective:
                 self.best_objective = float(fitness[k])
                 self.best = self.space.candidate(batch_row(configs, k), batch.latency[k], batch.dsp[k], batch.bram[k])
                 self.trace.append(TracePoint(self.samples, elapsed, self.best.latency_cycles))
+                improved = True
             self._update_pareto(configs, batch, feasible)
             self._recent.append(np.stack([batch.latency[feasible], batch.dsp[feasible]], axis=1))
+        return improved
 
     def _update_pareto(self, configs, batch, feasible) -> None:
         points = np.stack([batch.latency[feasible], batch.dsp[feasible], batch.bram[feasible]], axis=1)

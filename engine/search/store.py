@@ -5,15 +5,23 @@ into the same dataclasses, so runs can be listed, reopened, compared and replaye
 Tables: `runs` (one row per run, dicts as JSON), `designs` (one row per DesignResult, the best
 configuration in plain columns, Pareto set and notes as JSON) and `trace` (one row per TracePoint,
 so a plot can be redrawn with one query). Each write is one transaction.
+
+A run can be stored as it goes: `begin` creates its row ("running", with the writer's pid and host)
+before the first sample, `put_design` replaces one design's row at each checkpoint and `finish`
+sets the final status. A "running" row whose process is gone (kill -9, the OOM killer) reads back
+as "incomplete" with whatever its last checkpoint stored; a row that cannot be decoded is listed as
+"damaged" instead of making the whole database unreadable.
 """
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
-from dataclasses import asdict, astuple, dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Self
@@ -21,8 +29,11 @@ from typing import Self
 from engine.errors import EngineError
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
 
-SCHEMA_VERSION = 1
-STATUSES = ("running", "finished", "interrupted")
+SCHEMA_VERSION = 2
+STATUSES = ("running", "finished", "interrupted", "failed")  # what a writer may store
+# read back only: a "running" run whose process is gone, and a row that cannot be decoded
+INCOMPLETE, DAMAGED = "incomplete", "damaged"
+OTHER_HOST_STALE = 600.0  # seconds without a checkpoint after which another host's running run is incomplete
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -30,7 +41,8 @@ CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, kernel_path TEXT NOT NULL,
     kernel_text TEXT NOT NULL, sizes TEXT NOT NULL, device TEXT NOT NULL, method TEXT NOT NULL,
     seed INTEGER NOT NULL, budget TEXT NOT NULL, options TEXT NOT NULL, status TEXT NOT NULL,
-    kernel TEXT NOT NULL, result_method TEXT NOT NULL, result_seed INTEGER NOT NULL);
+    kernel TEXT NOT NULL, result_method TEXT NOT NULL, result_seed INTEGER NOT NULL,
+    pid INTEGER, host TEXT, updated REAL);
 CREATE TABLE IF NOT EXISTS designs (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, position INTEGER NOT NULL,
     design TEXT NOT NULL, method TEXT NOT NULL, samples INTEGER NOT NULL, elapsed REAL NOT NULL,
@@ -67,6 +79,7 @@ class RunSummary:
     best_design: str | None
     best_latency: float | None
     best_throughput: float | None
+    problem: str | None = None  # why a damaged row could not be read
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,8 @@ def _json(value) -> str:
 
 
 class RunStore:
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, *, timeout: float = 10.0):
+        """`timeout`: seconds to wait for another writer's lock before a write is an error."""
         self.path = Path(path).expanduser() if path is not None else default_database_path()
         self._lock = threading.RLock()
         try:
@@ -101,7 +115,7 @@ class RunStore:
         self._conn = None
         try:
             with self._guard():
-                self._conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+                self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
                 self._conn.execute("PRAGMA foreign_keys = ON")
             self._create_schema()
         except BaseException:
@@ -109,6 +123,8 @@ class RunStore:
             raise
 
     def _create_schema(self) -> None:
+        if self._current():
+            return
         with self._transaction("IMMEDIATE") as db:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "schema_version" not in tables:
@@ -121,6 +137,20 @@ class RunStore:
             elif version > SCHEMA_VERSION:
                 raise EngineError(f"{self.path} has run-database schema {version}; this version of "
                                   f"Systolic Studio reads up to {SCHEMA_VERSION}")
+            elif version < SCHEMA_VERSION:  # 1 -> 2: who is writing a running run, and when it last did
+                columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+                for column, kind in (("pid", "INTEGER"), ("host", "TEXT"), ("updated", "REAL")):
+                    if column not in columns:
+                        db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+                db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+    def _current(self) -> bool:
+        """The file already holds this schema version (so opening it needs no write: read-only is fine)."""
+        with self._guard():
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not {"schema_version", "runs", "designs", "trace"} <= tables:
+                return False
+            return self._conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
 
     # -- plumbing ------------------------------------------------------------------------------
     @contextmanager
@@ -158,33 +188,72 @@ class RunStore:
         self.close()
 
     def _check(self, db, run_id: int) -> None:
-        if db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+        if not (isinstance(run_id, int) and 0 < run_id < 2**63) or \
+                db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
             raise EngineError(f"no stored run {run_id} in {self.path}")
 
     def _insert_designs(self, db, run_id: int, result: ExplorationResult) -> None:
         for pos, d in enumerate(result.designs):
-            b = d.best
-            best = (None,) * 5 if b is None else (_json(b.params), *map(float, astuple(b)[1:]))
-            db.execute("INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
-                run_id, pos, d.design, d.method, int(d.samples), float(d.elapsed), d.stopped,
-                _json(list(d.notes)), _json([asdict(c) for c in d.pareto]), *best))
-            db.executemany("INSERT INTO trace VALUES (?,?,?,?,?,?)", [
-                (run_id, pos, step, int(t.samples), float(t.elapsed),
-                 None if t.best_latency is None else float(t.best_latency)) for step, t in enumerate(d.trace)])
+            self._insert_design(db, run_id, pos, d)
+
+    @staticmethod
+    def _insert_design(db, run_id: int, pos: int, d: DesignResult) -> None:
+        b = d.best
+        best = (None,) * 5 if b is None else (_json(b.params), *map(float, astuple(b)[1:]))
+        db.execute("INSERT INTO designs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+            run_id, pos, d.design, d.method, int(d.samples), float(d.elapsed), d.stopped,
+            _json(list(d.notes)), _json([_candidate(c) for c in d.pareto]), *best))
+        db.executemany("INSERT INTO trace VALUES (?,?,?,?,?,?)", [
+            (run_id, pos, step, int(t.samples), float(t.elapsed),
+             None if t.best_latency is None else float(t.best_latency)) for step, t in enumerate(d.trace)])
 
     # -- writing -------------------------------------------------------------------------------
-    def save(self, *, kernel_path: str, kernel_text: str, sizes: dict[str, int], device: str, method: str,
-             seed: int, budget: dict, result: ExplorationResult, status: str = "finished",
-             options: dict | None = None) -> int:
-        """Store one run in one transaction; returns its id."""
-        _check_status(status)
+    def begin(self, *, kernel_path: str, kernel_text: str, sizes: dict[str, int], device: str, method: str,
+              seed: int, budget: dict, kernel: str, options: dict | None = None) -> int:
+        """Create a run's row, status "running", before its first sample: fails here (an EngineError)
+        when the database cannot be written. Returns the run id."""
         created = datetime.now().astimezone().isoformat(timespec="seconds")
         with self._transaction("IMMEDIATE") as db:
             cur = db.execute(
-                "INSERT INTO runs (created, kernel_path, kernel_text, sizes, device, method, seed, budget, "
-                "options, status, kernel, result_method, result_seed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO runs (created, kernel_path, kernel_text, sizes, device, method, seed, budget, options, "
+                "status, kernel, result_method, result_seed, pid, host, updated) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (created, str(kernel_path), kernel_text, _json(sizes), device, method, int(seed), _json(budget),
-                 _json(options or {}), status, result.kernel, result.method, int(result.seed)))
+                 _json(options or {}), "running", kernel, method, int(seed), os.getpid(), socket.gethostname(),
+                 time.time()))
+            return cur.lastrowid
+
+    def put_design(self, run_id: int, position: int, result: DesignResult) -> None:
+        """Store (or replace) one design's result of a run, in one transaction: a checkpoint."""
+        with self._transaction("IMMEDIATE") as db:
+            self._check(db, run_id)
+            db.execute("DELETE FROM trace WHERE run_id = ? AND position = ?", (run_id, position))
+            db.execute("DELETE FROM designs WHERE run_id = ? AND position = ?", (run_id, position))
+            self._insert_design(db, run_id, position, result)
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (time.time(), run_id))
+
+    def finish(self, run_id: int, status: str) -> None:
+        """Set a run's final status (its designs are already stored)."""
+        _check_status(status)
+        with self._transaction("IMMEDIATE") as db:
+            self._check(db, run_id)
+            db.execute("UPDATE runs SET status = ?, pid = NULL, updated = ? WHERE id = ?",
+                       (status, time.time(), run_id))
+
+    def save(self, *, kernel_path: str, kernel_text: str, sizes: dict[str, int], device: str, method: str,
+             seed: int, budget: dict, result: ExplorationResult, status: str = "finished",
+             options: dict | None = None) -> int:
+        """Store one run in one transaction; returns its id. A "running" run is this process's."""
+        _check_status(status)
+        created = datetime.now().astimezone().isoformat(timespec="seconds")
+        pid = os.getpid() if status == "running" else None
+        with self._transaction("IMMEDIATE") as db:
+            cur = db.execute(
+                "INSERT INTO runs (created, kernel_path, kernel_text, sizes, device, method, seed, budget, options, "
+                "status, kernel, result_method, result_seed, pid, host, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (created, str(kernel_path), kernel_text, _json(sizes), device, method, int(seed), _json(budget),
+                 _json(options or {}), status, result.kernel, result.method, int(result.seed), pid,
+                 socket.gethostname(), time.time()))
             run_id = cur.lastrowid
             self._insert_designs(db, run_id, result)
         return run_id
@@ -195,8 +264,9 @@ class RunStore:
         with self._transaction("IMMEDIATE") as db:
             self._check(db, run_id)
             db.execute("DELETE FROM designs WHERE run_id = ?", (run_id,))
-            db.execute("UPDATE runs SET status = ?, kernel = ?, result_method = ?, result_seed = ? WHERE id = ?",
-                       (status, result.kernel, result.method, int(result.seed), run_id))
+            db.execute("UPDATE runs SET status = ?, kernel = ?, result_method = ?, result_seed = ?, updated = ?, "
+                       "pid = CASE WHEN ? = 'running' THEN pid ELSE NULL END WHERE id = ?",
+                       (status, result.kernel, result.method, int(result.seed), time.time(), status, run_id))
             self._insert_designs(db, run_id, result)
 
     def delete(self, run_id: int) -> None:
@@ -213,33 +283,37 @@ class RunStore:
                             FROM designs WHERE best_latency IS NOT NULL),
                  counts AS (SELECT run_id, COUNT(*) AS n FROM designs GROUP BY run_id)
             SELECT r.id, r.created, r.kernel, r.device, r.method, r.seed, r.budget, r.status,
-                   COALESCE(c.n, 0), b.design, b.best_latency, b.best_throughput
+                   COALESCE(c.n, 0), b.design, b.best_latency, b.best_throughput, r.pid, r.host, r.updated
             FROM runs r LEFT JOIN counts c ON c.run_id = r.id
                         LEFT JOIN ranked b ON b.run_id = r.id AND b.rank = 1
             ORDER BY r.id DESC"""
         with self._transaction() as db:
             rows = db.execute(query).fetchall()
-        return [RunSummary(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), *r[7:]) for r in rows]
+        return [_summary(r) for r in rows]
 
     def load(self, run_id: int) -> StoredRun:
+        """One run with its designs; an EngineError naming the run when its rows cannot be decoded."""
         with self._transaction() as db:
             self._check(db, run_id)
             run = db.execute("SELECT id, created, kernel_path, kernel_text, sizes, device, method, seed, budget, "
-                             "options, status, kernel, result_method, result_seed FROM runs WHERE id = ?",
-                             (run_id,)).fetchone()
+                             "options, status, kernel, result_method, result_seed, pid, host, updated "
+                             "FROM runs WHERE id = ?", (run_id,)).fetchone()
             designs = db.execute("SELECT * FROM designs WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
             traces: dict[int, list[TracePoint]] = {}
             for pos, samples, elapsed, best in db.execute(
                     "SELECT position, samples, elapsed, best_latency FROM trace WHERE run_id = ? "
                     "ORDER BY position, step", (run_id,)):
                 traces.setdefault(pos, []).append(TracePoint(samples, elapsed, best))
-        results = tuple(DesignResult(
-            design=d[2], method=d[3], samples=d[4], elapsed=d[5], stopped=d[6], notes=tuple(json.loads(d[7])),
-            pareto=tuple(Candidate(**c) for c in json.loads(d[8])), trace=tuple(traces.get(d[1], ())),
-            best=None if d[9] is None else Candidate(json.loads(d[9]), *d[10:14])) for d in designs)
-        result = ExplorationResult(run[11], run[12], run[13], results)
-        return StoredRun(run[0], run[1], run[2], run[3], json.loads(run[4]), run[5], run[6], run[7],
-                         json.loads(run[8]), json.loads(run[9]), run[10], result)
+        try:
+            results = tuple(DesignResult(
+                design=d[2], method=d[3], samples=d[4], elapsed=d[5], stopped=d[6], notes=tuple(json.loads(d[7])),
+                pareto=tuple(Candidate(**c) for c in json.loads(d[8])), trace=tuple(traces.get(d[1], ())),
+                best=None if d[9] is None else Candidate(json.loads(d[9]), *d[10:14])) for d in designs)
+            result = ExplorationResult(run[11], run[12], run[13], results)
+            return StoredRun(run[0], run[1], run[2], run[3], _object(run[4]), run[5], run[6], run[7],
+                             _object(run[8]), _object(run[9]), _status(*run[10:11], *run[14:17]), result)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise EngineError(f"run {run_id} in {self.path} is damaged and cannot be read ({_reason(exc)})") from None
 
     def top_k(self, run_id: int, k: int = 1) -> list[tuple[str, Candidate]]:
         """The k designs of a run with the lowest best latency (designs without a feasible one left out)."""
@@ -248,7 +322,65 @@ class RunStore:
             rows = db.execute("SELECT design, best_params, best_latency, best_dsp, best_bram18k, best_throughput "
                               "FROM designs WHERE run_id = ? AND best_latency IS NOT NULL "
                               "ORDER BY best_latency, position LIMIT ?", (run_id, max(0, int(k)))).fetchall()
-        return [(r[0], Candidate(json.loads(r[1]), *r[2:])) for r in rows]
+        try:
+            return [(r[0], Candidate(_object(r[1]), *r[2:])) for r in rows]
+        except (ValueError, TypeError) as exc:
+            raise EngineError(f"run {run_id} in {self.path} is damaged and cannot be read ({_reason(exc)})") from None
+
+
+def _candidate(c: Candidate) -> dict:
+    """asdict(c), without its deep copies: a checkpoint writes hundreds of these every few seconds."""
+    return {"params": c.params, "latency_cycles": c.latency_cycles, "dsp": c.dsp, "bram18k": c.bram18k,
+            "throughput_gops": c.throughput_gops}
+
+
+def _object(text) -> dict:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process (or an id we cannot ask about): assume it still runs
+    return True
+
+
+def _status(status, pid, host, updated) -> str:
+    """A "running" row whose writer is gone reads as "incomplete"."""
+    if status != "running":
+        return status
+    if host == socket.gethostname():
+        return status if isinstance(pid, int) and _alive(pid) else INCOMPLETE
+    if not isinstance(updated, (int, float)) or time.time() - updated > OTHER_HOST_STALE:
+        return INCOMPLETE
+    return status
+
+
+def _summary(r) -> RunSummary:
+    """One row of list_runs; a row that cannot be decoded becomes a "damaged" summary saying why."""
+    try:
+        budget = _object(r[6])
+        if not isinstance(r[1], str) or not isinstance(r[5], int):
+            raise TypeError("created or seed has the wrong type")
+        if not all(v is None or isinstance(v, (int, float)) for v in (r[10], r[11])) or \
+                not (r[9] is None or isinstance(r[9], str)):
+            raise TypeError("the best design's columns have the wrong type")
+        return RunSummary(r[0], r[1], str(r[2]), str(r[3]), str(r[4]), r[5], budget, _status(r[7], *r[12:15]),
+                          *r[8:12])
+    except (ValueError, TypeError) as exc:
+        text = lambda v: v if isinstance(v, str) else "?"
+        return RunSummary(r[0], text(r[1]), text(r[2]), text(r[3]), text(r[4]), r[5] if isinstance(r[5], int) else 0,
+                          {}, DAMAGED, r[8] if isinstance(r[8], int) else 0, None, None, None, _reason(exc))
 
 
 def _check_status(status: str) -> None:

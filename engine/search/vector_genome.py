@@ -3,14 +3,22 @@
 A population is an int64 array, one row per configuration, one column per tunable parameter in
 `SearchSpace.names` order. Each operator is a handful of numpy calls, so a generation of a thousand
 children costs about as much as evaluating them (the models evaluate ~10^6 configurations/s).
+
+Divisors come from a `Divisors` table: a full table for values up to 2^14, and above it the
+divisors of each value actually met, found in O(sqrt v) and cached, so a loop of 10^9 iterations
+costs what its visited values cost, not a 10^9-row table.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from engine.search.space import Config, SearchSpace
 
 ALPHA = 0.4
+TABLE_LIMIT = 16385  # values below it use the full table (16385 rows x 80 divisors at most, 10 MB)
+CACHE_LIMIT = 200_000  # values above it whose divisors are kept
 
 
 class VectorGenome:
@@ -29,8 +37,7 @@ class VectorGenome:
         self.simd = np.array([g.simd for g in space.loops])
         self.t2_upper = np.array([g.t2_upper for g in space.loops])
         self.has_t2 = self.t2 >= 0
-        top = int(self.extent.max()) + 1
-        self._divisors, self._n_divisors = _divisor_table(top)
+        self.divisors = Divisors(int(self.extent.max()) + 1)
         # a row's mixed-radix number (every value is at most its loop's extent), when it fits in int64:
         # deduplicating integers is ~10x faster than numpy's row-wise unique
         radix = np.zeros(len(self.names), dtype=object)
@@ -89,9 +96,9 @@ class VectorGenome:
         la, lb = levels[rows, a], levels[rows, b]
         factorize = rng.random(n) < alpha
         # factorization: move a divisor > 1 of level a to level b
-        count = self._n_divisors[la]
+        count = self.divisors.count(la)
         pick = 1 + (rng.random(n) * np.maximum(count - 1, 1)).astype(np.int64)
-        factor = np.where(count > 1, self._divisors[la, np.minimum(pick, self._divisors.shape[1] - 1)], 1)
+        factor = np.where(count > 1, self.divisors.pick(la, pick), 1)
         # random: level a becomes s in [1, la], level b grows so the product does not shrink
         s = 1 + (rng.random(n) * la).astype(np.int64)
         new_a = np.where(factorize, la // factor, s)
@@ -127,8 +134,17 @@ class VectorGenome:
         child[rows[with_t2], self.t2[loop][with_t2]] = t2[with_t2]
 
     def _random_divisor(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        count = self._n_divisors[values]
-        return self._divisors[values, (rng.random(len(values)) * count).astype(np.int64)]
+        count = self.divisors.count(values)
+        return self.divisors.pick(values, (rng.random(len(values)) * count).astype(np.int64))
+
+    # local_search.py reads `_divisors[v, :_n_divisors[v]]`: views over the lazy table with that indexing
+    @property
+    def _divisors(self) -> "_DivisorRows":
+        return _DivisorRows(self.divisors)
+
+    @property
+    def _n_divisors(self) -> "_DivisorCounts":
+        return _DivisorCounts(self.divisors)
 
     def _legal_t2(self, l: int, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
         t2 = np.minimum(t2, self.t2_upper[l])
@@ -137,6 +153,74 @@ class VectorGenome:
         while np.any(t1 % t2):  # capped or rounded down: step to a divisor of t1
             t2 = np.where(t1 % t2 == 0, t2, np.maximum(t2 // 2 if self.simd[l] else t2 - 1, 1))
         return t2
+
+
+class Divisors:
+    """The divisors of non-negative integers in increasing order (0 counts as having the divisor 1)."""
+
+    def __init__(self, top: int):
+        self._table, self._count = _divisor_table(min(top, TABLE_LIMIT))
+        self._limit = len(self._count)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def of(self, v: int) -> np.ndarray:
+        v = int(v)
+        if v < self._limit:
+            return self._table[v, :self._count[v]]
+        found = self._cache.get(v)
+        if found is None:
+            low = np.arange(1, math.isqrt(v) + 1, dtype=np.int64)
+            low = low[v % low == 0]
+            found = np.unique(np.concatenate([low, v // low]))
+            if len(self._cache) >= CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[v] = found
+        return found
+
+    def count(self, values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=np.int64)
+        out = np.empty(values.shape, dtype=np.int64)
+        small = values < self._limit
+        out[small] = self._count[values[small]]
+        if not small.all():
+            self._each_large(values, ~small, lambda d, rows: np.full(len(rows), len(d)), out)
+        return out
+
+    def pick(self, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """The index-th divisor of each value (an index past the last gives the last)."""
+        values = np.asarray(values, dtype=np.int64)
+        index = np.broadcast_to(np.asarray(index, dtype=np.int64), values.shape)
+        out = np.empty(values.shape, dtype=np.int64)
+        small = values < self._limit
+        v = values[small]
+        out[small] = self._table[v, np.minimum(index[small], self._count[v] - 1)]
+        if not small.all():
+            self._each_large(values, ~small, lambda d, rows: d[np.minimum(index[rows], len(d) - 1)], out)
+        return out
+
+    def _each_large(self, values, mask, take, out) -> None:
+        rows = np.flatnonzero(mask)
+        order = rows[np.argsort(values[rows], kind="stable")]
+        distinct, starts = np.unique(values[order], return_index=True)
+        for v, group in zip(distinct, np.split(order, starts[1:])):
+            out[group] = take(self.of(int(v)), group)
+
+
+class _DivisorRows:
+    def __init__(self, divisors: Divisors):
+        self.divisors = divisors
+
+    def __getitem__(self, key):
+        value, columns = key
+        return self.divisors.of(int(value))[columns]
+
+
+class _DivisorCounts:
+    def __init__(self, divisors: Divisors):
+        self.divisors = divisors
+
+    def __getitem__(self, value):
+        return len(self.divisors.of(int(value)))
 
 
 def _divisor_table(top: int) -> tuple[np.ndarray, np.ndarray]:

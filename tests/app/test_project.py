@@ -97,3 +97,64 @@ def test_project_files_round_trip_and_refuse_bad_fields(tmp_path):
         load_project(tmp_path / "q.ssproj")
     with pytest.raises(ProjectError, match="cannot write project"):
         save_project(project, tmp_path / "missing-folder" / "p.ssproj")
+
+
+def _project(**changes) -> Project:
+    return Project(**{"kernel_path": "/tmp/mm.c", "kernel_text": "/* mm */\n", **changes})
+
+
+def test_saving_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path):
+    target = tmp_path / "real" / "demo.ssproj"
+    target.parent.mkdir()
+    save_project(_project(), target)
+    link = tmp_path / "link.ssproj"
+    link.symlink_to(target)
+    chain = tmp_path / "chain.ssproj"
+    chain.symlink_to(link)
+    save_project(_project(device="u280"), chain)
+    assert chain.is_symlink() and link.is_symlink() and not target.is_symlink()
+    assert load_project(target).device == "u280"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["demo.ssproj"]  # no temp file left
+
+
+def test_a_new_project_file_respects_the_umask_and_a_replaced_one_keeps_its_mode(tmp_path):
+    import os
+    old = os.umask(0o027)
+    try:
+        fresh = tmp_path / "fresh.ssproj"
+        save_project(_project(), fresh)
+        assert fresh.stat().st_mode & 0o777 == 0o640
+        kept = tmp_path / "kept.ssproj"
+        kept.write_text("{}")
+        kept.chmod(0o664)
+        save_project(_project(), kept)
+        assert kept.stat().st_mode & 0o777 == 0o664
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("changes, phrase", [
+    ({"kernel_path": ""}, "does not name a kernel file"), ({"kernel_path": "/"}, "does not name a kernel file"),
+    ({"sizes": {"I": 10**23}}, "sizes must be in 0..2^31-1"), ({"seconds": float("nan")}, "positive, finite"),
+    ({"seconds": float("inf")}, "positive, finite"), ({"values": {"i_t1": -4}}, "values must be in"),
+    ({"runs": [0]}, "runs must be a list of run ids"),
+])
+def test_bad_fields_are_refused_with_one_line(tmp_path, changes, phrase):
+    path = tmp_path / "bad.ssproj"
+    data = {**_project().to_json(), **changes}
+    path.write_text(json.dumps(data).replace("NaN", "NaN").replace("Infinity", "Infinity"))
+    with pytest.raises(ProjectError) as info:
+        load_project(path)
+    assert phrase in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("content, phrase", [
+    (b"\xff\xfe\x00garbage", "not UTF-8"), (b'{"format": ', ":1:12: not a project file"),
+    (b"[" * 100000 + b"]" * 100000, "not a project file"),
+])
+def test_corrupt_files_are_one_line_errors(tmp_path, content, phrase):
+    path = tmp_path / "corrupt.ssproj"
+    path.write_bytes(content)
+    with pytest.raises(ProjectError) as info:
+        load_project(path)
+    assert phrase in str(info.value) and "\n" not in str(info.value)

@@ -158,3 +158,28 @@ def test_process_names_a_relative_path_as_given(tmp_path):
     result = run_process("kernel.c", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: kernel.c:{line}:"), result.stderr
+
+
+def test_every_error_is_one_non_empty_line(monkeypatch, capsys):
+    from engine.cli import main as cli
+    from engine.errors import EngineError
+    from engine.cli.main import one_line
+    assert one_line(EngineError("preprocessor: Unterminated #ifndef L\n\n")) == "preprocessor: Unterminated #ifndef L"
+    assert one_line(EngineError("first\nsecond")) == "first; second"
+    assert one_line(EngineError("compile error: ")) == "compile error: EngineError (no reason given)"
+    for exc, line in ((OSError(28, "No space left on device", "/data/runs.sqlite"),
+                       "error: /data/runs.sqlite: No space left on device"),
+                      (MemoryError(), "error: out of memory (try smaller sizes or a smaller configuration)"),
+                      (EngineError(""), "error: EngineError (no reason given)")):
+        def fail(_args, exc=exc):
+            raise exc
+        monkeypatch.setattr(cli.SUBCOMMANDS["runs"], "run", fail)
+        assert cli.main(["runs"]) == 2
+        assert capsys.readouterr().err == line + "\n"
+
+
+def test_argument_errors_are_one_line(capsys):
+    from engine.cli.main import main
+    assert main(["search"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("systolic search: error: ")

@@ -129,7 +129,8 @@ def _run_main(argv):
 @pytest.mark.parametrize("argv, phrases", [
     ([], ["give a kernel file", "--run"]),
     (["KERNEL", "--param", "i_t1=4"], ["--design is required"]),
-    (["KERNEL", *MM, "--param", "i_t2=3"], ["i_t2=3 must divide i_t1=4"]),
+    (["KERNEL", *[a if not a.startswith("i_t2=") else "i_t2=3" for a in MM]], ["i_t2=3 must divide i_t1=4"]),
+    (["KERNEL", *MM, "--param", "i_t1=8"], ["--param i_t1 is given twice (i_t1=4 and i_t1=8)"]),
     (["KERNEL", "--design", "nope", "--param", "i_t1=4"], ["nope"]),
     (["KERNEL", *MM, "--param", "x=y"], ["bad --param 'x=y'"]),
     (["KERNEL", *MM, "-o", "with space"], ["characters make or Vitis cannot handle", "with_space"]),

@@ -68,3 +68,29 @@ def test_descriptor_is_printed_on_request(bundled, capsys):
     descriptor = json.loads(capsys.readouterr().out)
     assert descriptor["version"] == "1.1" and descriptor["design"]["id"] == "i-j__i-j.k"
     assert [m["name"] for m in descriptor["topology"]["modules"]][0] == "PE"
+
+
+def test_params_file_reports_every_bad_line_and_goes_on(bundled, tmp_path, capsys):
+    good = json.dumps({"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 8, "j_t2": 8, "k_t2": 8}).encode()
+    path = tmp_path / "configs.jsonl"
+    path.write_bytes(b"\n".join([
+        good, b"\xff\xfe\x00binary", b'{"i_t1": 64,', b"[1, 2, 3]", b'{"i_t1": 64, "i_t1": 32}',
+        b'{"i_t1": 1e40}', b'{"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 5, "j_t2": 8, "k_t2": 8}', b"", good]))
+    assert main(["model", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k",
+                 "--params-file", str(path)]) == 0
+    results = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(results) == 8 and results[0]["fits"] is True and results[-1] == results[0]
+    errors = {r["line"]: r["error"] for r in results[1:-1]}
+    assert list(errors) == [2, 3, 4, 5, 6, 7]
+    assert errors[2] == f"{path}:2:1: not UTF-8 text"
+    assert errors[3].startswith(f"{path}:3: expected a JSON object of integer parameters (Expecting")
+    assert "found list" in errors[4] and "'i_t1' appears twice" in errors[5]
+    assert "beyond the int64 range" in errors[6] or "must be" in errors[6]
+    assert errors[7].startswith(f"{path}:7: ") and "i_t2=5 must divide i_t1=64" in errors[7]
+    assert all("\n" not in e for e in errors.values())
+
+
+def test_a_duplicated_param_is_an_error(bundled, capsys):
+    assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", *TABLE_3, "--param", "i_t1=64"]) == 2
+    err = capsys.readouterr().err
+    assert "--param i_t1 is given twice (i_t1=129 and i_t1=64)" in err and err.count("\n") == 1

@@ -107,3 +107,21 @@ def test_errors_are_engine_errors(database, tmp_path):
     corrupt.write_text("not sqlite at all\n" * 50)
     with pytest.raises(EngineError, match="corrupt.sqlite"):
         run_cli("--db", str(corrupt))
+
+
+def test_a_damaged_row_is_listed_as_damaged_and_show_is_one_line(database, capsys):
+    import sqlite3
+    path, first, second = database
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET sizes = 'garbage', budget = x'ff00' WHERE id = ?", (first,))
+    db.execute("UPDATE designs SET best_latency = 'fast' WHERE run_id = ?", (first,))
+    db.commit()
+    db.close()
+    assert run_cli("--db", str(path)) == 0
+    out = capsys.readouterr().out
+    assert "damaged" in out and f"run {first} is damaged and cannot be read" in out and "cnn" in out
+    assert run_cli("--db", str(path), "--json") == 0
+    listed = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed[first]["status"] == "damaged" and listed[second]["status"] == "interrupted"
+    with pytest.raises(EngineError, match=f"run {first} in .* is damaged and cannot be read"):
+        run_cli("--db", str(path), "--show", str(first))

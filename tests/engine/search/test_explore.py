@@ -80,3 +80,24 @@ def test_the_method_warms_up_once_before_the_first_design_starts(mm64, monkeypat
     monkeypatch.setattr(explore_module, "strategy_class", lambda method: Recording)
     explore(mm64, load_device(), method="random", budget=Budget(samples=2 * 64), designs=["i-j__i-j.k", "i__i-j.k"])
     assert events == ["warm up", "start i-j__i-j.k", "start i__i-j.k"]
+
+
+def test_checkpoints_hand_out_each_design_so_far(mm64):
+    """Every checkpoint_every seconds (and on new bests) the design being searched comes out 'running',
+    its samples growing; the last word on each design is its finished result."""
+    seen, done = [], []
+    designs = ["i-j__i-j.k", "k__i-j.k"]
+    result = explore(mm64, load_device(), method="random", budget=Budget(seconds=3.0), designs=designs,
+                     on_checkpoint=lambda position, r: seen.append((position, r)), on_design_done=done.append,
+                     checkpoint_every=0.1)
+    for position, design in enumerate(designs):
+        mine = [r for p, r in seen if p == position]
+        if result.designs[position].elapsed > 0.3:  # (building a design's model eats into its share)
+            assert len(mine) >= 2
+        assert all(r.design == design and r.stopped == "running" for r in mine)
+        assert [r.samples for r in mine] == sorted(r.samples for r in mine)
+        if not mine:
+            continue
+        assert mine[-1].samples <= result.designs[position].samples
+        assert mine[-1].best is None or mine[-1].best.latency_cycles >= result.designs[position].best.latency_cycles
+    assert seen and tuple(done) == result.designs

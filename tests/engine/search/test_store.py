@@ -1,7 +1,10 @@
 """RunStore: runs go into SQLite and come back as the same dataclasses."""
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -56,7 +59,7 @@ def test_designs_and_traces_live_in_their_own_tables(tmp_path):
     with RunStore(path) as store:
         run_id = save(store)
     db = sqlite3.connect(path)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
     assert db.execute("SELECT design, best_latency FROM designs WHERE run_id = ? ORDER BY position",
                       (run_id,)).fetchall() == [("i-j__i-j.k", 1200.5), ("i__i.j-k", None)]
     assert db.execute("SELECT samples, best_latency FROM trace WHERE run_id = ? AND position = 0 ORDER BY step",
@@ -167,3 +170,122 @@ def test_default_path_honours_the_environment(tmp_path, monkeypatch):
     monkeypatch.delenv("SYSTOLIC_STUDIO_DB")
     path = default_database_path()  # only computed, never created here
     assert path.name == "runs.sqlite" and "systolic-studio" in str(path.parent)
+
+
+def begin(store, **overrides):
+    fields = {"kernel_path": "mm.c", "kernel_text": "/* mm */\n", "sizes": {"I": 64}, "device": "u250",
+              "method": "evolution", "seed": 3, "budget": {"seconds": 10.0, "samples": None}, "kernel": "mm"}
+    fields.update(overrides)
+    return store.begin(**fields)
+
+
+def test_a_run_stored_as_it_goes(tmp_path):
+    """begin -> running row before any result; put_design replaces one design's row; finish sets the status."""
+    result = make_result()
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = begin(store)
+        [summary] = store.list_runs()
+        assert (summary.status, summary.designs) == ("running", 0)
+        partial = DesignResult("i-j__i-j.k", "evolution", 64, 0.1, None, (), (), (), "running")
+        store.put_design(run_id, 0, partial)
+        assert store.load(run_id).result.designs == (partial,)
+        store.put_design(run_id, 0, result.designs[0])  # the next checkpoint replaces it
+        store.put_design(run_id, 1, result.designs[1])
+        assert store.load(run_id).result.designs == result.designs
+        store.finish(run_id, "interrupted")
+        stored = store.load(run_id)
+    assert stored.status == "interrupted" and stored.result == result
+
+
+def test_a_running_run_whose_process_is_gone_reads_as_incomplete(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        run_id = begin(store)
+        store.put_design(run_id, 0, make_result().designs[0])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET pid = ? WHERE id = ?", (dead.pid, run_id))
+    db.commit()
+    db.close()
+    with RunStore(path) as store:
+        assert store.list_runs()[0].status == "incomplete"
+        stored = store.load(run_id)
+    assert stored.status == "incomplete" and stored.result.designs == make_result().designs[:1]
+
+
+def test_a_version_1_database_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        run_id = save(store)
+    db = sqlite3.connect(path)  # back to the version 1 layout: no pid, host, updated
+    for column in ("pid", "host", "updated"):
+        db.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+    db.execute("UPDATE schema_version SET version = 1")
+    db.commit()
+    db.close()
+    with RunStore(path) as store:
+        assert store.load(run_id).result == make_result()
+        begin(store)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    db.close()
+
+
+def test_a_read_only_database_reads_but_refuses_a_new_run_up_front(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        run_id = save(store)
+    path.chmod(0o444)
+    try:
+        with RunStore(path) as store:
+            assert [r.id for r in store.list_runs()] == [run_id]
+            if os.geteuid() == 0:
+                pytest.skip("root writes read-only files")
+            with pytest.raises(EngineError, match="readonly"):
+                begin(store)
+    finally:
+        path.chmod(0o644)
+
+
+def test_a_damaged_row_is_listed_as_damaged_and_the_others_still_read(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        good, bad = save(store), save(store)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET budget = '{not json' WHERE id = ?", (bad,))
+    db.execute("UPDATE designs SET pareto = '[1, 2' WHERE run_id = ?", (bad,))
+    db.commit()
+    db.close()
+    with RunStore(path) as store:
+        runs = {r.id: r for r in store.list_runs()}
+        assert runs[good].status == "finished" and runs[bad].status == "damaged"
+        assert "JSONDecodeError" in runs[bad].problem
+        assert store.load(good).result == make_result()
+        with pytest.raises(EngineError) as info:
+            store.load(bad)
+    assert str(info.value).startswith(f"run {bad} in {path} is damaged") and "\n" not in str(info.value)
+
+
+def test_a_locked_database_is_an_error_naming_the_lock(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    RunStore(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    try:
+        with RunStore(path, timeout=0.1) as store:
+            with pytest.raises(EngineError, match="database is locked"):
+                begin(store)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_a_run_id_sqlite_cannot_hold_is_simply_not_there(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        for run_id in (10**23, -1, 0):
+            with pytest.raises(EngineError, match=f"no stored run {run_id} in "):
+                store.load(run_id)
+            with pytest.raises(EngineError, match=f"no stored run {run_id} in "):
+                store.top_k(run_id)

@@ -51,3 +51,34 @@ def test_first_occurrences_finds_the_first_row_of_each_distinct_configuration(sp
     seen = set()
     expected = [i for i, row in enumerate(map(tuple, pop)) if not (row in seen or seen.add(row))]
     assert list(first) == expected
+
+
+def test_divisors_match_brute_force_on_both_sides_of_the_table():
+    from engine.search.vector_genome import TABLE_LIMIT, Divisors
+    divisors = Divisors(10**9)
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.integers(1, TABLE_LIMIT, 300), rng.integers(TABLE_LIMIT, 10**6, 300),
+                             [TABLE_LIMIT - 1, TABLE_LIMIT, 720720, 999_999_937, 10**9]])
+    for v in values[:40].tolist() + values[-5:].tolist():
+        assert divisors.of(v).tolist() == [d for d in range(1, v + 1) if v % d == 0] if v < 10**6 else \
+            divisors.of(v).tolist() == sorted({d for k in range(1, int(v**0.5) + 1) if v % k == 0 for d in (k, v // k)})
+    counts = divisors.count(values)
+    assert counts.tolist() == [len(divisors.of(v)) for v in values.tolist()]
+    index = rng.integers(0, 50, len(values))
+    assert divisors.pick(values, index).tolist() == [
+        divisors.of(v)[min(i, len(divisors.of(v)) - 1)] for v, i in zip(values.tolist(), index.tolist())]
+    assert divisors.of(999_999_937).tolist() == [1, 999_999_937]  # a prime
+
+
+def test_a_loop_of_a_billion_iterations_needs_no_billion_row_table():
+    kernel = compile_kernel(KERNELS / "mm.c", defines=["I=1000000000", "J=16", "K=16"])
+    space = SearchSpace(PerformanceModel(kernel, kernel.design("i-j__i-j.k"), load_device()))
+    genome, rng = VectorGenome(space), np.random.default_rng(3)
+    assert genome.divisors._table.nbytes < 16 * 10**6  # 2^14 rows, not 10^9
+    pop = genome.random(500, rng)
+    for _ in range(5):
+        pop = genome.mutate(pop, rng)
+        assert feasible_mask(space.design, genome.to_columns(pop)).all()
+    divisors_only = VectorGenome(space, divisors_only=True)
+    pop = divisors_only.mutate(divisors_only.random(200, rng), rng)
+    assert np.all(10**9 % pop[:, divisors_only.t1[0]] == 0)
