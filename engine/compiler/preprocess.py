@@ -109,6 +109,11 @@ class _Preprocessor(pcpp.Preprocessor):
         return bool(match and match.group(1) == match.group(2) and match.group(1) in self.macros)
 
     def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+        if directive.value in ("define", "undef", "ifdef", "ifndef") and all(t.type == "CPP_WS" for t in toks):
+            # pcpp itself fails with an IndexError on these
+            self.on_error(getattr(directive, "source", None), directive.lineno,
+                          f"#{directive.value} needs a macro name (e.g. #{directive.value} N)")
+            raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
         if directive.value == "define" and toks and toks[0].value in self.overrides:
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
         return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)

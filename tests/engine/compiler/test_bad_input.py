@@ -344,3 +344,13 @@ def test_non_uniform_dependence(tmp_path, text, statement):
     assert "flow dependence S0[" in error.reason and "-> S0[" in error.reason
     assert "on 'A' is not uniform" in error.reason
     assert str(error).startswith(f"{tmp_path / 'kernel.c'}:{line}: flow dependence S0[")
+
+
+@pytest.mark.parametrize("directive", ["#define", "#undef", "#ifdef\n#endif", "#ifndef\n#endif"])
+def test_a_directive_without_a_name_is_one_line_naming_it(tmp_path, directive):
+    kernel = tmp_path / "k.c"
+    kernel.write_text(directive + "\n#define N 4\nfloat A[N];\nvoid k(void) {\n#pragma scop\n"
+                      "  for (int i = 0; i < N; i++)\n    A[i] = 1;\n#pragma endscop\n}\n")
+    name = directive.split()[0]
+    with pytest.raises(KernelError, match=f"k.c:1: preprocessor: {name} needs a macro name"):
+        compile_kernel(kernel)
