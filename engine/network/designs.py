@@ -20,7 +20,7 @@ from engine.compiler.frontend import parse_kernel
 from engine.compiler.legality import check_space_loops, check_uniform
 from engine.compiler.polyhedral import build_model
 from engine.compiler.tuning import tuning_parameters
-from engine.network.workload import Layer, Network, check_against_kernel
+from engine.network.workload import Network, check_against_kernel
 
 
 @dataclass(frozen=True)
@@ -44,20 +44,22 @@ def envelope_sizes(network: Network) -> dict[str, int]:
     return sizes
 
 
-def network_designs(kernel_path: str | Path, network: Network, *, defines=(), simd_info=None) -> NetworkDesigns:
+def network_designs(kernel_path: str | Path, network: Network, *, defines=()) -> NetworkDesigns:
     """Check the workload against the kernel, then compile the kernel at the network's envelope.
     `defines` are other -D overrides (e.g. DATA_T); the layers' sizes win over them."""
-    kernel = parse_kernel(kernel_path, defines=list(defines), simd_info=simd_info)
-    check_against_kernel(network, kernel)
+    check_against_kernel(network, parse_kernel(kernel_path, defines=list(defines)))
     envelope = envelope_sizes(network)
-    space = explore_designs(parse_kernel(kernel_path, defines=_defines(defines, envelope), simd_info=simd_info))
-    return NetworkDesigns(str(kernel_path), envelope, space)
+    return NetworkDesigns(str(kernel_path), envelope, envelope_space(kernel_path, envelope, defines=defines))
 
 
-def layer_space(kernel_path: str | Path, reference: DesignSpace, sizes: dict[str, int], *, defines=(),
-                simd_info=None) -> DesignSpace:
+def envelope_space(kernel_path: str | Path, envelope: dict[str, int], *, defines=()) -> DesignSpace:
+    return explore_designs(parse_kernel(kernel_path, defines=_defines(defines, envelope)))
+
+
+def layer_space(kernel_path: str | Path, reference: DesignSpace, sizes: dict[str, int], *,
+                defines=()) -> DesignSpace:
     """The kernel at one layer's sizes, holding the reference designs remade for those sizes."""
-    kernel = parse_kernel(kernel_path, defines=_defines(defines, sizes), simd_info=simd_info)
+    kernel = parse_kernel(kernel_path, defines=_defines(defines, sizes))
     model = build_model(kernel)
     deps = analyze_dependences(model)
     band = find_band(model, deps)
@@ -74,3 +76,22 @@ def layer_space(kernel_path: str | Path, reference: DesignSpace, sizes: dict[str
 
 def _defines(defines, sizes: dict[str, int]) -> list[str]:
     return [d for d in defines if d.partition("=")[0].strip() not in sizes] + [f"{k}={v}" for k, v in sizes.items()]
+
+
+def loop_defines(kernel_path: str | Path, sizes: dict[str, int], *, defines=()) -> dict[str, str]:
+    """Which define is each band loop's extent: the loop whose extent grows by one, alone, when the
+    define does (probed from these sizes). Loops bound otherwise are left out (never padded)."""
+    base = _band_extents(kernel_path, _defines(defines, sizes))
+    found: dict[str, str] = {}
+    for name in sizes:
+        grown = _band_extents(kernel_path, _defines(defines, {**sizes, name: sizes[name] + 1}))
+        changed = [loop for loop in base if grown.get(loop) != base[loop]]
+        if len(changed) == 1 and grown[changed[0]] == base[changed[0]] + 1:
+            found[changed[0]] = name
+    return found
+
+
+def _band_extents(kernel_path: str | Path, defines: list[str]) -> dict[str, int]:
+    model = build_model(parse_kernel(kernel_path, defines=defines))
+    band = find_band(model, analyze_dependences(model))
+    return dict(zip(band.loops, band.extents))
