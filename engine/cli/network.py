@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="workload: Odyssey's JSON, a CSV, or a bundled name (vgg16, resnet50)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                         help="override another #define (e.g. DATA_T=int16_t); layer sizes win")
+    parser.add_argument("--design", action="append", default=[], metavar="ID",
+                        help="only these designs (repeatable; default: every design of the kernel)")
     parser.add_argument("--method", default="hybrid", help=f"one of {', '.join(METHODS)} (default hybrid)")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=float, help="budget per (layer, design) pair (default 1 s)")
@@ -110,7 +112,8 @@ def _create_checks(args) -> None:
     if (args.seconds is not None and args.seconds <= 0) or (args.samples is not None and args.samples <= 0):
         raise EngineError("the budget per pair must be positive")
     args.loaded_network = load_network(args.network)
-    args.designs_checked = network_designs(args.kernel, args.loaded_network, defines=args.defines)
+    designs = network_designs(args.kernel, args.loaded_network, defines=args.defines)
+    args.design_ids = [designs.space.design(d).id for d in args.design]
 
 
 def _create(store: NetworkStore, args) -> int:
@@ -121,7 +124,7 @@ def _create(store: NetworkStore, args) -> int:
         network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
                                         for l in network.layers],
         device=args.device, method=args.method, seconds=seconds, samples=args.samples, seed=args.seed,
-        options={"network_path": str(network.path)})
+        options={"network_path": str(network.path), "designs": args.design_ids})
 
 
 def _check_out(out: Path | None) -> None:

@@ -123,14 +123,19 @@ def layers_of(run: NetworkRun) -> tuple[Layer, ...]:
 
 
 def designs_of(run: NetworkRun) -> tuple[Design, ...]:
-    return reference_space(job_of(run)).designs
+    """The network's designs (compiled at its envelope), or the ones the run was restricted to."""
+    designs = reference_space(job_of(run)).designs
+    chosen = run.options.get("designs")
+    return tuple(d for d in designs if d.id in chosen) if chosen else designs
 
 
 def pair_tasks(run: NetworkRun) -> list[PairTask]:
-    """Every (layer, design) task of the run, layer by layer; the seed is run seed + design position."""
+    """Every (layer, design) task of the run, layer by layer; the seed is run seed + the design's
+    position among all the network's designs (so restricting the designs does not change a pair)."""
     job = job_of(run)
-    return [PairTask(job, layer.name, tuple(layer.sizes.items()), design.id, run.seed + n)
-            for layer in layers_of(run) for n, design in enumerate(designs_of(run))]
+    position = {d.id: n for n, d in enumerate(reference_space(job).designs)}
+    return [PairTask(job, layer.name, tuple(layer.sizes.items()), design.id, run.seed + position[design.id])
+            for layer in layers_of(run) for design in designs_of(run)]
 
 
 def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
@@ -208,7 +213,7 @@ def _single_tasks(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers,
         else:
             samples = max(1, len(layers) * (run.samples or 1) // 2)
     job = job_of(run)
-    position = {d.id: n for n, d in enumerate(designs_of(run))}
+    position = {d.id: n for n, d in enumerate(reference_space(job).designs)}
     tasks = []
     for design in chosen:
         if design in done:
