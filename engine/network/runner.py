@@ -9,6 +9,7 @@ the run's seed plus the design's position, so a run gives the same tasks whereve
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -45,6 +46,7 @@ class Cluster:
             if not _ADDRESS.match(scheduler):
                 raise NetworkError(f"scheduler address {scheduler!r}: expected tcp://HOST:PORT")
             try:
+                _ask_identity(scheduler, CONNECT_TIMEOUT)  # a socket that accepts but never speaks hangs Client
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
                 raise NetworkError(f"scheduler {scheduler} did not answer within {CONNECT_TIMEOUT:g} s "
@@ -82,6 +84,27 @@ class Cluster:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _ask_identity(address: str, timeout: float) -> dict:
+    """The scheduler's identity, or TimeoutError when it does not answer within `timeout` seconds."""
+    from distributed.comm import connect  # noqa: PLC0415
+
+    async def ask():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded():
+        return await asyncio.wait_for(ask(), timeout)
+
+    try:
+        return asyncio.run(bounded())
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"no reply after {timeout:g} s") from None
 
 
 def _first_line(error: BaseException) -> str:
