@@ -15,7 +15,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from engine.compiler.design import Design
@@ -174,15 +174,24 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
     started = time.monotonic()
     on_event(Event(len(stored), len(tasks), state["best"], None))
 
+    # layers of the same sizes (ResNet50's repeated blocks) share one search: the same task, the same result
+    groups: dict[tuple, list[str]] = {}
+    for t in todo:
+        groups.setdefault((t.sizes, t.design), []).append(t.layer)
+    unique = [t for t in todo if groups[(t.sizes, t.design)][0] == t.layer]
+
     def pair_done(result: PairResult) -> None:
-        store.add_pair(run.id, result)
-        stored[(result.layer, result.design)] = result
+        task_sizes = next(t.sizes for t in unique if t.layer == result.layer and t.design == result.design)
+        for layer in groups[(task_sizes, result.design)]:
+            copy = replace(result, layer=layer)
+            store.add_pair(run.id, copy)
+            stored[(layer, result.design)] = copy
         state["new"] += 1
         state["best"] = _best([state["best"], result])
-        left = len(tasks) - len(stored)
+        left = sum(1 for t in unique if (t.layer, t.design) not in stored)
         on_event(Event(len(stored), len(tasks), state["best"], (time.monotonic() - started) / state["new"] * left))
 
-    if not _run_tasks(cluster, run_pair, todo, [_key("pair", run.id, t.layer, t.design) for t in todo],
+    if not _run_tasks(cluster, run_pair, unique, [_key("pair", run.id, t.layer, t.design) for t in unique],
                       pair_done, cancel):
         return _answers(run, store), "interrupted"
 

@@ -61,10 +61,13 @@ class NetworkSearchSpace(SearchSpace):
     """The design at the network's envelope (its bounds, its model for the MP seed), evaluated on
     every layer: objective and latency are the network's, DSP and BRAM the largest over layers."""
 
-    def __init__(self, envelope_model: PerformanceModel, layer_models: list[PerformanceModel]):
+    def __init__(self, envelope_model: PerformanceModel, layer_models: list[PerformanceModel],
+                 counts: list[int] | None = None):
+        """`counts[k]`: how many layers of the network have layer_models[k]'s sizes."""
         super().__init__(envelope_model)
         self.layer_models = layer_models
-        self.macs = sum(m.symbolic.macs for m in layer_models)  # throughput() is the network's
+        self.counts = counts or [1] * len(layer_models)
+        self.macs = sum(n * m.symbolic.macs for n, m in zip(self.counts, layer_models))  # throughput(): the network's
 
     def per_layer(self, arrays: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return [m.evaluate_fast(arrays) for m in self.layer_models]
@@ -75,7 +78,7 @@ class NetworkSearchSpace(SearchSpace):
         else:
             arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
         per_layer = self.per_layer(arrays)
-        latency = np.sum([lat for lat, _, _ in per_layer], axis=0)
+        latency = np.sum([n * lat for n, (lat, _, _) in zip(self.counts, per_layer)], axis=0)
         dsp = np.max([d for _, d, _ in per_layer], axis=0)
         bram = np.max([b for _, _, b in per_layer], axis=0)
         ok = feasible_mask(self.design, arrays) & (dsp <= self.dsp_budget) & (bram <= self.bram_budget)
@@ -100,11 +103,13 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     define_of = loop_define_map(job)
     notes: list[str] = []
     try:
+        unique = list(dict.fromkeys(sizes for _name, sizes in task.layers))  # repeated layers: one model
         layer_models = []
-        for _name, sizes in task.layers:
+        for sizes in unique:
             space = sized_space(job, dict(sizes))
             layer_models.append(PerformanceModel(space, space.design(task.design), device))
-        space = NetworkSearchSpace(PerformanceModel(reference, envelope_design, device), layer_models)
+        counts = [sum(1 for _name, sizes in task.layers if sizes == u) for u in unique]
+        space = NetworkSearchSpace(PerformanceModel(reference, envelope_design, device), layer_models, counts)
     except EngineError as error:
         return SingleArrayResult(task.design, None, None, {}, None, None, 0, time.perf_counter() - started,
                                  notes=(str(error),))
@@ -139,17 +144,23 @@ def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str]
            space: NetworkSearchSpace, device):
     """Each layer's latency from its model rebuilt at the padded sizes (only where padding applies)."""
     arrays = {n: np.asarray([v]) for n, v in params.items()}
-    fast = space.per_layer(arrays)
+    unique = list(dict.fromkeys(sizes for _name, sizes in task.layers))
+    fast = dict(zip(unique, space.per_layer(arrays)))
     latency: dict[str, float] = {}
     dsp = bram = 0.0
     worst = 0.0
-    for (name, sizes), (lat, d, b) in zip(task.layers, fast):
+    exact_by_sizes: dict[tuple, tuple] = {}
+    for name, sizes in task.layers:
+        lat, d, b = fast[sizes]
         sizes = dict(sizes)
         padded = padded_sizes(design, sizes, params, define_of)
         if padded != sizes:
-            padded_space = sized_space(job, padded)
-            model = PerformanceModel(padded_space, padded_space.design(task.design), device)
-            exact = model.evaluate_fast(arrays)
+            key = tuple(sorted(padded.items()))
+            if key not in exact_by_sizes:
+                padded_space = sized_space(job, padded)
+                model = PerformanceModel(padded_space, padded_space.design(task.design), device)
+                exact_by_sizes[key] = model.evaluate_fast(arrays)
+            exact = exact_by_sizes[key]
             worst = max(worst, abs(float(exact[0][0]) - float(lat[0])) / float(exact[0][0]))
             lat, d, b = exact
         latency[name] = float(lat[0])
