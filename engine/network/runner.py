@@ -16,16 +16,18 @@ import re
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable
 
 from engine.compiler.design import Design
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.network.answers import NetworkAnswers, network_answers
+from engine.network.designs import network_designs
 from engine.network.single_array import SingleTask, optimise_single_array
 from engine.network.store import NetworkRun, NetworkStore
 from engine.network.task import Job, PairResult, PairTask, reference_space, run_pair
-from engine.network.workload import Layer
+from engine.network.workload import Layer, Network
 
 CONNECT_TIMEOUT = 10.0  # seconds a scheduler has to answer (and to have a worker)
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d+$")
@@ -269,3 +271,24 @@ def _best(results) -> PairResult | None:
 
 def _key(*parts) -> str:
     return "-".join(str(p) for p in parts) + f"-{os.getpid()}-{time.monotonic_ns()}"
+
+
+def run_network(kernel_path: str | Path, network: Network, *, db: str | Path | None = None, designs=(),
+                method: str = "hybrid", seconds: float | None = 1.0, samples: int | None = None, seed: int = 0,
+                device: str = "u250", defines=(), scheduler: str | None = None, workers: int | None = None,
+                single: SingleArrayOptions = SingleArrayOptions(),
+                on_event: Callable[[Event], None] | None = None) -> tuple[NetworkRun, NetworkAnswers, str]:
+    """The whole command as one call (the studies' way in): check, store, run on a cluster, answer."""
+    checked = network_designs(kernel_path, network, defines=defines)
+    ids = [checked.space.design(d).id for d in designs]
+    with NetworkStore(db) as store, Cluster(scheduler, workers) as cluster:
+        run_id = store.create(
+            kernel_path=str(kernel_path), kernel_text=Path(kernel_path).read_text(), defines=list(defines),
+            network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
+                                            for l in network.layers],
+            device=device, method=method, seconds=seconds, samples=samples, seed=seed,
+            options={"network_path": network.path, "designs": ids})
+        run = store.load(run_id)
+        answers, status = execute(run, store, cluster, single=single, on_event=on_event)
+        store.set_status(run_id, status)
+        return store.load(run_id), answers, status
