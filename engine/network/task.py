@@ -144,3 +144,10 @@ def run_pair(task: PairTask) -> PairResult:
     result = SearchRun(search, cls(search, seed=task.seed), seconds=seconds, samples=job.samples).run()
     return PairResult(task.layer, task.design, result.best, result.samples, time.perf_counter() - started,
                       result.notes)
+
+
+def prepare_worker(job: Job) -> None:
+    """A worker's one-off start for a job (imports, compiled kernels, the envelope's designs), so that
+    a benchmark can time the searches apart from it (Client.run calls it on every worker)."""
+    warm_up(job.method)
+    reference_space(job)
