@@ -195,9 +195,9 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
 
     if not _run_tasks(cluster, run_pair, unique, [_key("pair", run.id, t.layer, t.design) for t in unique],
                       pair_done, cancel):
-        return _answers(run, store), "interrupted"
+        return run_answers(run, store), "interrupted"
 
-    answers = _answers(run, store)
+    answers = run_answers(run, store)
     singles = _single_tasks(run, store, answers, single)
     done_singles = len(store.singles(run.id))
     total_singles = done_singles + len(singles)
@@ -211,8 +211,8 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
 
     if not _run_tasks(cluster, optimise_single_array, singles, [_key("single", run.id, t.design) for t in singles],
                       single_done, cancel):
-        return _answers(run, store), "interrupted"
-    return _answers(run, store), "finished"
+        return run_answers(run, store), "interrupted"
+    return run_answers(run, store), "finished"
 
 
 def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_result, cancel: threading.Event) -> bool:
@@ -259,7 +259,8 @@ def _single_tasks(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers,
     return tasks
 
 
-def _answers(run: NetworkRun, store: NetworkStore) -> NetworkAnswers:
+def run_answers(run: NetworkRun, store: NetworkStore) -> NetworkAnswers:
+    """The answers from what a run has stored so far (a view can redraw them as pairs arrive)."""
     return network_answers(run.network, layers_of(run), designs_of(run), store.pairs(run.id), store.singles(run.id),
                            load_device(run.device).clock_mhz)
 
