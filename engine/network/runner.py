@@ -216,21 +216,33 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
 
 
 def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_result, cancel: threading.Event) -> bool:
-    """Submit the tasks, hand each result over as it arrives; False when cancelled."""
-    from distributed import as_completed  # noqa: PLC0415
+    """Submit the tasks, hand each result over as it arrives; False when cancelled (checked twice a
+    second, so Ctrl-C is prompt even while every worker is busy)."""
+    from distributed import wait  # noqa: PLC0415
     if not tasks:
         return not cancel.is_set()
     futures = [cluster.client.submit(function, t, key=k, pure=False) for t, k in zip(tasks, keys)]
+    pending = set(futures)
     try:
-        for future in as_completed(futures):
+        while pending:
             if cancel.is_set():
                 return False
-            on_result(future.result())
+            try:
+                done, pending = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            for future in sorted(done, key=futures.index):
+                try:
+                    result = future.result()
+                except Exception as error:  # noqa: BLE001 (a worker died or the task failed: say which)
+                    raise NetworkError(f"task {future.key} failed on the cluster: {_first_line(error)} "
+                                       "(finished pairs are stored; --resume continues)") from None
+                on_result(result)
         return not cancel.is_set()
     finally:
-        pending = [f for f in futures if not f.done()]
-        if pending:
-            cluster.client.cancel(pending)
+        unfinished = [f for f in futures if not f.done()]
+        if unfinished:
+            cluster.client.cancel(unfinished)
 
 
 def _single_tasks(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers,
