@@ -53,8 +53,11 @@ def run_networks(space: DesignSpace, device: Device, *, designs: list[str] | Non
                          + (f"{seconds:g} s" if seconds is not None else f"{samples} samples")
                          + " of hybrid search per (layer, design), the designs that keep the output on chip")
     figure14: dict[str, dict[str, float]] = {}
-    for name in networks:
-        network = load_network(name)
+    names = []
+    for workload in networks:
+        network = load_network(workload)
+        name = network.name
+        names.append(name)
         if log:
             log(f"{NAME}: {name}, {len(network.layers)} layers")
         chosen = designs or None
@@ -79,7 +82,7 @@ def run_networks(space: DesignSpace, device: Device, *, designs: list[str] | Non
     dataflows = list(dict.fromkeys(df for shares in figure14.values() for df in shares))
     bar_chart(out / f"{NAME}.png", "Geo. mean of throughput / per-layer peak, per dataflow (Odyssey Fig. 14)",
               [BarPanel("share of per-layer peak", dataflows,
-                        {n: [figure14[n].get(df) for df in dataflows] for n in networks}, hline=None)])
+                        {n: [figure14[n].get(df) for df in dataflows] for n in names}, hline=None)])
     report.files += [f"{NAME}.csv", f"{NAME}.png"]
     return finish(report, out, started)
 
