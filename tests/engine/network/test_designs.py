@@ -17,8 +17,12 @@ NETWORK = parse_json('''{"workloads": [
   {"name": "pointwise", "params": {"i": 16, "o": 32, "r": 6, "c": 6, "p": 1, "q": 1}}]}''', "net.json")
 
 
-def test_every_layer_gets_the_envelope_designs_with_their_simd_loop():
-    designs = network_designs(CNN, NETWORK)
+@pytest.fixture(scope="module")
+def designs():
+    return network_designs(CNN, NETWORK)
+
+
+def test_every_layer_gets_the_envelope_designs_with_their_simd_loop(designs):
     assert designs.envelope == {"I": 16, "O": 32, "H": 12, "W": 12, "P": 3, "Q": 3}
     assert len(designs.ids) == 30  # Odyssey's 30 CNN designs, although a 1x1 layer alone has more
     for layer in NETWORK.layers:
@@ -38,9 +42,8 @@ def test_a_kernel_that_does_not_take_the_sizes_is_refused():
 
 
 @pytest.mark.parametrize("design_index", [0, 12, 20])
-def test_tiles_larger_than_the_layer_model_the_layer_padded_to_them(design_index):
+def test_tiles_larger_than_the_layer_model_the_layer_padded_to_them(designs, design_index):
     """The first layer (I=3, H=12) at i_t1=4, h_t1=16 is the layer padded to I=4, H=16."""
-    designs = network_designs(CNN, NETWORK)
     small = {"I": 3, "O": 16, "H": 12, "W": 12, "P": 3, "Q": 3}
     padded = {**small, "I": 4, "H": 16}
     device = load_device("u250")
