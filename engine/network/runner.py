@@ -3,7 +3,7 @@ optimisations, each stored as it finishes; returns the answers.
 
 The searches are Dask tasks (engine/network/task.py: run_pair; single_array.py: optimise_single_array).
 By default they run on a LocalCluster with one single-threaded worker process per core (the searches
-hold the GIL); `connect(scheduler=...)` uses an existing cluster instead, unchanged. Pairs already in
+hold the GIL); `Cluster(scheduler=...)` uses an existing cluster instead, unchanged. Pairs already in
 the store are not submitted again, which is how `--resume` continues a killed run. Each pair's seed is
 the run's seed plus the design's position, so a run gives the same tasks wherever it runs.
 """
@@ -184,10 +184,9 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
 
     def pair_done(result: PairResult) -> None:
         task_sizes = next(t.sizes for t in unique if t.layer == result.layer and t.design == result.design)
-        for layer in groups[(task_sizes, result.design)]:
-            copy = replace(result, layer=layer)
-            store.add_pair(run.id, copy)
-            stored[(layer, result.design)] = copy
+        copies = [replace(result, layer=layer) for layer in groups[(task_sizes, result.design)]]
+        store.add_pairs(run.id, copies)  # one transaction: a kill never leaves half a group
+        stored.update({(c.layer, c.design): c for c in copies})
         state["new"] += 1
         state["best"] = _best([state["best"], result])
         left = sum(1 for t in unique if (t.layer, t.design) not in stored)

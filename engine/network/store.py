@@ -113,14 +113,20 @@ class NetworkStore:
                  method, seconds, samples, seed, json.dumps(options), "running")).lastrowid
 
     def add_pair(self, run_id: int, result: PairResult) -> None:
-        b = result.best
-        best = (None,) * 5 if b is None else (json.dumps({k: int(v) for k, v in b.params.items()}),
-                                              float(b.latency_cycles), float(b.dsp), float(b.bram18k),
-                                              float(b.throughput_gops))
+        self.add_pairs(run_id, [result])
+
+    def add_pairs(self, run_id: int, results: list[PairResult]) -> None:
+        """Several pairs in one transaction (layers of equal sizes share one search)."""
+        rows = []
+        for result in results:
+            b = result.best
+            best = (None,) * 5 if b is None else (json.dumps({k: int(v) for k, v in b.params.items()}),
+                                                  float(b.latency_cycles), float(b.dsp), float(b.bram18k),
+                                                  float(b.throughput_gops))
+            rows.append((run_id, result.layer, result.design, *best, int(result.samples), float(result.seconds),
+                         json.dumps(list(result.notes)), result.error))
         with self._transaction() as db:
-            db.execute("INSERT INTO network_pairs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                       (run_id, result.layer, result.design, *best, int(result.samples), float(result.seconds),
-                        json.dumps(list(result.notes)), result.error))
+            db.executemany("INSERT INTO network_pairs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
 
     def add_single(self, run_id: int, result: SingleArrayResult) -> None:
         r = result
