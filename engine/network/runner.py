@@ -234,6 +234,8 @@ def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_resu
                 try:
                     result = future.result()
                 except Exception as error:  # noqa: BLE001 (a worker died or the task failed: say which)
+                    if cancel.wait(0.5):  # Ctrl-C reaches a local cluster's workers too: that is a stop
+                        return False
                     raise NetworkError(f"task {future.key} failed on the cluster: {_first_line(error)} "
                                        "(finished pairs are stored; --resume continues)") from None
                 on_result(result)
