@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import re
+import signal
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -61,8 +62,16 @@ class Cluster:
                                    f"{CONNECT_TIMEOUT:g} s)") from None
         else:
             count = workers or os.cpu_count() or 1
-            self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", silence_logs=logging.ERROR)
+            # the worker processes inherit an ignored SIGINT: Ctrl-C stops the run through its cancel
+            # flag, not by killing workers mid-task (and printing their tracebacks)
+            main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+            try:
+                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", silence_logs=logging.ERROR)
+            finally:
+                if main:
+                    signal.signal(signal.SIGINT, previous)
             self.client = Client(self.cluster)
 
     @property
