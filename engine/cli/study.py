@@ -14,7 +14,8 @@ from engine.resources import DEFAULT_KERNEL, preset_defines
 from engine.studies import STUDIES
 from engine.studies.common import BEST_KNOWN, prepare_output
 
-HELP = "reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid)"
+HELP = ("reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid, "
+        "model-accuracy, mm-architectures, vgg16-conv12, networks)")
 PAPER_DEFINES = ["I=1024", "J=1024", "K=1024"]
 
 EPILOG = "studies (default budget per run; time on MM 1024^3, all 18 designs, 1 seed):\n" + "\n".join(

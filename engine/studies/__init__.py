@@ -10,8 +10,11 @@ from engine.studies.latency_model import run_latency_model
 from engine.studies.methods import DEFAULT_METHODS, run_methods
 from engine.studies.model_accuracy import run_model_accuracy
 from engine.studies.mp_vs_hybrid import run_mp_vs_hybrid
+from engine.studies.mm_architectures import run_mm_architectures
 from engine.studies.mutation import run_mutation
+from engine.studies.networks import run_networks
 from engine.studies.traffic_pruning import run_traffic_pruning
+from engine.studies.vgg16_conv12 import run_vgg16_conv12
 
 
 @dataclass(frozen=True)
@@ -40,4 +43,12 @@ STUDIES = {s.name: s for s in (
     Study("model-accuracy", run_model_accuracy, 0.0, 5,
           "(f) latency model vs cycle-level simulation, MM 64^3 + CNN 16^4x3x3 (Table 5, Fig. 6): paper 1.99%",
           "5 simulated configurations per design, 48 designs: about 6 min"),
+    Study("mm-architectures", run_mm_architectures, 2.0, 1,
+          "(g) which MM design wins and why: loop orderings' BRAM per I/O module (Fig. 10, Table 6)"),
+    Study("vgg16-conv12", run_vgg16_conv12, 2.0, 1,
+          "(h) the 30 CNN designs on VGG16 CONV1 and CONV2, [h,i] vs [o,h] in detail (Fig. 11, Table 7)",
+          "cnn.c, 2 layers x 30 designs at 2 s a pair on 2 workers: about 1 min"),
+    Study("networks", run_networks, 1.0, 1,
+          "(i) dataflows over VGG16 and ResNet50, on Dask (Figs. 13-14): paper 77% / 57% of the per-layer peak",
+          "cnn.c, 10 dataflows x 29 distinct layers at 1 s a pair on 2 workers: about 4 min"),
 )}

@@ -1,0 +1,170 @@
+"""Study `networks`: each CNN dataflow over whole networks, VGG16 and ResNet50 (Odyssey Figs. 13-14).
+
+Every (layer, dataflow) pair of the bundled workloads (resources/networks/) is searched on the
+bundled CNN kernel as a network run on Dask (engine/network). As in the paper, the loop ordering is
+fixed to the one that keeps the output on chip (<[o,h,w],[i,p,q]> for cnn.c), so there is one design
+per dataflow; `designs` overrides that choice. Per network:
+- Fig. 13: each dataflow's throughput on each layer, normalised to the highest throughput on the network;
+- Fig. 14: per dataflow, the geometric mean over layers of its throughput / the layer's peak; the best
+  dataflow's value is the paper's 77% (VGG16) and 57% (ResNet50);
+- the best single array (one configuration for every layer), which the paper approximates by Fig. 14.
+Where a share differs from the paper's by more than 10 points, the summary lists the layers that
+pull the best dataflow down, with the bottleneck the model reports for them.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from engine.compiler.design_space import DesignSpace
+from engine.errors import EngineError
+from engine.models.device import DEVICES, Device, load_device
+from engine.network.answers import NetworkAnswers
+from engine.network.details import pair_details
+from engine.network.report import write_files
+from engine.network.designs import network_designs
+from engine.network.runner import SingleArrayOptions, job_of, run_network
+from engine.network.store import NetworkStore
+from engine.network.workload import load_network
+from engine.resources import KERNELS
+from engine.studies.common import BarPanel, Comparison, Log, StudyReport, bar_chart, finish, percent, prepare_output, write_csv
+
+NAME = "networks"
+CNN = KERNELS / "cnn.c"
+PAPER_SHARE = {"vgg16": 0.77, "resnet50": 0.57}
+PAPER_RANKING = "[o,h] and [o,w] best, then [o,i], [h,i], [w,i]; 2-D dataflows above 1-D"
+
+
+def output_ordering_designs(space: DesignSpace) -> list[str]:
+    """The designs whose loop ordering keeps the written (output) array on chip, one per dataflow."""
+    written = {s.target.array for s in space.kernel.statements}
+    return [d.id for d in space.designs if written & set(d.permutation.arrays)]
+
+
+def run_networks(space: DesignSpace, device: Device, *, designs: list[str] | None = None, seconds: float | None = 1.0,
+                 samples: int | None = None, seeds: int = 1, out_dir: str | Path = "study-networks",
+                 force: bool = False, log: Log | None = None, networks: tuple[str, ...] = ("vgg16", "resnet50"),
+                 workers: int | None = None, scheduler: str | None = None) -> StudyReport:
+    started = time.perf_counter()
+    out = prepare_output(out_dir, force=force)
+    report = StudyReport(NAME, "Dataflows over whole networks", "Figs. 13-14, sec. 5.4",
+                         f"bundled cnn.c on {', '.join(networks)} (resources/networks), {device.name}; "
+                         + (f"{seconds:g} s" if seconds is not None else f"{samples} samples")
+                         + " of hybrid search per (layer, design), the designs that keep the output on chip")
+    figure14: dict[str, dict[str, float]] = {}
+    names = []
+    for workload in networks:
+        network = load_network(workload)
+        name = network.name
+        names.append(name)
+        if log:
+            log(f"{NAME}: {name}, {len(network.layers)} layers")
+        chosen = designs or None
+        run, answers, status = run_network(
+            CNN, network, db=out / "runs.sqlite", designs=chosen or _default_designs(network), seconds=seconds,
+            samples=samples, device=device_key(device), scheduler=scheduler,
+            workers=workers, single=SingleArrayOptions(designs=3), on_event=_progress(log))
+        files = write_files(answers, out / name)
+        report.files += [str(Path(name) / f.name) for f in files]
+        rows = _figure13_rows(answers)
+        write_csv(out / f"{NAME}-{name}-fig13.csv", ["layer", "design", "dataflow", "gops", "normalised"], rows)
+        report.files.append(f"{NAME}-{name}-fig13.csv")
+        figure14[name] = {_dataflow(d.space_loops): d.geomean_share for d in answers.designs}
+        report.rows += [{"network": name, "dataflow": _dataflow(d.space_loops), "design": d.id,
+                         "geomean_share": d.geomean_share} for d in answers.designs]
+        with NetworkStore(out / "runs.sqlite") as store:
+            pairs = {(p.layer, p.design): p for p in store.pairs(run.id)}
+        _compare(report, name, answers, run, pairs)
+        if status != "finished":
+            report.notes.append(f"{name}: the run was {status}; its numbers cover the pairs that finished")
+    write_csv(out / f"{NAME}.csv", ["network", "dataflow", "design", "geomean_share"], report.rows)
+    dataflows = list(dict.fromkeys(df for shares in figure14.values() for df in shares))
+    bar_chart(out / f"{NAME}.png", "Geo. mean of throughput / per-layer peak, per dataflow (Odyssey Fig. 14)",
+              [BarPanel("share of per-layer peak", dataflows,
+                        {n: [figure14[n].get(df) for df in dataflows] for n in names}, hline=None)])
+    report.files += [f"{NAME}.csv", f"{NAME}.png"]
+    return finish(report, out, started)
+
+
+def device_key(device: Device) -> str:
+    """The device file a Device was read from (network runs store the name, workers reload it)."""
+    for path in sorted(DEVICES.glob("*.json")):
+        if load_device(path.stem) == device:
+            return path.stem
+    raise EngineError(f"device {device.name} is not one of the bundled devices ({DEVICES}): network runs need one")
+
+
+def _default_designs(network) -> list[str]:
+    return output_ordering_designs(network_designs(CNN, network).space)
+
+
+def _dataflow(loops) -> str:
+    return "[" + ",".join(loops) + "]"
+
+
+def _progress(log: Log | None):
+    if log is None:
+        return None
+    last = {"step": -1}
+
+    def show(e) -> None:
+        step = 10 * e.done // max(1, e.total)
+        if step != last["step"]:
+            last["step"] = step
+            print(f"  pairs {e.done}/{e.total}" + (f", ETA {e.eta:.0f} s" if e.eta else ""), file=sys.stderr,
+                  flush=True)
+    return show
+
+
+def _figure13_rows(answers: NetworkAnswers) -> list[dict]:
+    top = max((l.best_gops or 0.0) for l in answers.layers) or 1.0
+    loops = {d.id: d.space_loops for d in answers.designs}
+    return [{"layer": l.name, "design": d, "dataflow": _dataflow(loops[d]), "gops": g,
+             "normalised": (g or 0.0) / top} for l in answers.layers for d, g in l.designs.items()]
+
+
+def _compare(report: StudyReport, name: str, answers: NetworkAnswers, run, pairs: dict) -> None:
+    ranked = answers.designs
+    best = ranked[0]
+    one_d = [d.geomean_share for d in ranked if len(d.space_loops) == 1]
+    two_d = [d.geomean_share for d in ranked if len(d.space_loops) == 2]
+    order = ", ".join(f"{_dataflow(d.space_loops)} {percent(d.geomean_share)}" for d in ranked[:5])
+    report.comparisons.append(Comparison(f"{name}: dataflows by geo. mean", order, PAPER_RANKING))
+    if one_d and two_d:
+        report.comparisons.append(Comparison(
+            f"{name}: 2-D above 1-D", f"2-D mean {percent(sum(two_d) / len(two_d))}, best 1-D {percent(max(one_d))}, "
+            f"worst 2-D {percent(min(two_d))}", "2-D above 1-D"))
+    paper = PAPER_SHARE.get(name)
+    report.comparisons.append(Comparison(f"{name}: best single dataflow ({_dataflow(best.space_loops)}), "
+                                         "share of per-layer peak", percent(best.geomean_share),
+                                         percent(paper) if paper else "-"))
+    s = answers.single_array
+    if s is not None:
+        report.comparisons.append(Comparison(
+            f"{name}: best single array ({s.design}, one configuration)",
+            f"{percent(s.share_of_peak)} of the per-layer peak (network latency); geo. mean of layer shares "
+            f"{percent(s.geomean_layer_share)}; {s.network_gops:.0f} GOP/s", "- (the paper reports Fig. 14 only)"))
+    report.values[f"{name}_best_share"] = best.geomean_share
+    if paper is not None and abs(best.geomean_share - paper) > 0.10:
+        report.notes.append(_why(name, answers, run, pairs, paper))
+
+
+def _why(name: str, answers: NetworkAnswers, run, pairs: dict, paper: float) -> str:
+    """The layers where the best dataflow keeps least of the layer's peak, with their bottlenecks."""
+    best = answers.designs[0].id
+    job = job_of(run)
+    worst = sorted(answers.layers, key=lambda l: l.share(best))[:3]
+    parts = []
+    for layer in worst:
+        p = pairs.get((layer.name, best))
+        detail = ""
+        if p is not None and p.best is not None:
+            d = pair_details(job, layer.sizes, best, p.best.params)
+            detail = (f", bottleneck {d['bottleneck']}, {d['dsp']:.0f} DSP, DSP efficiency "
+                      f"{percent(d['dsp_efficiency'])}")
+        parts.append(f"{layer.name} {percent(layer.share(best))} of its peak ({layer.best_design} there){detail}")
+    direction = "above" if answers.designs[0].geomean_share > paper else "below"
+    return (f"{name}: the best single dataflow keeps {percent(answers.designs[0].geomean_share)} of the per-layer "
+            f"peak, {direction} the paper's {percent(paper)} by more than 10 points. Layers that pull it down: "
+            + "; ".join(parts) + ". See docs/network.md for the model and architecture differences behind this.")
