@@ -25,7 +25,7 @@ from engine.compiler.design import Design
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.evaluate import FastEvaluation, PerformanceModel
 from engine.network.task import Job, loop_define_map, reference_space, sized_space, warm_up
 from engine.search.methods import strategy_class
 from engine.search.run import SearchRun
@@ -69,7 +69,7 @@ class NetworkSearchSpace(SearchSpace):
         self.counts = counts or [1] * len(layer_models)
         self.macs = sum(n * m.symbolic.macs for n, m in zip(self.counts, layer_models))  # throughput(): the network's
 
-    def per_layer(self, arrays: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def per_layer(self, arrays: dict[str, np.ndarray]) -> list[FastEvaluation]:
         return [m.evaluate_fast(arrays) for m in self.layer_models]
 
     def evaluate(self, configs) -> Batch:
@@ -78,10 +78,12 @@ class NetworkSearchSpace(SearchSpace):
         else:
             arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
         per_layer = self.per_layer(arrays)
-        latency = np.sum([n * lat for n, (lat, _, _) in zip(self.counts, per_layer)], axis=0)
-        dsp = np.max([d for _, d, _ in per_layer], axis=0)
-        bram = np.max([b for _, _, b in per_layer], axis=0)
-        ok = feasible_mask(self.design, arrays) & (dsp <= self.dsp_budget) & (bram <= self.bram_budget)
+        latency = np.sum([n * e.latency for n, e in zip(self.counts, per_layer)], axis=0)
+        dsp = np.max([e.dsp for e in per_layer], axis=0)
+        bram = np.max([e.bram for e in per_layer], axis=0)
+        # the one array fits when it fits at every layer's sizes (the model's `fits`, every resource)
+        fits = np.all([e.fits for e in per_layer], axis=0)
+        ok = feasible_mask(self.design, arrays) & fits
         return Batch(latency, dsp, bram, ok, latency)
 
 
@@ -151,7 +153,7 @@ def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str]
     worst = 0.0
     exact_by_sizes: dict[tuple, tuple] = {}
     for name, sizes in task.layers:
-        lat, d, b = fast[sizes]
+        lat, d, b, _ = fast[sizes]
         sizes = dict(sizes)
         padded = padded_sizes(design, sizes, params, define_of)
         if padded != sizes:
@@ -162,7 +164,7 @@ def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str]
                 exact_by_sizes[key] = model.evaluate_fast(arrays)
             exact = exact_by_sizes[key]
             worst = max(worst, abs(float(exact[0][0]) - float(lat[0])) / float(exact[0][0]))
-            lat, d, b = exact
+            lat, d, b, _ = exact
         latency[name] = float(lat[0])
         dsp, bram = max(dsp, float(d[0])), max(bram, float(b[0]))
     return latency, dsp, bram, worst

@@ -124,7 +124,7 @@ def test_mp_vs_hybrid_study(problem, tmp_path):
 
 def test_registry_names_the_cli_studies():
     assert list(STUDIES) == ["methods", "mutation", "latency-model", "traffic-pruning", "mp-vs-hybrid",
-                             "model-accuracy"]
+                             "model-accuracy", "mm-architectures", "vgg16-conv12", "networks"]
 
 
 def test_output_folder_is_refused_when_not_empty_unless_forced(tmp_path):
