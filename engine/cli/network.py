@@ -1,0 +1,175 @@
+"""`systolic network KERNEL.c NETWORK.json`: search every (layer, design) pair of a network as Dask
+tasks (a local cluster, or `--scheduler tcp://HOST:PORT`), store each result as it arrives, then
+answer three questions, each a table, a CSV and a PNG: the best design per layer, the best single
+dataflow (geometric mean over layers) and the best single array (one configuration for every layer).
+`--resume RUN_ID` finishes an interrupted or killed run without redoing its stored pairs."""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from engine.errors import EngineError
+from engine.models.device import load_device
+from engine.network.designs import network_designs
+from engine.network.report import text_report, write_files
+from engine.network.runner import Cluster, Event, SingleArrayOptions, execute, pair_tasks
+from engine.network.store import NetworkStore
+from engine.network.workload import load_network
+from engine.search.methods import METHODS, strategy_class
+
+HELP = "tune every design for every layer of a network (Dask), and find the best single array"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kernel", nargs="?", help="C kernel whose #defines the workload's sizes set (e.g. cnn.c)")
+    parser.add_argument("network", nargs="?",
+                        help="workload: Odyssey's JSON, a CSV, or a bundled name (vgg16, resnet50)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                        help="override another #define (e.g. DATA_T=int16_t); layer sizes win")
+    parser.add_argument("--method", default="hybrid", help=f"one of {', '.join(METHODS)} (default hybrid)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--seconds", type=float, help="budget per (layer, design) pair (default 1 s)")
+    budget.add_argument("--samples", type=int, help="sample budget per pair (deterministic given the seed)")
+    parser.add_argument("--seed", type=int, default=0, help="pair seed = this + the design's position")
+    parser.add_argument("--device", default="u250")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler to use")
+    parser.add_argument("--workers", type=int, help="local cluster: worker processes (default: one per core)")
+    parser.add_argument("--single-designs", type=int, default=3, metavar="K",
+                        help="optimise the K best designs (by geometric mean) as the single array (default 3)")
+    parser.add_argument("--single-seconds", type=float, metavar="S",
+                        help="budget per single-array design (default: half the layers x the pair budget)")
+    parser.add_argument("--resume", type=int, metavar="RUN_ID", help="finish a stored network run")
+    parser.add_argument("--list", action="store_true", help="list the stored network runs")
+    parser.add_argument("-o", "--out", type=Path, help="folder for the CSV and PNG files (default network-NAME-RUN)")
+    parser.add_argument("--json", action="store_true", help="print the answers as JSON")
+    parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    with NetworkStore(args.db) as store:
+        if args.list:
+            _list(store)
+            return 0
+        if args.resume is not None:
+            run_id = args.resume
+            stored = store.load(run_id)
+            if args.kernel or args.network:
+                raise EngineError("--resume takes the kernel and the network from the stored run; give neither")
+        else:
+            run_id = None
+            stored = None
+            _create_checks(args)
+        _check_out(args.out)
+        if args.single_designs < 0:
+            raise EngineError("--single-designs must be 0 or more")
+        with Cluster(args.scheduler, args.workers) as cluster:  # fails before anything is stored
+            if stored is None:
+                run_id = _create(store, args)
+                stored = store.load(run_id)
+            out = args.out or Path(f"network-{stored.network}-{run_id}")
+            _check_out(out)
+            pairs = len(pair_tasks(stored))
+            _log(f"network run {run_id}: {stored.network}, {len(stored.workload)} layers x "
+                 f"{pairs // max(1, len(stored.workload))} designs = {pairs} pairs, {stored.method} "
+                 + (f"{stored.seconds:g} s" if stored.seconds is not None else f"{stored.samples} samples")
+                 + f" per pair, on {cluster.workers} workers")
+            if cluster.dashboard:
+                _log(f"dask dashboard: {cluster.dashboard}")
+            line = _ProgressLine()
+            cancel = threading.Event()
+            previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+            try:
+                answers, status = execute(stored, store, cluster, on_event=line, cancel=cancel,
+                                          single=SingleArrayOptions(args.single_designs, args.single_seconds))
+            finally:
+                signal.signal(signal.SIGINT, previous)
+                line.close()
+            store.set_status(run_id, status)
+    files = write_files(answers, out)
+    if args.json:
+        print(json.dumps({"run_id": run_id, "status": status, **answers.to_json()}, indent=2))
+    else:
+        print(text_report(answers), end="")
+        print(f"{status}; stored as network run {run_id}; files: {', '.join(str(f) for f in files)}")
+        if status == "interrupted":
+            print(f"resume with: systolic network --resume {run_id}")
+    return 130 if status == "interrupted" else 0
+
+
+def _create_checks(args) -> None:
+    if not args.kernel or not args.network:
+        raise EngineError("give a kernel and a network (systolic network KERNEL.c NETWORK.json), "
+                          "or --resume RUN_ID, or --list")
+    strategy_class(args.method)
+    load_device(args.device)
+    if (args.seconds is not None and args.seconds <= 0) or (args.samples is not None and args.samples <= 0):
+        raise EngineError("the budget per pair must be positive")
+    args.loaded_network = load_network(args.network)
+    args.designs_checked = network_designs(args.kernel, args.loaded_network, defines=args.defines)
+
+
+def _create(store: NetworkStore, args) -> int:
+    network = args.loaded_network
+    seconds = args.seconds if args.seconds is not None or args.samples is not None else 1.0
+    return store.create(
+        kernel_path=str(args.kernel), kernel_text=Path(args.kernel).read_text(), defines=list(args.defines),
+        network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
+                                        for l in network.layers],
+        device=args.device, method=args.method, seconds=seconds, samples=args.samples, seed=args.seed,
+        options={"network_path": str(network.path)})
+
+
+def _check_out(out: Path | None) -> None:
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise EngineError(f"output folder {out} exists and is not empty")
+
+
+def _list(store: NetworkStore) -> None:
+    rows = store.runs()
+    if not rows:
+        print("no network runs stored")
+        return
+    print(f"{'id':>4}  {'created':25}  {'network':12}  {'method':8}  {'status':11}  pairs")
+    for run_id, created, network, method, status, pairs, _layers in rows:
+        print(f"{run_id:>4}  {created:25}  {network:12}  {method:8}  {status:11}  {pairs}")
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class _ProgressLine:
+    """Pairs done / total, the best so far and the time left, rewritten in place on a terminal
+    (a line every 10% otherwise, so logs stay short)."""
+
+    def __init__(self):
+        self.live = sys.stderr.isatty()
+        self.last, self.step = 0.0, -1
+
+    def __call__(self, e: Event) -> None:
+        best = (f"best {e.best.best.throughput_gops:.1f} GOP/s ({e.best.layer}, {e.best.design})"
+                if e.best else "no result yet")
+        eta = "" if e.eta is None else f"  ETA {e.eta:5.0f} s"
+        single = f"  single array {e.singles_done}/{e.singles_total}" if e.singles_total else ""
+        text = f"pairs {e.done}/{e.total}  {best}{eta}{single}"
+        now = time.monotonic()
+        if self.live:
+            if now - self.last >= 0.2 or e.done == e.total:
+                self.last = now
+                sys.stderr.write("\r" + text[:150].ljust(150))
+                sys.stderr.flush()
+            return
+        step = (10 * e.done // max(1, e.total), e.singles_done)
+        if step != self.step:
+            self.step = step
+            _log(text)
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\r" + " " * 150 + "\r")
+            sys.stderr.flush()

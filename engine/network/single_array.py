@@ -1,0 +1,157 @@
+"""One design + a network -> SingleArrayResult: the best single array, one configuration for every layer.
+
+The hardware is built once: one design and one configuration (tiling, latency hiding, SIMD). Each
+layer runs on it padded to the configuration's tiles; its latency is the layer's model at that
+configuration. The configuration minimises the network's latency (the sum over layers) with every
+layer within the device budget.
+
+Padding. Non-divisor tiling already pads a loop of extent N to a multiple of its tile t1; a tile
+larger than the layer (t1 > N) pads it to one tile, which is what the layer's model computes for
+t1 > N (ceil(N / t1) = 1 tile of t1). The search uses that (fast: one compiled model per layer); the
+chosen configuration is then re-evaluated exactly, each layer's model rebuilt at the padded sizes
+max(N, t1), and those are the numbers reported (`exact_check` records the largest difference).
+
+The search is the project's tuner (`engine/search`) on NetworkSearchSpace, a SearchSpace whose
+evaluation is the network's; it is seeded by each layer's best configuration of the design.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.compiler.design import Design
+from engine.errors import EngineError
+from engine.models.constraints import feasible_mask
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.network.task import Job, loop_define_map, reference_space, sized_space, warm_up
+from engine.search.methods import strategy_class
+from engine.search.run import SearchRun
+from engine.search.space import Batch, SearchSpace
+
+
+@dataclass(frozen=True)
+class SingleTask:
+    job: Job
+    design: str
+    layers: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (name, sizes) in network order
+    seconds: float | None
+    samples: int | None
+    seed: int
+    seeds: tuple[tuple[tuple[str, int], ...], ...] = ()  # configurations to try first (each layer's best)
+
+
+@dataclass(frozen=True)
+class SingleArrayResult:
+    design: str
+    params: dict[str, int] | None  # None: no configuration fits every layer
+    network_latency_cycles: float | None
+    layer_latency_cycles: dict[str, float]
+    dsp: float | None
+    bram18k: float | None
+    samples: int
+    seconds: float
+    exact_check: float | None = None  # largest relative difference, fast padded model vs rebuilt model
+    notes: tuple[str, ...] = ()
+
+
+class NetworkSearchSpace(SearchSpace):
+    """The design at the network's envelope (its bounds, its model for the MP seed), evaluated on
+    every layer: objective and latency are the network's, DSP and BRAM the largest over layers."""
+
+    def __init__(self, envelope_model: PerformanceModel, layer_models: list[PerformanceModel]):
+        super().__init__(envelope_model)
+        self.layer_models = layer_models
+        self.macs = sum(m.symbolic.macs for m in layer_models)  # throughput() is the network's
+
+    def per_layer(self, arrays: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return [m.evaluate_fast(arrays) for m in self.layer_models]
+
+    def evaluate(self, configs) -> Batch:
+        if isinstance(configs, list):
+            arrays = {n: np.fromiter((c[n] for c in configs), dtype=np.int64, count=len(configs)) for n in self.names}
+        else:
+            arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
+        per_layer = self.per_layer(arrays)
+        latency = np.sum([lat for lat, _, _ in per_layer], axis=0)
+        dsp = np.max([d for _, d, _ in per_layer], axis=0)
+        bram = np.max([b for _, _, b in per_layer], axis=0)
+        ok = feasible_mask(self.design, arrays) & (dsp <= self.dsp_budget) & (bram <= self.bram_budget)
+        return Batch(latency, dsp, bram, ok, latency)
+
+
+def padded_sizes(design: Design, sizes: dict[str, int], params: dict[str, int], define_of: dict[str, str]) -> dict[str, int]:
+    """A layer's sizes with every loop grown to its tile when the tile is larger."""
+    padded = dict(sizes)
+    for loop, name in define_of.items():
+        padded[name] = max(padded[name], params[f"{loop}_t1"])
+    return padded
+
+
+def optimise_single_array(task: SingleTask) -> SingleArrayResult:
+    job = task.job
+    warm_up(job.method)
+    started = time.perf_counter()
+    device = load_device(job.device)
+    reference = reference_space(job)
+    envelope_design = reference.design(task.design)
+    define_of = loop_define_map(job)
+    notes: list[str] = []
+    try:
+        layer_models = []
+        for _name, sizes in task.layers:
+            space = sized_space(job, dict(sizes))
+            layer_models.append(PerformanceModel(space, space.design(task.design), device))
+        space = NetworkSearchSpace(PerformanceModel(reference, envelope_design, device), layer_models)
+    except EngineError as error:
+        return SingleArrayResult(task.design, None, None, {}, None, None, 0, time.perf_counter() - started,
+                                 notes=(str(error),))
+    best_params, best_latency = _best_seed(space, task.seeds)
+    seconds = task.seconds
+    if seconds is not None:
+        seconds = max(0.05, seconds - (time.perf_counter() - started))
+    cls = strategy_class(job.method)
+    result = SearchRun(space, cls(space, seed=task.seed), seconds=seconds, samples=task.samples).run()
+    notes += result.notes
+    if result.best is not None and result.best.latency_cycles < best_latency:
+        best_params, best_latency = dict(result.best.params), result.best.latency_cycles
+    samples = result.samples + len(task.seeds)
+    if best_params is None:
+        return SingleArrayResult(task.design, None, None, {}, None, None, samples, time.perf_counter() - started,
+                                 notes=tuple(notes) + ("no configuration fits the device on every layer",))
+    layer_latency, dsp, bram, check = _exact(job, task, envelope_design, define_of, best_params, space, device)
+    return SingleArrayResult(task.design, best_params, float(sum(layer_latency.values())), layer_latency, dsp, bram,
+                             samples, time.perf_counter() - started, check, tuple(notes))
+
+
+def _best_seed(space: NetworkSearchSpace, seeds) -> tuple[dict | None, float]:
+    configs = [dict(s) for s in seeds if set(dict(s)) == set(space.names)]
+    if not configs:
+        return None, np.inf
+    fitness = space.evaluate(configs).fitness
+    k = int(np.argmin(fitness))
+    return (configs[k], float(fitness[k])) if np.isfinite(fitness[k]) else (None, np.inf)
+
+
+def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str], params: dict[str, int],
+           space: NetworkSearchSpace, device):
+    """Each layer's latency from its model rebuilt at the padded sizes (only where padding applies)."""
+    arrays = {n: np.asarray([v]) for n, v in params.items()}
+    fast = space.per_layer(arrays)
+    latency: dict[str, float] = {}
+    dsp = bram = 0.0
+    worst = 0.0
+    for (name, sizes), (lat, d, b) in zip(task.layers, fast):
+        sizes = dict(sizes)
+        padded = padded_sizes(design, sizes, params, define_of)
+        if padded != sizes:
+            padded_space = sized_space(job, padded)
+            model = PerformanceModel(padded_space, padded_space.design(task.design), device)
+            exact = model.evaluate_fast(arrays)
+            worst = max(worst, abs(float(exact[0][0]) - float(lat[0])) / float(exact[0][0]))
+            lat, d, b = exact
+        latency[name] = float(lat[0])
+        dsp, bram = max(dsp, float(d[0])), max(bram, float(b[0]))
+    return latency, dsp, bram, worst

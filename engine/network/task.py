@@ -1,0 +1,146 @@
+"""One (layer, design) pair -> PairResult: the pair's search, run where Dask puts it.
+
+A task carries everything a worker needs (the kernel's text, not a path: a cluster's workers need not
+share the file system) and is deterministic given its seed and a sample budget; a time budget makes
+the sample count depend on the machine, as in `systolic search`. The budget includes building the
+pair's model, as `explore` charges a design's model to its share. Each worker process keeps the
+compiled kernel (the envelope's designs and each layer's polyhedral model) for the tasks that follow.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.compiler.design_space import DesignSpace
+from engine.errors import EngineError
+from engine.models.device import load_device
+from engine.models.evaluate import PerformanceModel
+from engine.network.designs import envelope_space, layer_space, loop_defines
+from engine.search import pareto
+from engine.search.methods import strategy_class
+from engine.search.progress import Candidate
+from engine.search.run import SearchRun
+from engine.search.space import SearchSpace
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every task of one network run shares."""
+
+    kernel_path: str  # as the user named it (messages; used as is when a worker sees the same text there)
+    kernel_text: str
+    defines: tuple[str, ...]  # other -D overrides (DATA_T=...); layer sizes win over them
+    envelope: tuple[tuple[str, int], ...]  # the sizes the network's designs are compiled at
+    device: str
+    method: str
+    seconds: float | None  # per pair
+    samples: int | None  # per pair
+
+
+@dataclass(frozen=True)
+class PairTask:
+    job: Job
+    layer: str
+    sizes: tuple[tuple[str, int], ...]
+    design: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class PairResult:
+    layer: str
+    design: str
+    best: Candidate | None
+    samples: int
+    seconds: float
+    notes: tuple[str, ...] = ()
+    error: str | None = None  # the pair could not be modelled (the search did not run)
+
+
+_lock = threading.Lock()
+_spaces: dict[tuple, object] = {}  # compiled spaces and loop maps, per job
+_kernel_files: dict[str, Path] = {}
+
+
+def kernel_file(job: Job) -> Path:
+    """The kernel as a file on this machine: the user's own file when it holds the same text."""
+    digest = hashlib.sha1(job.kernel_text.encode()).hexdigest()
+    with _lock:
+        if digest not in _kernel_files:
+            path = Path(job.kernel_path)
+            try:
+                same = path.is_file() and path.read_text() == job.kernel_text
+            except OSError:
+                same = False
+            if not same:
+                folder = Path(tempfile.gettempdir()) / f"systolic-network-{os.getpid()}-{digest[:12]}"
+                folder.mkdir(parents=True, exist_ok=True)
+                path = folder / Path(job.kernel_path).name
+                path.write_text(job.kernel_text)
+            _kernel_files[digest] = path
+        return _kernel_files[digest]
+
+
+def reference_space(job: Job) -> DesignSpace:
+    key = ("envelope", job.kernel_text, job.defines, job.envelope)
+    with _lock:
+        space = _spaces.get(key)
+    if space is None:
+        space = envelope_space(kernel_file(job), dict(job.envelope), defines=job.defines)
+        with _lock:
+            _spaces[key] = space
+    return space
+
+
+def sized_space(job: Job, sizes: dict[str, int]) -> DesignSpace:
+    """The network's designs remade at these sizes (a layer's, or a layer padded to a tile)."""
+    key = ("layer", job.kernel_text, job.defines, job.envelope, tuple(sorted(sizes.items())))
+    with _lock:
+        space = _spaces.get(key)
+    if space is None:
+        space = layer_space(kernel_file(job), reference_space(job), sizes, defines=job.defines)
+        with _lock:
+            _spaces[key] = space
+    return space
+
+
+def loop_define_map(job: Job) -> dict[str, str]:
+    """Band loop -> the define that is its extent (see designs.loop_defines), once per job."""
+    key = ("loops", job.kernel_text, job.defines, job.envelope)
+    with _lock:
+        found = _spaces.get(key)
+    if found is None:
+        found = loop_defines(kernel_file(job), dict(job.envelope), defines=job.defines)
+        with _lock:
+            _spaces[key] = found
+    return found
+
+
+def warm_up(method: str) -> None:
+    """Imports and compiled kernels, before a budget starts (cheap when repeated)."""
+    pareto.warm_up()
+    strategy_class(method).warm_up()
+
+
+def run_pair(task: PairTask) -> PairResult:
+    job = task.job
+    cls = strategy_class(job.method)
+    warm_up(job.method)
+    started = time.perf_counter()
+    try:
+        space = sized_space(job, dict(task.sizes))
+        model = PerformanceModel(space, space.design(task.design), load_device(job.device))
+    except EngineError as error:
+        return PairResult(task.layer, task.design, None, 0, time.perf_counter() - started, (), str(error))
+    seconds = job.seconds
+    if seconds is not None:
+        seconds = max(0.05, seconds - (time.perf_counter() - started))
+    search = SearchSpace(model)
+    result = SearchRun(search, cls(search, seed=task.seed), seconds=seconds, samples=job.samples).run()
+    return PairResult(task.layer, task.design, result.best, result.samples, time.perf_counter() - started,
+                      result.notes)
