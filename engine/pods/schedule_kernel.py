@@ -47,9 +47,9 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 
 
 @numba.njit(cache=True)
-def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, block_first, block_count, dep_ptr,
-               dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, x_recv, w_recv, p_recv,
-               x_links, w_links, p_links, blocking, planes, stages, ports, first_open):
+def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
+               dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
+               q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open):
     """Schedule from op `start_op` of block `start_block` (`start_end`: that block's end so far).
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
@@ -70,12 +70,18 @@ def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, block_
             x, w = x_tiles[op], w_tiles[op]
             xb, wb = x % ports, w % ports
             s = max(earliest, first_open)
+            pred = preds[op]
+            q_bank = -1
+            if pred >= 0:  # chained partial sum: after its producer, read from the bank it wrote
+                s = max(s, out[pred, 0] + spans[pred])
+                q_bank = out[pred, 4]
             placed = False
             while not placed:
                 if s + span > capacity:
                     return block, op, end, first_open, True
-                placed = _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile,
-                                x_recv, w_recv, p_recv, x_links, w_links, p_links, blocking, planes, stages, ports)
+                placed = _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
+                                x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links,
+                                blocking, planes, stages, ports)
                 if not placed:
                     s += 1
             if s + span > end:
@@ -87,8 +93,8 @@ def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, block_
 
 
 @numba.njit(cache=True)
-def _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile, x_recv, w_recv, p_recv,
-           x_links, w_links, p_links, blocking, planes, stages, ports):
+def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv,
+           p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports):
     for t in range(s, s + span):
         if idle[t] == 0:
             return False
@@ -96,8 +102,13 @@ def _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile,
             return False
     if w_bank_tile[s, wb] != FREE and w_bank_tile[s, wb] != w:
         return False
+    if q_bank >= 0:
+        for t in range(s, s + span):
+            if p_port[t, q_bank]:
+                return False
     x_planes = np.empty(span, np.int64)
     p_planes = np.empty(span, np.int64)
+    q_planes = np.zeros(span, np.int64)
     for pod in range(ports):
         free = True
         for t in range(s, s + span):
@@ -117,12 +128,22 @@ def _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile,
         w_plane = _can_route(w_links, w_recv, s, wb, pod, blocking, planes, stages, ports)
         if w_plane < 0:
             continue
+        if q_bank >= 0:
+            for t in range(span):
+                q_planes[t] = _can_route(q_links, q_recv, s + t, q_bank, pod, blocking, planes, stages, ports)
+                if q_planes[t] < 0:
+                    ok = False
+                    break
+            if not ok:
+                continue
         p_bank = -1
         for k in range(ports + 1):
             bank = pod if k == 0 else k - 1
+            if bank == q_bank:
+                continue
             good = True
             for t in range(span):
-                if p_recv[s + t, bank] != FREE:
+                if p_port[s + t, bank]:
                     good = False
                     break
                 p_planes[t] = _can_route(p_links, p_recv, s + t, pod, bank, blocking, planes, stages, ports)
@@ -141,6 +162,10 @@ def _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile,
             if x_recv[s + t, pod] == FREE:
                 _commit(x_links, x_recv, s + t, xb, pod, x_planes[t], blocking, stages, ports)
             _commit(p_links, p_recv, s + t, pod, p_bank, p_planes[t], blocking, stages, ports)
+            p_port[s + t, p_bank] = True
+            if q_bank >= 0:
+                p_port[s + t, q_bank] = True
+                _commit(q_links, q_recv, s + t, q_bank, pod, q_planes[t], blocking, stages, ports)
         w_bank_tile[s, wb] = w
         _commit(w_links, w_recv, s, wb, pod, w_plane, blocking, stages, ports)
         out[op, 0] = s
@@ -151,5 +176,7 @@ def _place(s, span, x, xb, w, wb, op, out, busy, idle, x_bank_tile, w_bank_tile,
         out[op, 5] = x_planes[0]
         out[op, 6] = w_plane
         out[op, 7] = p_planes[0]
+        out[op, 8] = q_bank
+        out[op, 9] = q_planes[0]
         return True
     return False

@@ -44,6 +44,8 @@ class Schedule:
     op_x_plane: np.ndarray    # interconnect plane of each route (0 unless Butterfly-k, k > 1)
     op_w_plane: np.ndarray
     op_p_plane: np.ndarray
+    op_q_bank: np.ndarray     # bank a chained op reads its input partial sum from (-1: none)
+    op_q_plane: np.ndarray
     block_ready: np.ndarray   # first slice a row block's output can be read
 
 
@@ -68,15 +70,15 @@ class _State:
 
     def shapes(self, slices: int) -> dict[str, tuple]:
         n = self.ports
-        return {"busy": (slices, n), "idle": (slices,), "x_bank_tile": (slices, n), "w_bank_tile": (slices, n),
-                "x_recv": (slices, n), "w_recv": (slices, n), "p_recv": (slices, n),
-                "x_links": (slices, self.planes, self.link_count), "w_links": (slices, self.planes, self.link_count),
-                "p_links": (slices, self.planes, self.link_count)}
+        links = (slices, self.planes, self.link_count)
+        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "x_bank_tile": (slices, n),
+                "w_bank_tile": (slices, n), "x_recv": (slices, n), "w_recv": (slices, n), "p_recv": (slices, n),
+                "q_recv": (slices, n), "x_links": links, "w_links": links, "p_links": links, "q_links": links}
 
     def grow(self, slices: int) -> None:
         old = len(self.arrays["idle"]) if self.arrays else 0
         for key, shape in self.shapes(slices).items():
-            if key == "busy":
+            if key in ("busy", "p_port"):
                 fresh = np.zeros(shape, dtype=np.bool_)
             elif key == "idle":
                 fresh = np.full(shape, self.ports, dtype=np.int64)
@@ -96,21 +98,21 @@ def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
     dep_ptr[1:] = np.cumsum([len(d) for d in deps])
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
-    out = np.zeros((tiling.ops, 8), dtype=np.int64)
+    out = np.zeros((tiling.ops, 10), dtype=np.int64)
     state = _State(system)
     a = state.arrays
     block = op = end = first_open = 0
     while True:
         block, op, end, first_open, overflow = run_kernel(
-            block, op, end, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.block_first_op,
+            block, op, end, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
-            a["x_bank_tile"], a["w_bank_tile"], a["x_recv"], a["w_recv"], a["p_recv"], a["x_links"],
-            a["w_links"], a["p_links"], system.interconnect.blocking, state.planes, state.stages, state.ports,
-            first_open)
+            a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
+            a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
+            state.stages, state.ports, first_open)
         if not overflow:
             break
         state.grow(max(2 * len(a["idle"]), first_open + int(spans[op]) + 64))
         a = state.arrays
     used = int(np.max(out[:, 0] + spans)) if tiling.ops else 0
     return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
-                    out[:, 4], out[:, 5], out[:, 6], out[:, 7], ready)
+                    out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.pods.scheduler import Schedule
+from engine.pods.scheduler import POST_PROCESS_SLICES, Schedule
 
 
 class ScheduleViolation(AssertionError):
@@ -101,7 +101,7 @@ def _energy(sched: Schedule, rows, depth, cols, macs: int) -> dict[str, float]:
     sizes = tiling.gemm_sizes
     outputs = int(np.sum(sizes[:, 0] * sizes[:, 2])) * t.activation_bytes
     sram = int(x_bytes[first_x].sum() + w_bytes[first_w].sum() + 2 * p_bytes.sum()) + outputs
-    network = int(x_bytes.sum() + w_bytes.sum() + p_bytes.sum())
+    network = int(x_bytes.sum() + w_bytes.sum() + p_bytes.sum() + p_bytes[sched.op_q_bank >= 0].sum())
     stored = sizes[tiling.gemm_stored_weights]
     inputs = sizes[tiling.gemm_input]
     dram = int(np.sum(stored[:, 1] * stored[:, 2])) * t.weight_bytes + int(np.sum(inputs[:, 0] * inputs[:, 1])) * t.activation_bytes
@@ -120,13 +120,18 @@ def _check(sched: Schedule) -> None:
     keys = (sched.op_slice[held] + offsets) * sched.system.pods + sched.op_pod[held]
     if len(np.unique(keys)) != len(keys):
         raise ScheduleViolation("a pod holds two tile operations in the same slice")
-    first_slice = sched.op_slice
+    ends = sched.op_slice + sched.op_span
+    ready = np.zeros(len(tiling.block_deps), dtype=np.int64)
+    np.maximum.at(ready, tiling.op_block, ends + POST_PROCESS_SLICES)
     for block, deps in enumerate(tiling.block_deps):
         if not deps:
             continue
         lo = tiling.block_first_op[block]
-        begin = int(first_slice[lo:lo + tiling.block_op_count[block]].min())
-        need = max(int(sched.block_ready[d]) for d in deps)
+        begin = int(sched.op_slice[lo:lo + tiling.block_op_count[block]].min())
+        need = max(int(ready[d]) for d in deps)
         if begin < need:
             raise ScheduleViolation(f"row block {block} starts at slice {begin}, before its input is written "
                                     f"(slice {need})")
+    chained = tiling.op_pred >= 0
+    if np.any(sched.op_slice[chained] < ends[tiling.op_pred[chained]]):
+        raise ScheduleViolation("a tile operation reads a partial sum before it is written")

@@ -38,6 +38,7 @@ class Tiling:
     op_cols: np.ndarray       # filters (<= c)
     op_x_tile: np.ndarray     # id of the X tile it reads (shared by the ops of the same i, j)
     op_w_tile: np.ndarray     # id of the W tile it reads (shared by the ops of the same j, l)
+    op_pred: np.ndarray       # op whose partial sum it accumulates onto (aggregation="chain"), -1: none
     # one entry per row block
     block_gemm: np.ndarray    # index into gemm_names
     block_workload: np.ndarray
@@ -58,9 +59,20 @@ class Tiling:
         return int(np.sum(self.op_rows.astype(np.int64) * self.op_depth * self.op_cols))
 
 
+AGGREGATIONS = ("post-processor", "chain")
+
+
 def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: int, *,
-                   partition: int | None = None, conventional: bool = False) -> Tiling:
-    """Tile operations of one or several workloads (several = multi-tenancy: their ops in one list)."""
+                   partition: int | None = None, conventional: bool = False,
+                   aggregation: str = "post-processor", row_aligned: bool = True) -> Tiling:
+    """Tile operations of one or several workloads (several = multi-tenancy: their ops in one list).
+
+    aggregation: "post-processor" sums the partial sums y_ijl over j in the post-processors (the ops
+    over j are independent); "chain" feeds y_i(j-1)l to the op of j as its input partial sum (SOSA
+    Fig. 8's dashed lines: a read-after-write chain over j). row_aligned=False makes every block of
+    a layer wait for the whole of its producers (a layer barrier)."""
+    if aggregation not in AGGREGATIONS:
+        raise EngineError(f"unknown aggregation '{aggregation}' (known: {', '.join(AGGREGATIONS)})")
     if isinstance(workloads, PodWorkload):
         workloads = [workloads]
     if rows < 1 or cols < 1:
@@ -68,7 +80,7 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
     if partition is not None and partition < 1:
         raise EngineError(f"partition must be at least 1 row, got {partition}")
     k_rows = None if conventional else (partition or rows)
-    op_cols: dict[str, list[int]] = {key: [] for key in ("block", "rows", "depth", "cols", "x", "w")}
+    op_cols: dict[str, list[int]] = {key: [] for key in ("block", "rows", "depth", "cols", "x", "w", "pred")}
     block_gemm, block_workload, block_deps, block_first, block_count = [], [], [], [], []
     gemm_names, gemm_input, gemm_weights, gemm_sizes = [], [], [], []
     x_tiles = w_tiles = 0
@@ -88,7 +100,8 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
                 lo, hi = i * k, min(gemm.rows, (i + 1) * k)
                 deps = set(whole)
                 for producer in gemm.inputs:
-                    deps.update(_row_blocks(blocks_of[producer], lo, hi, gemm.rows, gemm.halo_rows))
+                    deps.update(_row_blocks(blocks_of[producer], lo, hi, gemm.rows, gemm.halo_rows) if row_aligned
+                                else _all_blocks(blocks_of[producer]))
                 block = len(block_gemm)
                 block_gemm.append(g_index)
                 block_workload.append(w_index)
@@ -103,12 +116,15 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
                         op_cols["cols"].append(min(gemm.cols, (l + 1) * cols) - l * cols)
                         op_cols["x"].append(x_tiles + i * n_j + j)
                         op_cols["w"].append(w_tiles + j * n_l + l)
+                        chained = aggregation == "chain" and j > 0
+                        op_cols["pred"].append(len(op_cols["block"]) - 2 if chained else -1)
             x_tiles += n_i * n_j
             w_tiles += n_j * n_l
             blocks_of[gemm.name] = (first_block, n_i, k, gemm.rows)
     as_int = {key: np.asarray(value, dtype=np.int64) for key, value in op_cols.items()}
     return Tiling(rows, cols, k_rows, tuple(w.name for w in workloads),
                   as_int["block"], as_int["rows"], as_int["depth"], as_int["cols"], as_int["x"], as_int["w"],
+                  as_int["pred"],
                   np.asarray(block_gemm, dtype=np.int64), np.asarray(block_workload, dtype=np.int64),
                   tuple(block_deps), np.asarray(block_first, dtype=np.int64),
                   np.asarray(block_count, dtype=np.int64), tuple(gemm_names),

@@ -1,8 +1,8 @@
 """Network layers (name, tags, sizes) -> a `PodWorkload`: the GEMMs X W = P a multi-pod accelerator runs.
 
 SOSA writes every layer as X (d1 x d2) times W (d2 x d3):
-- a convolution through im2col (Odyssey's CNN keys i, o, r, c, p, q; r x c the output pixels with the
-  stride folded in): d1 = r*c*batch (filter reuse), d2 = i*p*q (features), d3 = o (filters);
+- a convolution through im2col (Odyssey's CNN keys i, o, r, c, p, q, or the CNN kernel's I, O, H, W, P, Q;
+  r x c the output pixels with the stride folded in): d1 = r*c*batch (filter reuse), d2 = i*p*q (features), d3 = o (filters);
 - a matrix multiply (Odyssey's MM keys i, j, k: C[i][j] += A[i][k] B[k][j]): d1 = i*batch, d2 = k,
   d3 = j; a transformer layer is its GEMMs.
 
@@ -19,9 +19,11 @@ halo). Tags refine that, so a transformer can be written as it is:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Protocol
 
 from engine.errors import EngineError
+from engine.network.workload import load_network
 
 
 class WorkloadError(EngineError):
@@ -125,13 +127,22 @@ def _gemm_sizes(layer: Layer, batch: int) -> tuple[int, int, int, int]:
     for key, value in sizes.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise WorkloadError(f"layer '{layer.name}': size {key}={value!r} must be a positive whole number")
-    if {"i", "o", "r", "c"} <= sizes.keys():
+    for odyssey, ours in (("r", "h"), ("c", "w")):  # Odyssey's output rows/columns are the CNN kernel's H/W
+        if odyssey in sizes and ours not in sizes:
+            sizes[ours] = sizes.pop(odyssey)
+    if {"i", "o", "h", "w"} <= sizes.keys():
         p, q = sizes.get("p", 1), sizes.get("q", 1)
-        return sizes["r"] * sizes["c"] * batch, sizes["i"] * p * q, sizes["o"], (p // 2) * sizes["c"] + q // 2
+        return sizes["h"] * sizes["w"] * batch, sizes["i"] * p * q, sizes["o"], (p // 2) * sizes["w"] + q // 2
     if {"i", "j", "k"} <= sizes.keys():
         return sizes["i"] * batch, sizes["k"], sizes["j"], 0
     raise WorkloadError(f"layer '{layer.name}': sizes {sorted(sizes)} are neither a convolution "
-                        "(i, o, r, c[, p, q]) nor a matrix multiply (i, j, k)")
+                        "(i, o, r|h, c|w[, p, q]) nor a matrix multiply (i, j, k)")
+
+
+def load_pod_workload(path: str | Path, *, batch: int = 1) -> PodWorkload:
+    """A network file (Odyssey's JSON or CSV, read by engine/network/workload.py) as GEMMs."""
+    network = load_network(path)
+    return workload_from_layers(network.name, network.layers, batch=batch)
 
 
 @dataclass(frozen=True)
