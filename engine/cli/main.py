@@ -5,11 +5,12 @@ import argparse
 import os
 import sys
 
-from engine.cli import csim, designs, export, model, network, runs, search, simulate, study
+from engine.cli import csim, designs, export, model, network, pods, runs, search, simulate, study
 from engine.errors import EngineError
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
-               "export": export, "csim": csim, "simulate": simulate, "network": network}
+               "export": export, "csim": csim, "simulate": simulate, "network": network,
+               "pods": pods}
 
 
 def build_parser() -> argparse.ArgumentParser:
