@@ -16,20 +16,27 @@ FREE = -1
 
 
 @numba.njit(cache=True)
-def _can_route(links, recv, s, src, dst, blocking, planes, stages, ports):
-    held = recv[s, dst]
-    if held != FREE:
-        return 0 if held == src else -1
+def _can_route(links, recv, s, span, src, dst, blocking, planes, stages, ports):
+    """The plane a route can hold for slices s .. s+span-1 (one circuit), or -1."""
+    for t in range(s, s + span):
+        held = recv[t, dst]
+        if held != FREE and held != src:
+            return -1
     if not blocking:
         return 0
     for plane in range(planes):
         ok = True
-        for t in range(stages):
-            low = stages - 1 - t
-            pos = ((dst >> low) << low) | (src & ((1 << low) - 1))
-            v = links[s, plane, t * ports + pos]
-            if v != FREE and v != src:
-                ok = False
+        for t in range(s, s + span):
+            if recv[t, dst] == src:  # already receiving this source: the route is there
+                continue
+            for stage in range(stages):
+                low = stages - 1 - stage
+                pos = ((dst >> low) << low) | (src & ((1 << low) - 1))
+                v = links[t, plane, stage * ports + pos]
+                if v != FREE and v != src:
+                    ok = False
+                    break
+            if not ok:
                 break
         if ok:
             return plane
@@ -106,9 +113,7 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
         for t in range(s, s + span):
             if p_port[t, q_bank]:
                 return False
-    x_planes = np.empty(span, np.int64)
-    p_planes = np.empty(span, np.int64)
-    q_planes = np.zeros(span, np.int64)
+
     for pod in range(ports):
         free = True
         for t in range(s, s + span):
@@ -117,40 +122,32 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
                 break
         if not free:
             continue
-        ok = True
-        for t in range(span):
-            x_planes[t] = _can_route(x_links, x_recv, s + t, xb, pod, blocking, planes, stages, ports)
-            if x_planes[t] < 0:
-                ok = False
-                break
-        if not ok:
+        x_plane = _can_route(x_links, x_recv, s, span, xb, pod, blocking, planes, stages, ports)
+        if x_plane < 0:
             continue
-        w_plane = _can_route(w_links, w_recv, s, wb, pod, blocking, planes, stages, ports)
+        w_plane = _can_route(w_links, w_recv, s, 1, wb, pod, blocking, planes, stages, ports)
         if w_plane < 0:
             continue
+        q_plane = 0
         if q_bank >= 0:
-            for t in range(span):
-                q_planes[t] = _can_route(q_links, q_recv, s + t, q_bank, pod, blocking, planes, stages, ports)
-                if q_planes[t] < 0:
-                    ok = False
-                    break
-            if not ok:
+            q_plane = _can_route(q_links, q_recv, s, span, q_bank, pod, blocking, planes, stages, ports)
+            if q_plane < 0:
                 continue
         p_bank = -1
+        p_plane = -1
         for k in range(ports + 1):
             bank = pod if k == 0 else k - 1
             if bank == q_bank:
                 continue
             good = True
-            for t in range(span):
-                if p_port[s + t, bank]:
+            for t in range(s, s + span):
+                if p_port[t, bank]:
                     good = False
                     break
-                p_planes[t] = _can_route(p_links, p_recv, s + t, pod, bank, blocking, planes, stages, ports)
-                if p_planes[t] < 0:
-                    good = False
-                    break
-            if good:
+            if not good:
+                continue
+            p_plane = _can_route(p_links, p_recv, s, span, pod, bank, blocking, planes, stages, ports)
+            if p_plane >= 0:
                 p_bank = bank
                 break
         if p_bank < 0:
@@ -159,13 +156,12 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
             busy[s + t, pod] = True
             idle[s + t] -= 1
             x_bank_tile[s + t, xb] = x
-            if x_recv[s + t, pod] == FREE:
-                _commit(x_links, x_recv, s + t, xb, pod, x_planes[t], blocking, stages, ports)
-            _commit(p_links, p_recv, s + t, pod, p_bank, p_planes[t], blocking, stages, ports)
+            _commit(x_links, x_recv, s + t, xb, pod, x_plane, blocking, stages, ports)
+            _commit(p_links, p_recv, s + t, pod, p_bank, p_plane, blocking, stages, ports)
             p_port[s + t, p_bank] = True
             if q_bank >= 0:
                 p_port[s + t, q_bank] = True
-                _commit(q_links, q_recv, s + t, q_bank, pod, q_planes[t], blocking, stages, ports)
+                _commit(q_links, q_recv, s + t, q_bank, pod, q_plane, blocking, stages, ports)
         w_bank_tile[s, wb] = w
         _commit(w_links, w_recv, s, wb, pod, w_plane, blocking, stages, ports)
         out[op, 0] = s
@@ -173,10 +169,10 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
         out[op, 2] = xb
         out[op, 3] = wb
         out[op, 4] = p_bank
-        out[op, 5] = x_planes[0]
+        out[op, 5] = x_plane
         out[op, 6] = w_plane
-        out[op, 7] = p_planes[0]
+        out[op, 7] = p_plane
         out[op, 8] = q_bank
-        out[op, 9] = q_planes[0]
+        out[op, 9] = q_plane
         return True
     return False
