@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.errors import EngineError
+
 from engine.pods.system import PodSystem
 from engine.pods.schedule_kernel import FREE, run_kernel
 from engine.pods.tiling import Tiling
@@ -62,6 +64,8 @@ class _State:
     def __init__(self, system: PodSystem):
         network = system.interconnect
         self.ports = system.pods
+        if self.ports > np.iinfo(np.int16).max:
+            raise EngineError(f"{self.ports} pods: the scheduler handles at most {np.iinfo(np.int16).max}")
         self.planes = network.expansion if network.blocking else 1
         self.stages = max(1, int(np.log2(self.ports))) if self.ports > 1 else 1
         self.link_count = self.stages * self.ports if network.blocking else 1
@@ -82,8 +86,10 @@ class _State:
                 fresh = np.zeros(shape, dtype=np.bool_)
             elif key == "idle":
                 fresh = np.full(shape, self.ports, dtype=np.int64)
-            else:
+            elif key.endswith("_tile"):
                 fresh = np.full(shape, FREE, dtype=np.int64)
+            else:  # bank and pod numbers: int16 keeps ResNet50 on 512 pods within a few hundred MB
+                fresh = np.full(shape, FREE, dtype=np.int16)
             if old:
                 fresh[:old] = self.arrays[key]
             self.arrays[key] = fresh
