@@ -93,3 +93,17 @@ def test_granularity_sweep_locally_and_on_dask(technology):
         remote = granularity_sweep(w, technology, shapes=shapes, scheduler=cluster.scheduler_address)
     assert remote == local
     assert granularity_point(8, 8, w, technology, "butterfly-2", 400.0) == local[0]
+
+
+def test_closed_form_bound_matches_the_tile_list(technology):
+    from engine.pods.scheduler import op_spans  # noqa: PLC0415
+    from engine.pods.tiling import tile_workloads  # noqa: PLC0415
+    for seed, (rows, cols, pods, name) in zip((1, 2, 3), ((8, 8, 16, "butterfly-2"), (5, 12, 8, "benes"),
+                                                         (16, 4, 32, "crossbar"))):
+        w = random_workload(seed)
+        system = build_system(rows, cols, pods, name, technology)
+        tiling = tile_workloads(w, rows, cols)
+        spans = op_spans(tiling, system)
+        per_gemm = np.bincount(tiling.block_gemm[tiling.op_block], weights=spans)
+        slices = int(np.sum(np.ceil(per_gemm / pods)))
+        assert utilization_bound(w, system) == pytest.approx(w.macs / (system.pes * slices * system.slice_cycles))
