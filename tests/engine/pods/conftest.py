@@ -23,10 +23,10 @@ def random_workload(seed: int, *, layers: int = 6, name: str | None = None):
                 tags.append(f"heads:{rng.choice((2, 3))}")
         if rng.random() < 0.5:
             p = rng.choice((1, 3))
-            sizes = {"i": rng.randint(1, 40), "o": rng.randint(1, 40), "r": rng.randint(1, 9),
-                     "c": rng.randint(1, 9), "p": p, "q": p}
+            sizes = {"i": rng.randint(1, 24), "o": rng.randint(1, 40), "r": rng.randint(1, 8),
+                     "c": rng.randint(1, 8), "p": p, "q": p}
         else:
-            sizes = {"i": rng.randint(1, 70), "j": rng.randint(1, 50), "k": rng.randint(1, 50)}
+            sizes = {"i": rng.randint(1, 60), "j": rng.randint(1, 40), "k": rng.randint(1, 40)}
         out.append(CodeLayer(f"l{index}", sizes, tuple(tags)))
     return workload_from_layers(name or f"random{seed}", out)
 
