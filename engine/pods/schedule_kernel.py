@@ -10,7 +10,6 @@ The property tests replay every schedule through `interconnect.Router` to check 
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 FREE = -1
 
