@@ -12,7 +12,7 @@ from engine.pods.simulate import ScheduleViolation, simulate
 from engine.pods.system import build_system
 from engine.pods.tiling import tile_workloads
 
-from conftest import random_workload
+from pod_workloads import random_workload
 
 SEEDS = [3, 11, 19, 27, 42, 58, 77, 91]
 

@@ -6,7 +6,7 @@ from engine.pods.studies import (ScheduleOptions, granularity_point, granularity
 from engine.pods.system import build_system, pods_at_power
 from engine.pods.workload import Gemm, PodWorkload
 
-from conftest import random_workload
+from pod_workloads import random_workload
 
 
 def test_peak_power_reproduces_sosa_table2_for_the_monolithic_array(technology):

@@ -6,7 +6,7 @@ import pytest
 from engine.pods.tiling import tile_workloads
 from engine.pods.workload import Gemm, PodWorkload
 
-from conftest import random_workload
+from pod_workloads import random_workload
 
 
 @pytest.mark.parametrize("seed", range(5))
