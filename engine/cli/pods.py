@@ -51,6 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a layer waits for the whole of its producers (default: the rows it reads)")
         p.add_argument("--conventional", action="store_true", help="conventional tiling (X rows not partitioned)")
     gran.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the shapes on this Dask cluster")
+    scale.add_argument("--arrays", default="512,256,128,64,32,16",
+                       help="square array sizes (default 512,256,128,64,32,16)")
+    scale.add_argument("--monolithic", type=int, default=512, metavar="SIZE",
+                       help="the array size built as one pod, SOSA's monolithic baseline (default 512; 0: none)")
     gran.add_argument("--sizes", help="comma-separated row/column sizes (default 15 sizes, 8..512)")
     for p, default in ((gran, "granularity.png"), (sched, "schedule.png"), (scale, "scale.png")):
         p.add_argument("--png", type=Path, default=Path(default), help=f"where to write the plot (default {default})")
@@ -80,6 +84,16 @@ def _options(args) -> ScheduleOptions:
                            row_aligned=not args.layer_barrier)
 
 
+def _sizes(text: str, option: str) -> list[int]:
+    try:
+        sizes = [int(s) for s in text.split(",")]
+    except ValueError:
+        raise EngineError(f"{option} {text!r}: expected comma-separated whole numbers") from None
+    if any(s < 1 for s in sizes):
+        raise EngineError(f"{option}: every size must be at least 1")
+    return sizes
+
+
 def _shape(text: str) -> tuple[int, int]:
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
@@ -100,12 +114,7 @@ def _granularity(args, technology):
     workloads = _workloads(args.network, args.batch)
     shapes = None
     if args.sizes:
-        try:
-            sizes = [int(s) for s in args.sizes.split(",")]
-        except ValueError:
-            raise EngineError(f"--sizes {args.sizes!r}: expected comma-separated whole numbers") from None
-        if any(s < 1 for s in sizes):
-            raise EngineError("--sizes: every size must be at least 1")
+        sizes = _sizes(args.sizes, "--sizes")
         shapes = [(r, c) for r in sizes for c in sizes]
     points = granularity_sweep(workloads, technology, shapes=shapes, interconnect=args.interconnect,
                                watts=args.tdp, scheduler=args.scheduler)
@@ -142,8 +151,9 @@ def _interconnect(args, technology):
 
 
 def _scale(args, technology):
+    arrays = _sizes(args.arrays, "--arrays")
     rows = scale_table(_workloads(args.network, args.batch), technology, interconnect=args.interconnect,
-                       watts=args.tdp, options=_options(args))
+                       arrays=arrays, watts=args.tdp, monolithic=args.monolithic, options=_options(args))
     scale_chart(rows, args.png, title=f"effective TOP/s at {args.tdp or technology.tdp_w:g} W", paper=SOSA_TABLE2)
     if args.json:
         return [r.as_json() for r in rows]

@@ -69,15 +69,14 @@ class ScaleRow:
 
 
 def scale_table(workloads: list[PodWorkload], technology: Technology, *, interconnect: str = "butterfly-2",
-                arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: bool = True,
+                arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: int | None = 512,
                 options: ScheduleOptions = ScheduleOptions()) -> list[ScaleRow]:
     """SOSA Table 2: each square array at the largest power-of-two pod count within the budget; the
-    largest array is SOSA's monolithic baseline (one pod) when `monolithic`."""
+    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2)."""
     watts = technology.tdp_w if watts is None else watts
     rows = []
-    largest = max(arrays)
     for size in arrays:
-        if monolithic and size == largest:
+        if size == monolithic:
             system = build_system(size, size, 1, interconnect, technology)
         else:
             system = pods_at_power(size, size, interconnect, technology, watts)

@@ -69,7 +69,7 @@ def test_multitenancy_fills_holes(technology):
 
 
 def test_scale_table_rows(technology):
-    rows = scale_table([random_workload(1)], technology, arrays=(32, 16, 8))
+    rows = scale_table([random_workload(1)], technology, arrays=(32, 16, 8), monolithic=32)
     assert [r.array for r in rows] == ["32x32", "16x16", "8x8"] and rows[0].pods == 1
     for r in rows:
         assert r.effective_tops == pytest.approx(r.peak_tops * r.utilization)
