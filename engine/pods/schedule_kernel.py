@@ -53,22 +53,24 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 
 
 @numba.njit(cache=True)
-def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
+def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
                q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open):
-    """Schedule from op `start_op` of block `start_block` (`start_end`: that block's end so far).
+    """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
+    (`start_end`: that block's end so far).
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
     capacity = idle.shape[0]
     n_blocks = block_first.shape[0]
-    for block in range(start_block, n_blocks):
+    for position in range(start_block, n_blocks):
+        block = order[position]
         earliest = 0
         for d in range(dep_ptr[block], dep_ptr[block + 1]):
             if ready[dep_idx[d]] > earliest:
                 earliest = ready[dep_idx[d]]
         end = earliest
         first = block_first[block]
-        if block == start_block:
+        if position == start_block:
             first = start_op
             end = max(end, start_end)
         for op in range(first, block_first[block] + block_count[block]):
@@ -84,7 +86,7 @@ def run_kernel(start_block, start_op, start_end, spans, x_tiles, w_tiles, preds,
             placed = False
             while not placed:
                 if s + span > capacity:
-                    return block, op, end, first_open, True
+                    return position, op, end, first_open, True
                 placed = _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
                                 x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links,
                                 blocking, planes, stages, ports)

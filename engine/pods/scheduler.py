@@ -57,6 +57,18 @@ def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
     return -(-cycles // system.slice_cycles)
 
 
+def block_order(tiling: Tiling) -> np.ndarray:
+    """The order blocks are scheduled in: the tiling's, with several workloads interleaved in
+    proportion to their block counts, so no tenant gets every slice first."""
+    blocks = len(tiling.block_workload)
+    if blocks == 0 or tiling.block_workload.max() == 0:
+        return np.arange(blocks, dtype=np.int64)
+    counts = np.bincount(tiling.block_workload)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    position = np.arange(blocks) - starts[tiling.block_workload]
+    return np.argsort((position + 0.5) / counts[tiling.block_workload], kind="stable").astype(np.int64)
+
+
 class _State:
     """Per-slice state, grown on demand: busy pods, the tile each bank serves, each router's receivers
     and (Butterfly) the source bank on each link of each plane."""
@@ -104,13 +116,14 @@ def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
     dep_ptr[1:] = np.cumsum([len(d) for d in deps])
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
+    order = block_order(tiling)
     out = np.zeros((tiling.ops, 10), dtype=np.int64)
     state = _State(system)
     a = state.arrays
     block = op = end = first_open = 0
     while True:
         block, op, end, first_open, overflow = run_kernel(
-            block, op, end, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
+            block, op, end, order, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
