@@ -1,0 +1,137 @@
+"""`Tiling` + `PodSystem` -> `Schedule`: SOSA's offline scheduler (section 4.2).
+
+Time is cut into slices of `system.slice_cycles`; the pods run in lockstep. Tile operations are taken
+in the tiling's order. For each, the scheduler finds the earliest slice its row block's dependences
+allow (every producer block written back by the post-processor, one slice after its last tile
+operation), then, slice after slice, the idle pods and banks and a routing the interconnect admits:
+- its X tile is read from the bank that holds it, its W tile from the bank that holds it (tiles are
+  interleaved over the banks in creation order: tile t lives in bank t mod N); a bank is single
+  ported, so it serves one tile per slice; pods reading the same tile in a slice share that read
+  (the interconnect multicasts it);
+- the partial sum goes to an idle P bank (the pod's own bank first);
+- the three routes (X bank -> pod, W bank -> pod, pod -> P bank) must be admitted by their
+  interconnects together with the routes already in the slice; every idle pod is tried.
+A tile operation longer than a slice (the conventional tiling) holds its pod, its X and P banks and
+their routes for all its slices and reads W in the first.
+
+Multi-tenancy is a tiling of several workloads: their tile operations fill each other's holes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.errors import EngineError
+
+from engine.pods.system import PodSystem
+from engine.pods.schedule_kernel import FREE, run_kernel
+from engine.pods.tiling import Tiling
+
+POST_PROCESS_SLICES = 1  # the post-processor sums a block's partial sums in the slice after its last op
+
+
+@dataclass(frozen=True)
+class Schedule:
+    system: PodSystem
+    tiling: Tiling
+    slice_cycles: int
+    slices: int               # slices used
+    op_slice: np.ndarray      # first slice of each tile operation
+    op_span: np.ndarray       # slices it holds its pod
+    op_pod: np.ndarray
+    op_x_bank: np.ndarray
+    op_w_bank: np.ndarray
+    op_p_bank: np.ndarray
+    op_x_plane: np.ndarray    # interconnect plane of each route (0 unless Butterfly-k, k > 1)
+    op_w_plane: np.ndarray
+    op_p_plane: np.ndarray
+    op_q_bank: np.ndarray     # bank a chained op reads its input partial sum from (-1: none)
+    op_q_plane: np.ndarray
+    block_ready: np.ndarray   # first slice a row block's output can be read
+
+
+def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
+    """Slices each tile operation needs: its rows streamed, at least r (the weight buffering time)."""
+    cycles = np.maximum(tiling.op_rows, system.rows)
+    return -(-cycles // system.slice_cycles)
+
+
+def block_order(tiling: Tiling) -> np.ndarray:
+    """The order blocks are scheduled in: the tiling's, with several workloads interleaved in
+    proportion to their block counts, so no tenant gets every slice first."""
+    blocks = len(tiling.block_workload)
+    if blocks == 0 or tiling.block_workload.max() == 0:
+        return np.arange(blocks, dtype=np.int64)
+    counts = np.bincount(tiling.block_workload)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    position = np.arange(blocks) - starts[tiling.block_workload]
+    return np.argsort((position + 0.5) / counts[tiling.block_workload], kind="stable").astype(np.int64)
+
+
+class _State:
+    """Per-slice state, grown on demand: busy pods, the tile each bank serves, each router's receivers
+    and (Butterfly) the source bank on each link of each plane."""
+
+    def __init__(self, system: PodSystem):
+        network = system.interconnect
+        self.ports = system.pods
+        if self.ports > np.iinfo(np.int16).max:
+            raise EngineError(f"{self.ports} pods: the scheduler handles at most {np.iinfo(np.int16).max}")
+        self.planes = network.expansion if network.blocking else 1
+        self.stages = max(1, int(np.log2(self.ports))) if self.ports > 1 else 1
+        self.link_count = self.stages * self.ports if network.blocking else 1
+        self.arrays: dict[str, np.ndarray] = {}
+        self.grow(64)
+
+    def shapes(self, slices: int) -> dict[str, tuple]:
+        n = self.ports
+        links = (slices, self.planes, self.link_count)
+        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "x_bank_tile": (slices, n),
+                "w_bank_tile": (slices, n), "x_recv": (slices, n), "w_recv": (slices, n), "p_recv": (slices, n),
+                "q_recv": (slices, n), "x_links": links, "w_links": links, "p_links": links, "q_links": links}
+
+    def grow(self, slices: int) -> None:
+        old = len(self.arrays["idle"]) if self.arrays else 0
+        for key, shape in self.shapes(slices).items():
+            if key in ("busy", "p_port"):
+                fresh = np.zeros(shape, dtype=np.bool_)
+            elif key == "idle":
+                fresh = np.full(shape, self.ports, dtype=np.int64)
+            elif key.endswith("_tile"):
+                fresh = np.full(shape, FREE, dtype=np.int64)
+            else:  # bank and pod numbers: int16 keeps ResNet50 on 512 pods within a few hundred MB
+                fresh = np.full(shape, FREE, dtype=np.int16)
+            if old:
+                fresh[:old] = self.arrays[key]
+            self.arrays[key] = fresh
+
+
+def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
+    if (tiling.rows, tiling.cols) != (system.rows, system.cols):
+        raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
+    spans = op_spans(tiling, system).astype(np.int64)
+    deps = tiling.block_deps
+    dep_ptr = np.zeros(len(deps) + 1, dtype=np.int64)
+    dep_ptr[1:] = np.cumsum([len(d) for d in deps])
+    dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
+    ready = np.zeros(len(deps), dtype=np.int64)
+    order = block_order(tiling)
+    out = np.zeros((tiling.ops, 10), dtype=np.int64)
+    state = _State(system)
+    a = state.arrays
+    block = op = end = first_open = 0
+    while True:
+        block, op, end, first_open, overflow = run_kernel(
+            block, op, end, order, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
+            tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
+            a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
+            a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
+            state.stages, state.ports, first_open)
+        if not overflow:
+            break
+        state.grow(max(2 * len(a["idle"]), first_open + int(spans[op]) + 64))
+        a = state.arrays
+    used = int(np.max(out[:, 0] + spans)) if tiling.ops else 0
+    return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
+                    out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready)

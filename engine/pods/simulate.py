@@ -1,0 +1,137 @@
+"""`Schedule` -> `PodRun`: the cycle-level replay of a schedule on the multi-pod system.
+
+Each tile operation starts at its slice's first cycle; its pod computes for max(rows, r) cycles (the
+rows of X it streams, at least the r cycles of buffering the next weights) and then idles to the end
+of its slices; the last results leave the array after its r + c - 2 cycle skew. The replay checks the
+schedule (no pod with two operations at once, no operation before its producers are written back)
+and counts, per cycle, the busy pods, and over the run the energy of each part:
+- MAC: the useful multiply-accumulates (padding rows/columns are clock-gated);
+- SRAM: X and W tiles read (once per slice and bank when several pods share a tile), partial sums
+  written, read back and summed by the post-processor, the output block written;
+- interconnect: the bytes each route carries (X, W to the pod; the partial sums back), at the
+  network's energy per byte for this pod count;
+- DRAM: the stored weights and the network input, loaded once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.pods.scheduler import POST_PROCESS_SLICES, Schedule
+
+
+class ScheduleViolation(AssertionError):
+    """A schedule breaks a rule the hardware cannot: a pod running two operations, a read before its write."""
+
+
+@dataclass(frozen=True)
+class PodRun:
+    workloads: tuple[str, ...]
+    array: str
+    pods: int
+    interconnect: str
+    slice_cycles: int
+    slices: int
+    cycles: int
+    tile_ops: int
+    macs: int
+    busy_pods_per_cycle: np.ndarray
+    busy_pods_fraction: float     # SOSA's "busy pods": mean share of pods holding an op, per slice
+    cycles_per_tile_op: float     # cycles a tile operation holds its pod
+    utilization: float            # useful MACs / (PEs x cycles)
+    peak_tops: float
+    effective_tops: float         # peak x utilization
+    energy_j: dict[str, float]    # mac, sram, interconnect, dram
+    seconds: float
+
+    @property
+    def watts(self) -> float:
+        return sum(self.energy_j.values()) / self.seconds if self.seconds else 0.0
+
+    @property
+    def tops_per_watt(self) -> float:
+        return self.effective_tops / self.watts if self.watts else 0.0
+
+    def summary(self) -> dict:
+        return {"workloads": list(self.workloads), "array": self.array, "pods": self.pods,
+                "interconnect": self.interconnect, "tile_ops": self.tile_ops, "slices": self.slices,
+                "slice_cycles": self.slice_cycles, "cycles": self.cycles, "macs": self.macs,
+                "busy_pods": self.busy_pods_fraction, "cycles_per_tile_op": self.cycles_per_tile_op,
+                "utilization": self.utilization, "peak_tops": self.peak_tops,
+                "effective_tops": self.effective_tops, "watts": self.watts,
+                "effective_tops_per_watt": self.tops_per_watt, "energy_j": dict(self.energy_j),
+                "seconds": self.seconds}
+
+
+def simulate(sched: Schedule) -> PodRun:
+    system, tiling, t = sched.system, sched.tiling, sched.system.technology
+    L = sched.slice_cycles
+    _check(sched)
+    start = sched.op_slice * L
+    compute = np.maximum(tiling.op_rows, system.rows)
+    cycles = sched.slices * L + system.rows + system.cols - 2 if tiling.ops else 0
+    delta = np.zeros(cycles + 1, dtype=np.int64)
+    np.add.at(delta, start, 1)
+    np.add.at(delta, start + compute, -1)
+    busy = np.cumsum(delta[:-1])
+    per_slice = np.zeros(max(sched.slices, 1), dtype=np.int64)
+    for offset in range(int(sched.op_span.max(initial=0))):
+        held = sched.op_span > offset
+        np.add.at(per_slice, sched.op_slice[held] + offset, 1)
+    rows, depth, cols = (a.astype(np.int64) for a in (tiling.op_rows, tiling.op_depth, tiling.op_cols))
+    macs = int(np.sum(rows * depth * cols))
+    seconds = cycles / t.clock_hz
+    peak = system.peak_ops()
+    utilization = macs / (system.pes * cycles) if cycles else 0.0
+    return PodRun(tiling.workload_names, system.shape, system.pods, system.interconnect.name, L, sched.slices,
+                  cycles, tiling.ops, macs, busy, float(per_slice.mean() / system.pods),
+                  float(np.mean(sched.op_span * L)) if tiling.ops else 0.0, utilization, peak / 1e12,
+                  peak * utilization / 1e12, _energy(sched, rows, depth, cols, macs), seconds)
+
+
+def _energy(sched: Schedule, rows, depth, cols, macs: int) -> dict[str, float]:
+    system, tiling, t = sched.system, sched.tiling, sched.system.technology
+    x_bytes = rows * depth * t.activation_bytes
+    w_bytes = depth * cols * t.weight_bytes
+    p_bytes = rows * cols * t.psum_bytes
+    # a tile read by several pods in the same slice is one bank read
+    _, first_x = np.unique(np.stack([sched.op_slice, tiling.op_x_tile]), axis=1, return_index=True)
+    _, first_w = np.unique(np.stack([sched.op_slice, tiling.op_w_tile]), axis=1, return_index=True)
+    sizes = tiling.gemm_sizes
+    outputs = int(np.sum(sizes[:, 0] * sizes[:, 2])) * t.activation_bytes
+    sram = int(x_bytes[first_x].sum() + w_bytes[first_w].sum() + 2 * p_bytes.sum()) + outputs
+    network = int(x_bytes.sum() + w_bytes.sum() + p_bytes.sum() + p_bytes[sched.op_q_bank >= 0].sum())
+    stored = sizes[tiling.gemm_stored_weights]
+    inputs = sizes[tiling.gemm_input]
+    dram = int(np.sum(stored[:, 1] * stored[:, 2])) * t.weight_bytes + int(np.sum(inputs[:, 0] * inputs[:, 1])) * t.activation_bytes
+    pj = 1e-12
+    return {"mac": macs * t.mac_pj * pj, "sram": sram * t.sram_pj_per_byte * pj,
+            "interconnect": network * system.interconnect.pj_per_byte(t) * pj,
+            "dram": dram * t.dram_pj_per_byte * pj}
+
+
+def _check(sched: Schedule) -> None:
+    tiling = sched.tiling
+    if not tiling.ops:
+        return
+    held = np.repeat(np.arange(tiling.ops), sched.op_span)
+    offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
+    keys = (sched.op_slice[held] + offsets) * sched.system.pods + sched.op_pod[held]
+    if len(np.unique(keys)) != len(keys):
+        raise ScheduleViolation("a pod holds two tile operations in the same slice")
+    ends = sched.op_slice + sched.op_span
+    ready = np.zeros(len(tiling.block_deps), dtype=np.int64)
+    np.maximum.at(ready, tiling.op_block, ends + POST_PROCESS_SLICES)
+    for block, deps in enumerate(tiling.block_deps):
+        if not deps:
+            continue
+        lo = tiling.block_first_op[block]
+        begin = int(sched.op_slice[lo:lo + tiling.block_op_count[block]].min())
+        need = max(int(ready[d]) for d in deps)
+        if begin < need:
+            raise ScheduleViolation(f"row block {block} starts at slice {begin}, before its input is written "
+                                    f"(slice {need})")
+    chained = tiling.op_pred >= 0
+    if np.any(sched.op_slice[chained] < ends[tiling.op_pred[chained]]):
+        raise ScheduleViolation("a tile operation reads a partial sum before it is written")

@@ -1,0 +1,233 @@
+"""Workloads + technology -> SOSA's studies as plain rows: array granularity (Fig. 5), interconnects
+(Table 1), scale-out at iso-power (Table 2), multi-tenancy (section 6.1), and one schedule's figures.
+
+Every row is a dataclass or dict the CLI prints, writes as JSON and plots, and the explorer can show.
+Utilisation over several workloads is their mean (SOSA averages its benchmarks); effective
+throughput at the budget is peak-at-budget x utilisation (Table 2's arithmetic).
+
+The granularity sweep runs one task per array shape; with a Dask scheduler address the tasks run on
+that cluster (`distributed`), otherwise in this process. It scores a shape with the tiling's
+utilisation bound (every GEMM's tile operations spread evenly over the pods, layers one after the
+other): the scheduler for hundreds of shapes, down to 8x8 arrays with millions of tile operations,
+would take hours, and SOSA's own Fig. 5 is its analytic hardware model, not its simulator.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from engine.errors import EngineError
+from engine.pods.scheduler import Schedule, schedule
+from engine.pods.simulate import PodRun, simulate
+from engine.pods.system import PodSystem, build_system, pods_at_power
+from engine.pods.technology import INTERCONNECTS, Technology
+from engine.pods.tiling import tile_workloads
+from engine.pods.workload import PodWorkload
+
+SOSA_TABLE2 = {"512x512": (1, 1853, 0.103, 191.3), "256x256": (8, 1712, 0.140, 183.0),
+               "128x128": (32, 1481, 0.138, 205.0), "64x64": (128, 1158, 0.174, 200.9),
+               "32x32": (256, 806, 0.394, 317.4), "16x16": (512, 498, 0.400, 198.9)}
+SOSA_TABLE1 = {"butterfly-1": (0.6681, 19.72, 0.23), "butterfly-2": (0.7241, 20.17, 0.52),
+               "butterfly-4": (0.7226, 20.27, 1.15), "butterfly-8": (0.7243, 20.48, 2.53),
+               "crossbar": (0.7238, 19.73, 7.36), "benes": (0.7238, 30.00, 0.92)}
+SOSA_MULTITENANCY = 1.44
+SCALE_ARRAYS = (512, 256, 128, 64, 32, 16)
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    partition: int | None = None     # None: SOSA's r x r
+    conventional: bool = False
+    aggregation: str = "post-processor"
+    row_aligned: bool = True
+
+
+def run_workloads(workloads: list[PodWorkload], system: PodSystem,
+                  options: ScheduleOptions = ScheduleOptions()) -> tuple[Schedule, PodRun]:
+    """Schedule and replay workloads together (one workload, or several = multi-tenancy)."""
+    tiling = tile_workloads(workloads, system.rows, system.cols, partition=options.partition,
+                            conventional=options.conventional, aggregation=options.aggregation,
+                            row_aligned=options.row_aligned)
+    sched = schedule(tiling, system)
+    return sched, simulate(sched)
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    array: str
+    pods: int
+    peak_tops: float        # at the power budget
+    utilization: float
+    effective_tops: float
+    watts: float            # peak power of the pods
+    per_workload: dict[str, float]
+
+    def as_json(self) -> dict:
+        return {"array": self.array, "pods": self.pods, "peak_tops": self.peak_tops,
+                "utilization": self.utilization, "effective_tops": self.effective_tops, "watts": self.watts}
+
+
+def scale_table(workloads: list[PodWorkload], technology: Technology, *, interconnect: str = "butterfly-2",
+                arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: int | None = 512,
+                options: ScheduleOptions = ScheduleOptions()) -> list[ScaleRow]:
+    """SOSA Table 2: each square array at the largest power-of-two pod count within the budget; the
+    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2)."""
+    watts = technology.tdp_w if watts is None else watts
+    rows = []
+    for size in arrays:
+        if size == monolithic:
+            system = build_system(size, size, 1, interconnect, technology)
+        else:
+            system = pods_at_power(size, size, interconnect, technology, watts)
+        per = {w.name: run_workloads([w], system, options)[1].utilization for w in workloads}
+        utilization = float(np.mean(list(per.values())))
+        peak = system.peak_ops_at(watts) / 1e12
+        rows.append(ScaleRow(system.shape, system.pods, peak, utilization, peak * utilization,
+                             system.peak_power(), per))
+    return rows
+
+
+@dataclass(frozen=True)
+class InterconnectRow:
+    interconnect: str
+    busy_pods: float
+    cycles_per_tile_op: float
+    mw_per_byte: float
+    effective_tops: float
+    latency_cycles: int
+
+    def as_json(self) -> dict:
+        return {"interconnect": self.interconnect, "busy_pods": self.busy_pods,
+                "cycles_per_tile_op": self.cycles_per_tile_op, "mw_per_byte": self.mw_per_byte}
+
+
+def interconnect_table(workloads: list[PodWorkload], technology: Technology, *, rows: int = 32, cols: int = 32,
+                       pods: int = 256, names=INTERCONNECTS,
+                       options: ScheduleOptions = ScheduleOptions()) -> list[InterconnectRow]:
+    """SOSA Table 1 for one pod count: busy pods and cycles per tile operation averaged over the
+    workloads, and the network's energy per byte as mW per byte/cycle at the clock."""
+    out = []
+    for name in names:
+        system = build_system(rows, cols, pods, name, technology)
+        runs = [run_workloads([w], system, options)[1] for w in workloads]
+        mw = system.interconnect.pj_per_byte(technology) * technology.clock_hz / 1e9
+        out.append(InterconnectRow(name, float(np.mean([r.busy_pods_fraction for r in runs])),
+                                   float(np.mean([r.cycles_per_tile_op for r in runs])), mw,
+                                   float(np.mean([r.effective_tops for r in runs])),
+                                   system.interconnect.latency_cycles(technology)))
+    return out
+
+
+@dataclass(frozen=True)
+class TenancyResult:
+    workloads: tuple[str, ...]
+    sequential_cycles: int
+    joint_cycles: int
+    sequential_tops: float
+    joint_tops: float
+
+    @property
+    def gain(self) -> float:
+        return self.sequential_cycles / self.joint_cycles
+
+
+def multitenancy(workloads: list[PodWorkload], system: PodSystem,
+                 options: ScheduleOptions = ScheduleOptions()) -> TenancyResult:
+    """The same networks one after another against scheduled together (same MACs, so the throughput
+    ratio is the cycle ratio)."""
+    if len(workloads) < 2:
+        raise EngineError("multi-tenancy needs at least two networks")
+    alone = [run_workloads([w], system, options)[1] for w in workloads]
+    joint = run_workloads(workloads, system, options)[1]
+    sequential = sum(r.cycles for r in alone)
+    macs = sum(r.macs for r in alone)
+    seconds = sequential / system.technology.clock_hz
+    return TenancyResult(tuple(w.name for w in workloads), sequential, joint.cycles,
+                         2 * macs / seconds / 1e12, joint.effective_tops)
+
+
+# --- granularity ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GranularityPoint:
+    rows: int
+    cols: int
+    pods: int
+    peak_power_w: float
+    peak_tops: float            # at the budget
+    utilization: float          # mean over the workloads
+    effective_tops: float       # at the budget
+    effective_tops_per_watt: float
+
+
+def granularity_point(rows: int, cols: int, workloads: list[PodWorkload], technology: Technology,
+                      interconnect: str, watts: float) -> GranularityPoint | None:
+    """One shape of the sweep (a Dask task): None when one pod does not fit the budget."""
+    try:
+        system = pods_at_power(rows, cols, interconnect, technology, watts)
+    except EngineError:
+        return None
+    utilization = float(np.mean([utilization_bound(w, system) for w in workloads]))
+    peak = system.peak_ops_at(watts) / 1e12
+    return GranularityPoint(rows, cols, system.pods, system.peak_power(), peak, utilization,
+                            peak * utilization, peak * utilization / watts)
+
+
+def utilization_bound(workload: PodWorkload, system: PodSystem) -> float:
+    """Useful MACs over PE-cycles when each GEMM's tile operations (SOSA tiling) are spread evenly
+    over the pods and GEMMs run one after the other: dimension mismatch inside the pods, weight
+    buffering stalls and too few tile operations for the pods, without interconnect conflicts.
+    In closed form (no tile list: an 8x8 sweep point of VGG16 has ~30 million tile operations)."""
+    r, c, L = system.rows, system.cols, system.slice_cycles
+    total = 0
+    for g in workload.gemms:
+        full, last = divmod(g.rows, r)
+        per_block = -(-r // L)                    # a full block streams r rows
+        slices = full * per_block + (-(-max(last, r) // L) if last else 0)
+        ops_slices = slices * -(-g.depth // r) * -(-g.cols // c)
+        total += -(-ops_slices // system.pods)
+    return workload.macs / (system.pes * total * L)
+
+
+def sweep_shapes(sizes=None) -> list[tuple[int, int]]:
+    """The default grid: 15 x 15 = 225 shapes from 8 to 512 rows/columns (powers of two and the
+    points between)."""
+    sizes = sizes or (8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 160, 192, 256, 384, 512)
+    return [(r, c) for r in sizes for c in sizes]
+
+
+def granularity_sweep(workloads: list[PodWorkload], technology: Technology, *, shapes=None,
+                      interconnect: str = "butterfly-2", watts: float | None = None,
+                      scheduler: str | None = None) -> list[GranularityPoint]:
+    watts = technology.tdp_w if watts is None else watts
+    shapes = shapes or sweep_shapes()
+    if scheduler:
+        points = _on_dask(scheduler, shapes, workloads, technology, interconnect, watts)
+    else:
+        points = [granularity_point(r, c, workloads, technology, interconnect, watts) for r, c in shapes]
+    return [p for p in points if p is not None]
+
+
+def _on_dask(address: str, shapes, workloads, technology, interconnect, watts):
+    from distributed import Client  # noqa: PLC0415 (only when a cluster is asked for)
+    try:
+        client = Client(address, timeout=10)
+    except (OSError, TimeoutError) as error:
+        raise EngineError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    try:
+        futures = client.map(granularity_point, [r for r, _ in shapes], [c for _, c in shapes],
+                             workloads=workloads, technology=technology, interconnect=interconnect,
+                             watts=watts, pure=False)
+        return client.gather(futures)
+    finally:
+        client.close()
+
+
+def best_point(points: list[GranularityPoint]) -> GranularityPoint:
+    return max(points, key=lambda p: p.effective_tops)
+
+
+def as_dicts(rows) -> list[dict]:
+    return [asdict(r) for r in rows]
+

@@ -1,0 +1,84 @@
+"""A technology file (JSON) -> `Technology`: clock, energy per MAC / SRAM byte / DRAM byte, operand
+widths, the power budget and the interconnects' energy per byte at a reference pod count.
+
+The bundled default is SOSA's 28 nm (resources/pods/sosa_28nm.json); a user replaces it with
+`--technology FILE`. Every figure must be present and positive; a bad file is a `TechnologyError`
+naming the file, the key and what would be accepted.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import EngineError, SourceLocation
+from engine.resources import RESOURCES
+
+DEFAULT_TECHNOLOGY = RESOURCES / "pods" / "sosa_28nm.json"
+INTERCONNECTS = ("butterfly-1", "butterfly-2", "butterfly-4", "butterfly-8", "benes", "crossbar")
+_NUMBERS = ("clock_hz", "mac_pj", "sram_pj_per_byte", "dram_pj_per_byte", "activation_bytes",
+            "weight_bytes", "psum_bytes", "tdp_w", "bank_kib", "interconnect_reference_pods", "switch_cycles")
+
+
+class TechnologyError(EngineError):
+    """A technology file is missing, unreadable, or has a missing, non-numeric or non-positive figure."""
+
+
+@dataclass(frozen=True)
+class Technology:
+    name: str
+    clock_hz: float
+    mac_pj: float
+    sram_pj_per_byte: float
+    dram_pj_per_byte: float
+    activation_bytes: int
+    weight_bytes: int
+    psum_bytes: int
+    tdp_w: float
+    bank_kib: int
+    interconnect_reference_pods: int
+    interconnect_mw_per_byte: dict[str, float]
+    switch_cycles: int
+
+    def interconnect_pj_per_byte_at_reference(self, interconnect: str) -> float:
+        """Table 1's mW/byte is power per byte/cycle at 1 GHz; at the technology's clock it is this
+        energy per byte (mW / (byte * GHz) = pJ/byte)."""
+        return self.interconnect_mw_per_byte[interconnect] * 1e9 / self.clock_hz
+
+
+def load_technology(path: str | Path | None = None) -> Technology:
+    path = Path(path) if path is not None else DEFAULT_TECHNOLOGY
+    where = SourceLocation(str(path))
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TechnologyError("technology file not found", where) from None
+    except OSError as error:
+        raise TechnologyError(f"cannot read technology file: {error.strerror or error}", where) from None
+    except json.JSONDecodeError as error:
+        raise TechnologyError(f"not JSON: {error.msg}", SourceLocation(str(path), error.lineno, error.colno)) from None
+    if not isinstance(data, dict):
+        raise TechnologyError("a technology file is a JSON object of named figures", where)
+    values = {key: _positive(data, key, where) for key in _NUMBERS}
+    for key in ("activation_bytes", "weight_bytes", "psum_bytes", "bank_kib", "interconnect_reference_pods",
+                "switch_cycles"):
+        if values[key] != int(values[key]):
+            raise TechnologyError(f"'{key}' must be a whole number, got {values[key]}", where)
+        values[key] = int(values[key])
+    table = data.get("interconnect_mw_per_byte")
+    if not isinstance(table, dict):
+        raise TechnologyError("missing 'interconnect_mw_per_byte' (an object: interconnect -> mW/byte "
+                              f"for {', '.join(INTERCONNECTS)})", where)
+    mw = {name: _positive(table, name, where, prefix="interconnect_mw_per_byte.") for name in INTERCONNECTS}
+    return Technology(name=str(data.get("name", path.stem)), interconnect_mw_per_byte=mw, **values)
+
+
+def _positive(data: dict, key: str, where: SourceLocation, *, prefix: str = "") -> float:
+    if key not in data:
+        raise TechnologyError(f"missing figure '{prefix}{key}' (a positive number)", where)
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TechnologyError(f"'{prefix}{key}' must be a positive number, got {json.dumps(value)}", where)
+    if not value > 0:
+        raise TechnologyError(f"'{prefix}{key}' must be positive, got {value}", where)
+    return float(value)

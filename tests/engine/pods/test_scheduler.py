@@ -1,0 +1,88 @@
+"""The scheduler's invariants over random workloads (fixed seeds): never a bank serving two tiles (or
+two accesses) in a slice, never a route set the interconnect cannot carry, never a pod doing two
+things at once, never a read before its write."""
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from engine.pods.interconnect import butterfly_links
+from engine.pods.scheduler import schedule
+from engine.pods.simulate import ScheduleViolation, simulate
+from engine.pods.system import build_system
+from engine.pods.tiling import tile_workloads
+
+from pod_workloads import random_workload
+
+SEEDS = [3, 11, 19, 27, 42, 58, 77, 91]
+
+
+def check_schedule(sched):
+    tiling, system = sched.tiling, sched.system
+    network, n = system.interconnect, system.pods
+    assert np.all(sched.op_x_bank == tiling.op_x_tile % n) and np.all(sched.op_w_bank == tiling.op_w_tile % n)
+    pods = defaultdict(list)
+    x_reads, w_reads, p_access = defaultdict(set), defaultdict(set), defaultdict(list)
+    routes = defaultdict(list)  # (slice, network) -> [(source, dest, plane)]
+    for op in range(tiling.ops):
+        first, span, pod = int(sched.op_slice[op]), int(sched.op_span[op]), int(sched.op_pod[op])
+        for s in range(first, first + span):
+            pods[s].append(pod)
+            x_reads[s, int(sched.op_x_bank[op])].add(int(tiling.op_x_tile[op]))
+            p_access[s, int(sched.op_p_bank[op])].append(("write", op))
+            routes[s, "x"].append((int(sched.op_x_bank[op]), pod, int(sched.op_x_plane[op])))
+            routes[s, "p"].append((pod, int(sched.op_p_bank[op]), int(sched.op_p_plane[op])))
+            if sched.op_q_bank[op] >= 0:
+                p_access[s, int(sched.op_q_bank[op])].append(("read", op))
+                routes[s, "q"].append((int(sched.op_q_bank[op]), pod, int(sched.op_q_plane[op])))
+        w_reads[first, int(sched.op_w_bank[op])].add(int(tiling.op_w_tile[op]))
+        routes[first, "w"].append((int(sched.op_w_bank[op]), pod, int(sched.op_w_plane[op])))
+    for s, held in pods.items():
+        assert len(held) == len(set(held)), f"slice {s}: a pod holds two tile operations"
+    for (s, bank), tiles in list(x_reads.items()) + list(w_reads.items()):
+        assert len(tiles) == 1, f"slice {s}: bank {bank} serves tiles {sorted(tiles)}"
+    for (s, bank), uses in p_access.items():
+        assert len(uses) == 1, f"slice {s}: partial-sum bank {bank} accessed {len(uses)} times"
+    for (s, _), used in routes.items():
+        receiving = defaultdict(set)
+        for source, dest, plane in used:
+            receiving[dest].add(source)
+        assert all(len(sources) == 1 for sources in receiving.values())
+        if network.blocking:
+            carried = defaultdict(set)
+            for source, dest, plane in used:
+                assert 0 <= plane < network.expansion
+                for link in butterfly_links(n, source, dest):
+                    carried[plane, link].add(source)
+            assert all(len(sources) == 1 for sources in carried.values()), f"slice {s}: unroutable link sharing"
+    simulate(sched)  # replays the dependences; raises ScheduleViolation on a read before a write
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("interconnect", ["butterfly-1", "butterfly-2", "benes", "crossbar"])
+def test_schedules_respect_banks_routes_and_dependences(seed, interconnect, technology):
+    workload = random_workload(seed)
+    rng = np.random.default_rng(seed)
+    rows, cols = int(rng.choice([4, 8])), int(rng.choice([4, 8]))
+    system = build_system(rows, cols, int(rng.choice([4, 8, 16])), interconnect, technology)
+    options = ({}, {"aggregation": "chain"}, {"conventional": True}, {"row_aligned": False, "partition": 2})
+    sched = schedule(tile_workloads(workload, rows, cols, **options[SEEDS.index(seed) % 4]), system)
+    check_schedule(sched)
+
+
+def test_multi_tenant_schedule_respects_the_same_rules(technology):
+    system = build_system(8, 8, 16, "butterfly-2", technology)
+    sched = schedule(tile_workloads([random_workload(5, name="a"), random_workload(6, name="b")], 8, 8), system)
+    check_schedule(sched)
+
+
+def test_a_tampered_schedule_is_caught(technology):
+    system = build_system(4, 4, 4, "crossbar", technology)
+    sched = schedule(tile_workloads(random_workload(1), 4, 4), system)
+    later = np.flatnonzero(sched.tiling.block_deps and np.array([bool(d) for d in sched.tiling.block_deps]))
+    block = int(later[0])
+    op = int(sched.tiling.block_first_op[block])
+    sched.op_slice[op] = 0
+    sched.op_pod[op] = 0
+    with pytest.raises(ScheduleViolation):
+        simulate(sched)
