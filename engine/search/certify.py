@@ -1,0 +1,304 @@
+"""SearchSpace + a configuration -> Certificate: a proven lower bound on the latency of every feasible
+configuration of the design, hence how far the configuration can be from the optimum (the gap), or
+a better configuration; or a proof that no configuration fits the device.
+
+Branch and bound over boxes of the tunable parameters (an integer range per parameter):
+- a box's lower bound on latency and on each resource the search's feasibility checks (DSP and
+  BRAM18K, `SearchSpace.evaluate`) comes from interval evaluation of the design's symbolic model
+  (engine/models/interval.py); data-packing factors, inferred from the tuning parameters, get the
+  range their inference rule allows over the box;
+- a box is pruned when some resource's lower bound is over the budget (nothing in it fits) or when
+  its latency bound is within the target gap of the incumbent (nothing in it is better by more);
+- before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
+  two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples); a box
+  left empty holds no legal configuration;
+- boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
+  largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+- a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
+  evaluator (the model and the legality and feasibility rules), which may improve the incumbent.
+
+The proven bound is the smallest of: the incumbent, the bounds of boxes pruned by bound, the bounds
+of boxes still open when time runs out. gap = incumbent / bound - 1: the incumbent's latency is at
+most that fraction above the optimum's (its throughput at most that fraction below).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.errors import EngineError
+from engine.models.constraints import feasible_mask
+from engine.models.interval import interval_program
+from engine.search.space import Config, SearchSpace
+
+RESOURCES = ("DSP", "BRAM18K")  # what SearchSpace.evaluate checks against the budget
+ROUNDING = 1e-12  # relative float error allowed for in a latency bound (see engine/models/interval.py)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    design: str
+    params: dict[str, int] | None  # the incumbent (the best configuration known at the end)
+    latency_cycles: float | None
+    lower_bound_cycles: float | None  # no feasible configuration has a lower latency
+    gap: float | None  # latency_cycles / lower_bound_cycles - 1
+    proven: bool  # the gap is within the target (or: proven that nothing fits)
+    boxes_explored: int
+    boxes_pruned: int
+    seconds: float
+    target_gap: float
+    fits: bool = True  # False: proven that no configuration fits the device
+    tightest: str | None = None  # when nothing fits: the resource that comes closest to proving it alone
+    improved: bool = False  # the branch and bound found a better configuration than the one given
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def status(self) -> str:
+        if not self.fits:
+            return "no configuration fits (proven)"
+        if self.latency_cycles is None:
+            return "no feasible configuration found"
+        if self.gap is not None and self.gap <= 1e-12:
+            return "optimal (proven)"
+        within = f"within {100 * self.gap:.2f}% of optimal"
+        return f"{within} (proven)" if self.proven else f"{within} (proof not closed)"
+
+    def to_json(self) -> dict:
+        return {"design": self.design, "params": self.params, "latency_cycles": self.latency_cycles,
+                "lower_bound_cycles": self.lower_bound_cycles, "gap": self.gap, "proven": self.proven,
+                "boxes_explored": self.boxes_explored, "boxes_pruned": self.boxes_pruned,
+                "seconds": self.seconds, "target_gap": self.target_gap, "fits": self.fits,
+                "tightest": self.tightest, "improved": self.improved, "status": self.status}
+
+
+def _next_pow2(x: np.ndarray) -> np.ndarray:
+    return np.exp2(np.ceil(np.log2(np.maximum(x, 1.0))))
+
+
+def _prev_pow2(x: np.ndarray) -> np.ndarray:
+    return np.exp2(np.floor(np.log2(np.maximum(x, 1.0))))
+
+
+class BoxBounds:
+    """Lower bounds of latency and resources over batches of boxes of one SearchSpace."""
+
+    def __init__(self, space: SearchSpace):
+        self.space = space
+        model = space.model
+        self.names = list(space.names)
+        params = {p.name: p for p in space.design.params if p.tunable}
+        self.lower = np.array([params[n].lower for n in self.names], dtype=np.int64)
+        self.upper = np.array([params[n].upper for n in self.names], dtype=np.int64)
+        index = {n: k for k, n in enumerate(self.names)}
+        self.pow2 = [index[n] for n in self.names if any(c.kind == "power_of_two" for c in params[n].constraints)]
+        self.divides = [(index[n], index[c.other]) for n in self.names for c in params[n].constraints
+                        if c.kind == "divides" and c.other in index]
+        self.packing = list(model.packing)
+        pack_exprs = []
+        for p in self.packing:
+            pack_exprs += [p.innermost, p.rate if p.rate is not None else 0]
+        self._packs = interval_program(pack_exprs, self.names) if self.packing else None
+        symbolic = model.symbolic
+        exprs = [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]
+        self._model = interval_program(exprs, self.names + [p.name for p in self.packing])
+        self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
+
+    def contract(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Narrow boxes (rows) by bounds and constraints; returns (lo, hi, nonempty)."""
+        lo, hi = np.maximum(lo, self.lower), np.minimum(hi, self.upper)
+        for _ in range(2):
+            for k in self.pow2:
+                lo[:, k] = _next_pow2(lo[:, k]).astype(np.int64)
+                hi[:, k] = _prev_pow2(hi[:, k]).astype(np.int64)
+            for d, m in self.divides:  # d divides m: d <= m, and m is a multiple of a fixed d
+                hi[:, d] = np.minimum(hi[:, d], hi[:, m])
+                lo[:, m] = np.maximum(lo[:, m], lo[:, d])
+                fixed = (lo[:, d] == hi[:, d]) & (lo[:, d] > 0)
+                step = np.where(fixed, lo[:, d], 1)
+                lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
+                hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
+        return lo, hi, np.all(lo <= hi, axis=1)
+
+    def bound(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(latency lower bound per box, resource lower bounds per box x RESOURCES)."""
+        los = {n: lo[:, k].astype(np.float64) for k, n in enumerate(self.names)}
+        his = {n: hi[:, k].astype(np.float64) for k, n in enumerate(self.names)}
+        if self._packs is not None:
+            ranges = self._packs(los, his)
+            for k, p in enumerate(self.packing):
+                elo, ehi = (np.rint(np.broadcast_to(x, lo.shape[:1])) for x in ranges[2 * k])
+                point = (elo == ehi) & (elo >= 1)
+                lowbit = np.bitwise_and(elo.astype(np.int64), -elo.astype(np.int64)).astype(np.float64)
+                plo = np.where(point, lowbit, 1.0)
+                phi = np.where(point, lowbit, _prev_pow2(ehi))
+                plo, phi = np.minimum(plo, p.upper), np.minimum(phi, p.upper)
+                if p.rate is not None:  # no wider than the rate needs (engine/models/evaluate.infer_packing)
+                    rlo, rhi = (np.broadcast_to(x, lo.shape[:1]) for x in ranges[2 * k + 1])
+                    plo = np.minimum(plo, _next_pow2(rlo * (1 - 1e-9)))
+                    phi = np.minimum(phi, _next_pow2(rhi * (1 + 1e-9)))
+                los[p.name], his[p.name] = np.maximum(plo, 1.0), np.maximum(phi, 1.0)
+        out = self._model(los, his)
+        n = lo.shape[0]
+        latency = np.floor(np.broadcast_to(out[0][0], (n,)) * (1 - ROUNDING))
+        resources = np.stack([np.broadcast_to(r[0], (n,)) * (1 - ROUNDING) for r in out[1:]], axis=1)
+        return latency, resources
+
+
+def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each box in two along its parameter of largest hi/lo, at the geometric middle."""
+    ratio = np.where(hi > lo, np.log((hi + 0.5) / np.maximum(lo, 0.5)), -1.0)
+    k = np.argmax(ratio, axis=1)
+    rows = np.arange(lo.shape[0])
+    a, b = lo[rows, k], hi[rows, k]
+    mid = np.floor(np.sqrt(np.maximum(a, 1) * b.astype(np.float64))).astype(np.int64)
+    mid = np.clip(mid, a, b - 1)
+    left_hi, right_lo = hi.copy(), lo.copy()
+    left_hi[rows, k] = mid
+    right_lo[rows, k] = mid + 1
+    return np.concatenate([lo, right_lo]), np.concatenate([left_hi, hi])
+
+
+def _points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.prod((hi - lo + 1).astype(np.float64), axis=1)
+
+
+def _enumerate(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Every integer point of every box, as rows."""
+    widths = hi - lo + 1
+    counts = np.prod(widths, axis=1)
+    box = np.repeat(np.arange(lo.shape[0]), counts)
+    local = np.arange(box.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    points = np.empty((box.size, lo.shape[1]), dtype=np.int64)
+    for k in range(lo.shape[1]):
+        w = widths[box, k]
+        points[:, k] = lo[box, k] + local % w
+        local = local // w
+    return points
+
+
+class Certifier:
+    """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
+
+    def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
+                 batch: int = 1024):
+        if gap < 0:
+            raise EngineError(f"the target gap must be >= 0 (got {gap})")
+        if seconds <= 0:
+            raise EngineError(f"the time budget must be positive (got {seconds} s)")
+        self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
+        self.bounds = BoxBounds(space)
+        self.names = self.bounds.names
+        self.incumbent: tuple[float, Config] | None = None
+        self.explored = self.pruned = 0
+        self.pruned_bound = np.inf  # smallest latency bound among boxes pruned by bound
+        # per resource, the least any closed box may need: proves "nothing fits" when over the budget
+        self.need = np.full(len(RESOURCES), np.inf)
+
+    def _threshold(self) -> float:
+        return np.inf if self.incumbent is None else self.incumbent[0] / (1 + self.gap)
+
+    def _offer(self, columns: dict[str, np.ndarray]) -> None:
+        batch = self.space.evaluate(columns)
+        legal = feasible_mask(self.space.design, columns)
+        if legal.any():
+            self.need = np.minimum(self.need, [batch.dsp[legal].min(), batch.bram[legal].min()])
+        fitness = batch.fitness
+        if fitness.size and np.isfinite(fitness.min()):
+            k = int(np.argmin(fitness))
+            if self.incumbent is None or fitness[k] < self.incumbent[0]:
+                self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.names})
+
+    def _leaves(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        counts = np.prod(hi - lo + 1, axis=1)
+        start = 0
+        while start < len(lo):  # chunks of about 64k points
+            end = start + 1 + int(np.searchsorted(np.cumsum(counts[start:]), 1 << 16))
+            points = _enumerate(lo[start:end], hi[start:end])
+            self._offer({n: points[:, k] for k, n in enumerate(self.names)})
+            start = end
+
+    def run(self, start: Config | None = None) -> "Certificate":
+        began = time.perf_counter()
+        given = None
+        if start is not None:
+            self._offer({n: np.array([int(start[n])]) for n in self.names})
+            given = self.incumbent
+        lo = self.bounds.lower[None, :].copy()
+        hi = self.bounds.upper[None, :].copy()
+        open_lo, open_hi, open_lb = self._process(lo, hi)
+        while len(open_lb) and time.perf_counter() - began < self.seconds:
+            keep = open_lb < self._threshold()
+            self._prune_by_bound(open_lb[~keep])
+            open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
+            if not len(open_lb):
+                break
+            take = min(self.batch, len(open_lb))
+            chosen = np.argpartition(open_lb, take - 1)[:take] if take < len(open_lb) else np.arange(len(open_lb))
+            rest = np.ones(len(open_lb), dtype=bool)
+            rest[chosen] = False
+            child_lo, child_hi = _split(open_lo[chosen], open_hi[chosen])
+            new_lo, new_hi, new_lb = self._process(child_lo, child_hi)
+            open_lo = np.concatenate([open_lo[rest], new_lo])
+            open_hi = np.concatenate([open_hi[rest], new_hi])
+            open_lb = np.concatenate([open_lb[rest], new_lb])
+        keep = open_lb < self._threshold()
+        self._prune_by_bound(open_lb[~keep])
+        open_lb = open_lb[keep]
+        return self._certificate(open_lb, given, time.perf_counter() - began)
+
+    def _prune_by_bound(self, lbs: np.ndarray) -> None:
+        if len(lbs):
+            self.pruned += len(lbs)
+            self.pruned_bound = min(self.pruned_bound, float(lbs.min()))
+
+    def _process(self, lo: np.ndarray, hi: np.ndarray):
+        """Contract, enumerate the small boxes, bound the others; returns the boxes left open."""
+        lo, hi, nonempty = self.bounds.contract(lo, hi)
+        self.explored += len(lo)
+        self.pruned += int(np.count_nonzero(~nonempty))
+        lo, hi = lo[nonempty], hi[nonempty]
+        small = _points(lo, hi) <= self.leaf
+        if small.any():
+            self._leaves(lo[small], hi[small])
+        lo, hi = lo[~small], hi[~small]
+        latency, resources = self.bounds.bound(lo, hi)
+        fits = np.all(resources <= self.bounds.budgets, axis=1)
+        if (~fits).any():
+            self.need = np.minimum(self.need, resources[~fits].min(axis=0))
+        self.pruned += int(np.count_nonzero(~fits))
+        lo, hi, latency = lo[fits], hi[fits], latency[fits]
+        by_bound = latency >= self._threshold()
+        self._prune_by_bound(latency[by_bound])
+        return lo[~by_bound], hi[~by_bound], latency[~by_bound]
+
+    def _certificate(self, open_lb: np.ndarray, given, seconds: float) -> Certificate:
+        design = self.space.design.id
+        common = dict(boxes_explored=self.explored, boxes_pruned=self.pruned, seconds=seconds, target_gap=self.gap)
+        open_min = float(open_lb.min()) if len(open_lb) else np.inf
+        if self.incumbent is None:
+            if len(open_lb):  # out of time before finding any feasible configuration
+                return Certificate(design, None, None, open_min, None, False, **common)
+            ratios = self.need / self.bounds.budgets
+            tight = int(np.argmax(ratios))
+            name = RESOURCES[tight]
+            alone = (f"every configuration needs at least {self.need[tight]:.0f} {name}, over the budget of "
+                     f"{self.bounds.budgets[tight]:.0f}" if ratios[tight] > 1 else
+                     f"the resources together rule out every configuration; {name} comes closest alone "
+                     f"(at least {self.need[tight]:.0f} of {self.bounds.budgets[tight]:.0f})")
+            return Certificate(design, None, None, None, None, True, fits=False, tightest=name,
+                               notes=(alone,), **common)
+        latency, params = self.incumbent
+        bound = min(latency, self.pruned_bound, open_min)
+        gap = latency / bound - 1 if bound > 0 else np.inf
+        improved = given is None or latency < given[0]
+        return Certificate(design, params, latency, bound, gap, bool(gap <= self.gap + 1e-12),
+                           improved=improved, **common)
+
+
+def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
+            leaf: int = 512, batch: int = 1024) -> Certificate:
+    """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch).run(start)
+
