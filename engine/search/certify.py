@@ -27,7 +27,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import sympy
 
+from engine.compiler.architecture.symbols import symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.interval import interval_program
@@ -82,33 +84,64 @@ def _prev_pow2(x: np.ndarray) -> np.ndarray:
 
 
 class BoxBounds:
-    """Lower bounds of latency and resources over batches of boxes of one SearchSpace."""
+    """Lower bounds of latency and resources over batches of boxes of one SearchSpace.
+
+    A box ranges over the tunable parameters and, for each divisor `d` of `m` that need not be a
+    power of two (a latency-hiding factor), over the quotient `q = m / d` as well (`d_q`): in the
+    models `1/d` becomes `q/m`, so a PE count `m/d` is `q` and the DSP count is a product of
+    quotients, bounded tightly by the quotients' ranges, where `m/d` over ranges of m and d would
+    span from the box's fewest PEs to its most. Contraction keeps d * q = m consistent."""
 
     def __init__(self, space: SearchSpace):
         self.space = space
         model = space.model
-        self.names = list(space.names)
+        self.params = list(space.names)
         params = {p.name: p for p in space.design.params if p.tunable}
-        self.lower = np.array([params[n].lower for n in self.names], dtype=np.int64)
-        self.upper = np.array([params[n].upper for n in self.names], dtype=np.int64)
-        index = {n: k for k, n in enumerate(self.names)}
-        self.pow2 = [index[n] for n in self.names if any(c.kind == "power_of_two" for c in params[n].constraints)]
-        self.divides = [(index[n], index[c.other]) for n in self.names for c in params[n].constraints
-                        if c.kind == "divides" and c.other in index]
+        position = {n: k for k, n in enumerate(self.params)}
+        self.quotients: list[tuple[int, int, int]] = []  # (divisor, multiple, quotient) column indices
+        self.names = list(self.params)
+        subs = {}
+        for n in self.params:
+            pow2 = any(c.kind == "power_of_two" for c in params[n].constraints)
+            of = next((c.other for c in params[n].constraints if c.kind == "divides" and c.other in position), None)
+            if of is None or pow2:
+                continue
+            self.quotients.append((position[n], position[of], len(self.names)))
+            self.names.append(f"{n}_q")
+            subs[symbol(n) ** -1] = symbol(f"{n}_q") / symbol(of)
+        self.lower = np.array([params[n].lower for n in self.params] + [1] * len(self.quotients), dtype=np.int64)
+        self.upper = np.array([params[n].upper for n in self.params]
+                              + [params[self.params[m]].upper for _, m, _ in self.quotients], dtype=np.int64)
+        self.pow2 = [position[n] for n in self.params if any(c.kind == "power_of_two" for c in params[n].constraints)]
+        self.divides = [(position[n], position[c.other]) for n in self.params for c in params[n].constraints
+                        if c.kind == "divides" and c.other in position]  # d divides m
+        self.divides += [(q, m) for _, m, q in self.quotients]  # so does q
         self.packing = list(model.packing)
         pack_exprs = []
         for p in self.packing:
             pack_exprs += [p.innermost, p.rate if p.rate is not None else 0]
+        pack_exprs = [sympy.sympify(e).xreplace(subs) for e in pack_exprs]
         self._packs = interval_program(pack_exprs, self.names) if self.packing else None
         symbolic = model.symbolic
-        exprs = [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]
+        exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
         self._model = interval_program(exprs, self.names + [p.name for p in self.packing])
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
+
+    def columns(self, points: np.ndarray) -> dict[str, np.ndarray]:
+        """Parameter points (rows, without quotient columns) -> parameter columns."""
+        return {n: points[:, k] for k, n in enumerate(self.params)}
 
     def contract(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Narrow boxes (rows) by bounds and constraints; returns (lo, hi, nonempty)."""
         lo, hi = np.maximum(lo, self.lower), np.minimum(hi, self.upper)
         for _ in range(2):
+            for d, m, q in self.quotients:  # d * q = m
+                lo[:, q] = np.maximum(lo[:, q], -(-lo[:, m] // np.maximum(hi[:, d], 1)))
+                hi[:, q] = np.minimum(hi[:, q], hi[:, m] // np.maximum(lo[:, d], 1))
+                lo[:, d] = np.maximum(lo[:, d], -(-lo[:, m] // np.maximum(hi[:, q], 1)))
+                hi[:, d] = np.minimum(hi[:, d], hi[:, m] // np.maximum(lo[:, q], 1))
+                lo[:, m] = np.maximum(lo[:, m], lo[:, d] * lo[:, q])
+                hi[:, m] = np.minimum(hi[:, m], hi[:, d] * hi[:, q])
             for k in self.pow2:
                 lo[:, k] = _next_pow2(lo[:, k]).astype(np.int64)
                 hi[:, k] = _prev_pow2(hi[:, k]).astype(np.int64)
@@ -120,6 +153,14 @@ class BoxBounds:
                 lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
                 hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
         return lo, hi, np.all(lo <= hi, axis=1)
+
+    def inside(self, box: np.ndarray, points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Which parameter points (rows; `box` is each one's box) have their quotients in the box."""
+        ok = np.ones(len(points), dtype=bool)
+        for d, m, q in self.quotients:
+            quotient = points[:, m] // np.maximum(points[:, d], 1)
+            ok &= (quotient >= lo[box, q]) & (quotient <= hi[box, q])
+        return ok
 
     def bound(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(latency lower bound per box, resource lower bounds per box x RESOURCES)."""
@@ -164,8 +205,8 @@ def _points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.prod((hi - lo + 1).astype(np.float64), axis=1)
 
 
-def _enumerate(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Every integer point of every box, as rows."""
+def _enumerate(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every integer point of every box, as rows, and the box of each."""
     widths = hi - lo + 1
     counts = np.prod(widths, axis=1)
     box = np.repeat(np.arange(lo.shape[0]), counts)
@@ -175,7 +216,7 @@ def _enumerate(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         w = widths[box, k]
         points[:, k] = lo[box, k] + local % w
         local = local // w
-    return points
+    return points, box
 
 
 class Certifier:
@@ -189,7 +230,6 @@ class Certifier:
             raise EngineError(f"the time budget must be positive (got {seconds} s)")
         self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
         self.bounds = BoxBounds(space)
-        self.names = self.bounds.names
         self.incumbent: tuple[float, Config] | None = None
         self.explored = self.pruned = 0
         self.pruned_bound = np.inf  # smallest latency bound among boxes pruned by bound
@@ -208,22 +248,25 @@ class Certifier:
         if fitness.size and np.isfinite(fitness.min()):
             k = int(np.argmin(fitness))
             if self.incumbent is None or fitness[k] < self.incumbent[0]:
-                self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.names})
+                self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.space.names})
 
     def _leaves(self, lo: np.ndarray, hi: np.ndarray) -> None:
-        counts = np.prod(hi - lo + 1, axis=1)
+        p = len(self.bounds.params)
+        counts = np.prod(hi[:, :p] - lo[:, :p] + 1, axis=1)
         start = 0
         while start < len(lo):  # chunks of about 64k points
             end = start + 1 + int(np.searchsorted(np.cumsum(counts[start:]), 1 << 16))
-            points = _enumerate(lo[start:end], hi[start:end])
-            self._offer({n: points[:, k] for k, n in enumerate(self.names)})
+            points, box = _enumerate(lo[start:end, :p], hi[start:end, :p])
+            inside = self.bounds.inside(box, points, lo[start:end], hi[start:end])
+            if inside.any():
+                self._offer(self.bounds.columns(points[inside]))
             start = end
 
     def run(self, start: Config | None = None) -> "Certificate":
         began = time.perf_counter()
         given = None
         if start is not None:
-            self._offer({n: np.array([int(start[n])]) for n in self.names})
+            self._offer({n: np.array([int(start[n])]) for n in self.space.names})
             given = self.incumbent
         lo = self.bounds.lower[None, :].copy()
         hi = self.bounds.upper[None, :].copy()
@@ -259,7 +302,7 @@ class Certifier:
         self.explored += len(lo)
         self.pruned += int(np.count_nonzero(~nonempty))
         lo, hi = lo[nonempty], hi[nonempty]
-        small = _points(lo, hi) <= self.leaf
+        small = _points(lo[:, :len(self.bounds.params)], hi[:, :len(self.bounds.params)]) <= self.leaf
         if small.any():
             self._leaves(lo[small], hi[small])
         lo, hi = lo[~small], hi[~small]
