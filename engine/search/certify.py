@@ -124,7 +124,16 @@ class BoxBounds:
         self._packs = interval_program(pack_exprs, self.names) if self.packing else None
         symbolic = model.symbolic
         exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
-        self._model = interval_program(exprs, self.names + [p.name for p in self.packing])
+        # a second form of the latency, bounded too (the larger lower bound holds): each tile count
+        # ceiling(N/m) written as p/m with p the padded extent, each divisor d as m/q, expanded, so that
+        # a tile count meets its tile size in one product (N^3/(PEs x lanes) appears as such)
+        self.padded = [(position[g.t1], g.extent) for g in space.loops]
+        tiles = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)): symbol(f"{g.t1}_p") / symbol(g.t1)
+                 for g in space.loops}
+        divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
+        exprs.append(sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors)))
+        self._model = interval_program(exprs, self.names + [p.name for p in self.packing]
+                                       + [f"{g.t1}_p" for g in space.loops])
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
 
     def columns(self, points: np.ndarray) -> dict[str, np.ndarray]:
@@ -180,10 +189,15 @@ class BoxBounds:
                     plo = np.minimum(plo, _next_pow2(rlo * (1 - 1e-9)))
                     phi = np.minimum(phi, _next_pow2(rhi * (1 + 1e-9)))
                 los[p.name], his[p.name] = np.maximum(plo, 1.0), np.maximum(phi, 1.0)
+        for (k, extent), g in zip(self.padded, self.space.loops):  # p = ceiling(N/m) * m over m's range
+            mlo, mhi = los[self.names[k]], his[self.names[k]]
+            los[f"{g.t1}_p"] = np.maximum(extent, np.ceil(extent / mhi) * mlo)
+            his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
         out = self._model(los, his)
         n = lo.shape[0]
-        latency = np.floor(np.broadcast_to(out[0][0], (n,)) * (1 - ROUNDING))
-        resources = np.stack([np.broadcast_to(r[0], (n,)) * (1 - ROUNDING) for r in out[1:]], axis=1)
+        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[-1][0], (n,)))
+        latency = np.floor(latency * (1 - ROUNDING))
+        resources = np.stack([np.broadcast_to(r[0], (n,)) * (1 - ROUNDING) for r in out[1:-1]], axis=1)
         return latency, resources
 
 
@@ -288,7 +302,8 @@ class Certifier:
             open_lb = np.concatenate([open_lb[rest], new_lb])
         keep = open_lb < self._threshold()
         self._prune_by_bound(open_lb[~keep])
-        open_lb = open_lb[keep]
+        open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
+        self.open_boxes = (open_lo, open_hi, open_lb)  # what is left to prove, for diagnostics
         return self._certificate(open_lb, given, time.perf_counter() - began)
 
     def _prune_by_bound(self, lbs: np.ndarray) -> None:
