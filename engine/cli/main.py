@@ -5,11 +5,12 @@ import argparse
 import os
 import sys
 
-from engine.cli import csim, designs, export, model, runs, search, simulate, study
+from engine.cli import certify, csim, designs, export, model, runs, search, simulate, study
 from engine.errors import EngineError
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
-               "export": export, "csim": csim, "simulate": simulate}
+               "export": export, "csim": csim, "simulate": simulate,
+               "certify": certify}
 
 
 def build_parser() -> argparse.ArgumentParser:
