@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.cli.certify import certify_designs, print_certificates
 from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
 from engine.compiler.design_space import compile_kernel
 from engine.errors import EngineError
@@ -35,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
     parser.add_argument("--no-store", action="store_true", help="do not store the run")
+    parser.add_argument("--certify", type=float, nargs="?", const=10.0, metavar="SECONDS",
+                        help="then prove each design's best within 1%% of its optimum (SECONDS each, default 10)")
 
 
 def candidate_json(design: str, c: Candidate) -> dict:
@@ -97,16 +100,17 @@ def run(args: argparse.Namespace) -> int:
             run_id = store.save(kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
                                 device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
                                 result=result, status=status, options={"designs": designs, "defines": defines})
-    _print(result, run_id, status, args.json)
+    certificates = certify_designs(space, device, result, seconds=args.certify) if args.certify else None
+    _print(result, run_id, status, args.json, certificates)
     if result.best is None and status == "finished":
         raise EngineError("no configuration of any design fits the device: " + smallest_design_needs(space, device))
     return 130 if status == "interrupted" else 0
 
 
-def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> None:
+def _print(result: ExplorationResult, run_id, status: str, as_json: bool, certificates=None) -> None:
     best = result.best
     if as_json:
-        print(json.dumps({
+        print(json.dumps({**({"certificates": [c.to_json() for c in certificates]} if certificates else {}),
             "run_id": run_id, "status": status, "method": result.method, "seed": result.seed,
             "best": candidate_json(best.design, best.best) if best else None,
             "designs": [{**candidate_json(d.design, d.best), "samples": d.samples, "seconds": d.elapsed,
@@ -129,5 +133,7 @@ def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> Non
     notes = sorted({n for d in result.designs for n in d.notes})
     for note in notes[:5]:
         print(f"note: {note}")
+    if certificates:
+        print_certificates(certificates)
     stored = f"stored as run {run_id}" if run_id is not None else "not stored"
     print(f"{status}; {stored}" + (f"; best: {best.design} at {best.best.throughput_gops:.1f} GOP/s" if best else ""))

@@ -43,12 +43,13 @@ def _slack(x: np.ndarray) -> np.ndarray:
 
 def _mul(a: Pair, b: Pair) -> Pair:
     (alo, ahi), (blo, bhi) = a, b
-    if np.all(alo >= 0) and np.all(blo >= 0):
-        return alo * blo, ahi * bhi
     with np.errstate(invalid="ignore"):
-        p = np.stack(np.broadcast_arrays(alo * blo, alo * bhi, ahi * blo, ahi * bhi))
-    p = np.where(np.isnan(p), 0.0, p)  # 0 * inf: an unbounded factor times an exact zero
-    return p.min(axis=0), p.max(axis=0)
+        p1, p2, p3, p4 = alo * blo, alo * bhi, ahi * blo, ahi * bhi
+    # fmin / fmax skip the NaN of 0 * inf (an unbounded factor times an exact zero end) ...
+    lo, hi = np.fmin(np.fmin(p1, p2), np.fmin(p3, p4)), np.fmax(np.fmax(p1, p2), np.fmax(p3, p4))
+    if np.isnan(lo).any() or np.isnan(hi).any():  # ... unless every product is one: [0, 0] x unbounded
+        lo, hi = np.where(np.isnan(lo), 0.0, lo), np.where(np.isnan(hi), 0.0, hi)
+    return lo, hi
 
 
 def _scale(a: Pair, c: float) -> Pair:
@@ -84,9 +85,11 @@ class IntervalProgram:
     {name: array} of inclusive ends (all arrays of one shape, or scalars)."""
 
     def __init__(self, exprs: Sequence[sympy.Expr], names: Sequence[str],
-                 *, integer_names: Sequence[str] | None = None):
+                 *, integer_names: Sequence[str] | None = None, nonnegative: Sequence[str] = ()):
         self.names = list(names)
         self._integer = set(self.names if integer_names is None else integer_names)
+        self._nonnegative_names = set(nonnegative)  # promised >= 0: products of such terms take a fast path
+        self._sign: dict[sympy.Basic, bool] = {}
         self._ops: list[tuple[Callable, tuple[int, ...]]] = []
         self._slots: dict[sympy.Basic, int] = {}
         self._integral: dict[int, bool] = {}
@@ -98,6 +101,9 @@ class IntervalProgram:
     def __call__(self, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]) -> list[Pair]:
         values: list = [(np.asarray(lo[n], dtype=np.float64), np.asarray(hi[n], dtype=np.float64))
                         for n in self.names]
+        for n, (low, _) in zip(self.names, values):
+            if n in self._nonnegative_names and np.any(low < 0):
+                raise IntervalError(f"{n} was promised non-negative but its range reaches {low.min()}")
         for function, args in self._ops:
             values.append(function(*(values[a] for a in args)))
         return [values[k] for k in self.outputs]
@@ -191,11 +197,40 @@ class IntervalProgram:
         raise IntervalError(f"cannot bound a {name} node ({e}): no interval rule for it; "
                             "known: + * ** smax Max Min ceiling floor Mod Abs exp log Piecewise relationals")
 
+    def _nonnegative(self, e: sympy.Basic) -> bool:
+        """Whether e >= 0 wherever the promised inputs are (structurally, not by sympy assumptions)."""
+        if e not in self._sign:
+            if e.is_Number:
+                sign = bool(e >= 0)
+            elif e.is_Symbol:
+                sign = e.name in self._nonnegative_names
+            elif e.is_Add or e.is_Mul or isinstance(e, (sympy.ceiling, sympy.floor, sympy.Min)):
+                sign = all(self._nonnegative(a) for a in e.args)
+            elif e.is_Pow:
+                sign = self._nonnegative(e.args[0]) or (e.args[1].is_Integer and int(e.args[1]) % 2 == 0)
+            elif isinstance(e, (sympy.Max, sympy.Abs, sympy.exp, sympy.Mod)) or getattr(e.func, "__name__", "") == "smax":
+                sign = isinstance(e, (sympy.Abs, sympy.exp, sympy.Mod)) or any(self._nonnegative(a) for a in e.args)
+            elif isinstance(e, sympy.Piecewise):
+                sign = all(self._nonnegative(expr) for expr, _ in e.args)
+            else:
+                sign = False
+            self._sign[e] = sign
+        return self._sign[e]
+
     def _product(self, e: sympy.Mul) -> int:
         coefficient, factors = e.as_coeff_mul()
         args = tuple(self._compile(f) for f in factors)
         c = float(coefficient)
         integral = bool(coefficient.is_Integer) and all(self._integral[a] for a in args)
+        if c >= 0 and all(self._nonnegative(f) for f in factors):
+            def nonnegative_product(*xs):
+                lo, hi = xs[0]
+                for x in xs[1:]:
+                    lo, hi = lo * x[0], hi * x[1]
+                with np.errstate(invalid="ignore"):
+                    # 0 * inf (a factor unbounded above times an exact zero): 0 below, unbounded above
+                    return np.fmax(lo * c, 0.0), np.fmin(hi * c, np.inf)
+            return self._emit(nonnegative_product, args, integral)
 
         def product(*xs):
             out = xs[0]
@@ -322,6 +357,8 @@ class IntervalProgram:
         return self._emit(relation, (a, b), False)
 
 
-def interval_program(exprs: Sequence[sympy.Expr], names: Sequence[str]) -> IntervalProgram:
-    """Compile expressions over integer-valued symbols `names` into one interval program."""
-    return IntervalProgram(exprs, names)
+def interval_program(exprs: Sequence[sympy.Expr], names: Sequence[str], *,
+                     nonnegative: Sequence[str] = ()) -> IntervalProgram:
+    """Compile expressions over integer-valued symbols `names` into one interval program; symbols in
+    `nonnegative` are promised never below 0 (checked on each call), which speeds up products."""
+    return IntervalProgram(exprs, names, nonnegative=nonnegative)

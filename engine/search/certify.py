@@ -121,7 +121,7 @@ class BoxBounds:
         for p in self.packing:
             pack_exprs += [p.innermost, p.rate if p.rate is not None else 0]
         pack_exprs = [sympy.sympify(e).xreplace(subs) for e in pack_exprs]
-        self._packs = interval_program(pack_exprs, self.names) if self.packing else None
+        self._packs = interval_program(pack_exprs, self.names, nonnegative=self.names) if self.packing else None
         symbolic = model.symbolic
         exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
         # a second form of the latency, bounded too (the larger lower bound holds): each tile count
@@ -132,9 +132,13 @@ class BoxBounds:
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
         exprs.append(sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors)))
-        self._model = interval_program(exprs, self.names + [p.name for p in self.packing]
-                                       + [f"{g.t1}_p" for g in space.loops])
+        inputs = self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
+        self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
+        # the search rounds a resource count to an integer before comparing it with the budget
+        self.limits = np.floor(self.budgets) + 0.5
+        self.monomials = [m for m in (_monomial(e, self.names, b) for e, b in zip(exprs[1:len(RESOURCES) + 1],
+                                                                               self.limits)) if m is not None]
 
     def columns(self, points: np.ndarray) -> dict[str, np.ndarray]:
         """Parameter points (rows, without quotient columns) -> parameter columns."""
@@ -151,6 +155,16 @@ class BoxBounds:
                 hi[:, d] = np.minimum(hi[:, d], hi[:, m] // np.maximum(lo[:, q], 1))
                 lo[:, m] = np.maximum(lo[:, m], lo[:, d] * lo[:, q])
                 hi[:, m] = np.minimum(hi[:, m], hi[:, d] * hi[:, q])
+            for limit, powers in self.monomials:  # c * prod v^e <= budget: each v at most what the others leave
+                for k, e in powers:
+                    rest = np.ones(len(lo))
+                    for j, f in powers:
+                        if j != k:
+                            rest *= np.where(f > 0, lo[:, j], hi[:, j]).astype(np.float64) ** f
+                    if e > 0:
+                        hi[:, k] = np.minimum(hi[:, k], np.floor((limit / rest) ** (1 / e) * (1 + 1e-12)))
+                    else:
+                        lo[:, k] = np.maximum(lo[:, k], np.ceil((rest / limit) ** (1 / -e) * (1 - 1e-12)))
             for k in self.pow2:
                 lo[:, k] = _next_pow2(lo[:, k]).astype(np.int64)
                 hi[:, k] = _prev_pow2(hi[:, k]).astype(np.int64)
@@ -201,6 +215,20 @@ class BoxBounds:
         return latency, resources
 
 
+def _monomial(expr: sympy.Expr, names: list[str], budget: float) -> tuple[float, list[tuple[int, int]]] | None:
+    """A resource written c * prod v^e over box variables, as (budget / c, [(column, e)]), else None."""
+    coefficient, factors = sympy.sympify(expr).as_coeff_mul()
+    powers = []
+    for f in factors:
+        base, e = f.as_base_exp()
+        if not (base.is_Symbol and base.name in names and e.is_Integer):
+            return None
+        powers.append((names.index(base.name), int(e)))
+    if coefficient <= 0 or not powers:
+        return None
+    return budget / float(coefficient), powers
+
+
 def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each box in two along its parameter of largest hi/lo, at the geometric middle."""
     ratio = np.where(hi > lo, np.log((hi + 0.5) / np.maximum(lo, 0.5)), -1.0)
@@ -237,7 +265,7 @@ class Certifier:
     """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
 
     def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
-                 batch: int = 1024):
+                 batch: int = 2048):
         if gap < 0:
             raise EngineError(f"the target gap must be >= 0 (got {gap})")
         if seconds <= 0:
@@ -322,7 +350,7 @@ class Certifier:
             self._leaves(lo[small], hi[small])
         lo, hi = lo[~small], hi[~small]
         latency, resources = self.bounds.bound(lo, hi)
-        fits = np.all(resources <= self.bounds.budgets, axis=1)
+        fits = np.all(resources <= self.bounds.limits, axis=1)
         if (~fits).any():
             self.need = np.minimum(self.need, resources[~fits].min(axis=0))
         self.pruned += int(np.count_nonzero(~fits))
@@ -356,7 +384,7 @@ class Certifier:
 
 
 def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
-            leaf: int = 512, batch: int = 1024) -> Certificate:
+            leaf: int = 512, batch: int = 2048) -> Certificate:
     """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
     return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch).run(start)
 
