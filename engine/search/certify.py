@@ -121,6 +121,9 @@ class BoxBounds:
         for p in self.packing:
             pack_exprs += [p.innermost, p.rate if p.rate is not None else 0]
         pack_exprs = [sympy.sympify(e).xreplace(subs) for e in pack_exprs]
+        # extents that are monomials of box variables: powers of two surely dividing them bound the
+        # inferred factor from below (a multiple of a fixed SIMD factor has at least its low bit)
+        self.extent_monomials = [_monomial(pack_exprs[2 * k], self.names, 1.0) for k in range(len(self.packing))]
         self._packs = interval_program(pack_exprs, self.names, nonnegative=self.names) if self.packing else None
         symbolic = model.symbolic
         exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
@@ -132,6 +135,27 @@ class BoxBounds:
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
         exprs.append(sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors)))
+        # a resource's terms that depend on one packing factor are bounded at each power of two the
+        # factor can take and the least is kept: a buffer's width and depth both follow the factor,
+        # which interval arithmetic would take at opposite ends
+        self.parts: list[list[tuple[int, str | None, int]]] = []  # per resource: (output, packing, value)
+        packs = {symbol(p.name): p for p in self.packing}
+        for e in exprs[1:len(RESOURCES) + 1]:
+            groups: dict = {}
+            for term in sympy.Add.make_args(e):
+                used = term.free_symbols & set(packs)
+                key = next(iter(used)) if len(used) == 1 else None
+                groups[key] = groups.get(key, sympy.Integer(0)) + term
+            parts = []
+            for key, total in groups.items():
+                if key is None:
+                    parts.append((len(exprs), None, 0))
+                    exprs.append(total)
+                    continue
+                for k in range(packs[key].upper.bit_length()):
+                    parts.append((len(exprs), key.name, 2 ** k))
+                    exprs.append(total.xreplace({key: sympy.Integer(2 ** k)}))
+            self.parts.append(parts)
         inputs = self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
         self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
@@ -185,6 +209,25 @@ class BoxBounds:
             ok &= (quotient >= lo[box, q]) & (quotient <= hi[box, q])
         return ok
 
+    def _surely_dividing(self, pack: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Per box, a power of two dividing the packing factor's extent at every legal point (or 1)."""
+        monomial = self.extent_monomials[pack]
+        if monomial is None:
+            return np.ones(len(lo))
+        inverse_coefficient, powers = monomial
+        coefficient = 1.0 / inverse_coefficient
+        if any(e < 0 for _, e in powers) or coefficient != int(coefficient):
+            return np.ones(len(lo))
+        out = np.full(len(lo), float(_lowbit(np.int64(coefficient))))
+        for k, e in powers:
+            low = np.ones(len(lo), dtype=np.int64)
+            for d, m in self.divides:  # a fixed divisor's low bit divides every legal value
+                if m == k:
+                    low = np.maximum(low, np.where(lo[:, d] == hi[:, d], _lowbit(lo[:, d]), 1))
+            low = np.where(lo[:, k] == hi[:, k], _lowbit(lo[:, k]), low)
+            out *= low.astype(np.float64) ** e
+        return out
+
     def bound(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(latency lower bound per box, resource lower bounds per box x RESOURCES)."""
         los = {n: lo[:, k].astype(np.float64) for k, n in enumerate(self.names)}
@@ -195,7 +238,7 @@ class BoxBounds:
                 elo, ehi = (np.rint(np.broadcast_to(x, lo.shape[:1])) for x in ranges[2 * k])
                 point = (elo == ehi) & (elo >= 1)
                 lowbit = np.bitwise_and(elo.astype(np.int64), -elo.astype(np.int64)).astype(np.float64)
-                plo = np.where(point, lowbit, 1.0)
+                plo = np.where(point, lowbit, self._surely_dividing(k, lo, hi))
                 phi = np.where(point, lowbit, _prev_pow2(ehi))
                 plo, phi = np.minimum(plo, p.upper), np.minimum(phi, p.upper)
                 if p.rate is not None:  # no wider than the rate needs (engine/models/evaluate.infer_packing)
@@ -209,10 +252,26 @@ class BoxBounds:
             his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
         out = self._model(los, his)
         n = lo.shape[0]
-        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[-1][0], (n,)))
+        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
         latency = np.floor(latency * (1 - ROUNDING))
-        resources = np.stack([np.broadcast_to(r[0], (n,)) * (1 - ROUNDING) for r in out[1:-1]], axis=1)
+        resources = np.empty((n, len(RESOURCES)))
+        for r, parts in enumerate(self.parts):
+            whole = np.broadcast_to(out[1 + r][0], (n,))
+            total, least = np.zeros(n), {}
+            for index, pack, value in parts:
+                bound = np.broadcast_to(out[index][0], (n,))
+                if pack is None:
+                    total = total + bound
+                else:  # only the values the factor can take in this box
+                    bound = np.where((los[pack] <= value) & (value <= his[pack]), bound, np.inf)
+                    least[pack] = np.minimum(least.get(pack, np.inf), bound)
+            total = total + sum(least.values(), np.zeros(n))
+            resources[:, r] = np.maximum(whole, total) * (1 - ROUNDING)
         return latency, resources
+
+
+def _lowbit(x: np.ndarray) -> np.ndarray:
+    return np.bitwise_and(x, -x)
 
 
 def _monomial(expr: sympy.Expr, names: list[str], budget: float) -> tuple[float, list[tuple[int, int]]] | None:
