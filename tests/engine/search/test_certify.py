@@ -85,36 +85,44 @@ def _random_boxes(search: SearchSpace, bounds: BoxBounds, rng, count: int, width
     n = centre.shape[1]
     lo = np.maximum(bounds.lower, centre - rng.integers(0, width, size=(count, n)))
     hi = np.minimum(bounds.upper, centre + rng.integers(0, width, size=(count, n)))
-    lo, hi, nonempty = bounds.contract(lo, hi)
-    assert nonempty.all()  # each holds its centre
     return lo, hi
 
 
 @pytest.mark.parametrize("kernel,sizes,design", [("mm.c", MM_ODD, "i-j__i-j.k"), ("mm.c", MM_ODD, "i__j-k.i"),
                                                  ("cnn.c", CNN_8, "o-h__o-i-p-q.h-w")])
 def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, design):
+    """Contraction drops only configurations that are illegal or do not fit; the bounds of the
+    contracted box hold at every configuration left in it."""
     space, device = _space(kernel, sizes)
     search = SearchSpace(PerformanceModel(space, space.design(design), device))
     bounds = BoxBounds(search)
     rng = np.random.default_rng(7)
     p = len(bounds.params)
-    checked = 0
+    checked = dropped = 0
     for width in (2, 4, 12):
         lo, hi = _random_boxes(search, bounds, rng, 80, width)
-        latency, resources = bounds.bound(lo, hi)
         small = np.prod(hi[:, :p] - lo[:, :p] + 1, axis=1) <= 4096
-        points, box = _enumerate(lo[small, :p], hi[small, :p])
-        box = np.flatnonzero(small)[box]
-        inside = bounds.inside(box, points, lo, hi)
-        columns = bounds.columns(points[inside])
+        lo, hi = lo[small], hi[small]
+        clo, chi, nonempty = bounds.contract(lo.copy(), hi.copy())
+        clo[~nonempty], chi[~nonempty] = lo[~nonempty], hi[~nonempty]  # bounded, but none of them is used
+        latency, resources = bounds.bound(clo, chi)
+        points, box = _enumerate(lo[:, :p], hi[:, :p])
+        kept = bounds.inside(box, points, lo, hi)  # every legal configuration of the drawn box
+        points, box = points[kept], box[kept]
+        columns = bounds.columns(points)
         legal = feasible_mask(search.design, columns)
-        batch = search.evaluate({n: v[legal] for n, v in columns.items()})
-        where = box[inside][legal]
-        assert np.all(latency[where] <= batch.latency)
-        exact = np.stack([batch.dsp, batch.bram], axis=1)
+        points, box, columns = points[legal], box[legal], {n: v[legal] for n, v in columns.items()}
+        batch = search.evaluate(columns)
+        inside = nonempty[box] & np.all((points >= clo[box, :p]) & (points <= chi[box, :p]), axis=1)
+        inside &= bounds.inside(box, points, clo, chi)
+        assert not batch.feasible[~inside].any()  # dropped by contraction: does not fit
+        dropped += int(np.count_nonzero(~inside))
+        where = box[inside]
+        assert np.all(latency[where] <= batch.latency[inside])
+        exact = np.stack([batch.dsp[inside], batch.bram[inside]], axis=1)
         assert np.all(resources[where] <= exact + 1e-9), RESOURCES
-        checked += int(legal.sum())
-    assert checked > 1000
+        checked += int(inside.sum())
+    assert checked > 1000 and dropped > 0
 
 
 def test_a_wide_box_bounds_sampled_configurations():
@@ -126,7 +134,7 @@ def test_a_wide_box_bounds_sampled_configurations():
     columns = {n: np.array([c[n] for c in configs]) for n in search.names}
     rows = _rows(bounds, columns)
     lo, hi = rows.min(axis=0, keepdims=True), rows.max(axis=0, keepdims=True)
-    latency, resources = bounds.bound(lo, hi)
+    latency, resources = bounds.bound(lo, hi)  # not contracted: the box holds every sample
     batch = search.evaluate(columns)
     assert latency[0] <= batch.latency.min()
     assert np.all(resources[0] <= [batch.dsp.min(), batch.bram.min()])
