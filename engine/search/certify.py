@@ -134,7 +134,21 @@ class BoxBounds:
         tiles = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)): symbol(f"{g.t1}_p") / symbol(g.t1)
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
-        exprs.append(sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors)))
+        second = sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors))
+        # a resource that is a monomial of box variables caps that product at every configuration that
+        # fits (5 q_i q_j k_t2 <= DSP budget); where the latency divides by the product, the product is
+        # one input whose range is capped so, instead of the product of its factors' ranges
+        budgets = np.array([space.device.budget(r) for r in RESOURCES])
+        self.capped = []  # (input name, [(column, exponent)], cap)
+        for r, e in enumerate(exprs[1:len(RESOURCES) + 1]):
+            monomial = _monomial(e, self.names, np.floor(budgets[r]) + 0.5)
+            if monomial is None or any(x <= 0 for _, x in monomial[1]):
+                continue
+            name = f"__product_{RESOURCES[r]}"
+            product = sympy.Mul(*(symbol(self.names[k]) ** x for k, x in monomial[1]))
+            second = second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
+            self.capped.append((name, monomial[1], monomial[0]))
+        exprs.append(second)
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
         # which interval arithmetic would take at opposite ends
@@ -156,7 +170,8 @@ class BoxBounds:
                     parts.append((len(exprs), key.name, 2 ** k))
                     exprs.append(total.xreplace({key: sympy.Integer(2 ** k)}))
             self.parts.append(parts)
-        inputs = self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
+        inputs = (self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
+                  + [name for name, _, _ in self.capped])
         self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
         # the search rounds a resource count to an integer before comparing it with the budget
@@ -250,6 +265,10 @@ class BoxBounds:
             mlo, mhi = los[self.names[k]], his[self.names[k]]
             los[f"{g.t1}_p"] = np.maximum(extent, np.ceil(extent / mhi) * mlo)
             his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
+        for name, powers, cap in self.capped:
+            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            his[name] = np.maximum(los[name], np.minimum(
+                np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0), np.floor(cap)))
         out = self._model(los, his)
         n = lo.shape[0]
         latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
@@ -268,6 +287,19 @@ class BoxBounds:
             total = total + sum(least.values(), np.zeros(n))
             resources[:, r] = np.maximum(whole, total) * (1 - ROUNDING)
         return latency, resources
+
+
+def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.Expr:
+    """A product term dividing by `product` (or a power of it) rewritten over the capped symbol."""
+    powers = term.as_powers_dict()
+    factors = product.as_powers_dict()
+    k = min((-powers.get(v, 0)) // e for v, e in factors.items())
+    if k <= 0:
+        return term
+    for v, e in factors.items():
+        powers[v] = powers.get(v, 0) + k * e
+    powers[capped] = -k
+    return sympy.Mul(*(b ** e for b, e in powers.items()))
 
 
 def _lowbit(x: np.ndarray) -> np.ndarray:
