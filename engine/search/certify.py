@@ -135,6 +135,11 @@ class BoxBounds:
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
         second = sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors))
+        # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
+        counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)
+                  for g in space.loops}
+        second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
+            *(a.xreplace(counts) if a.could_extract_minus_sign() else a for a in t.args)))
         # a resource that is a monomial of box variables caps that product at every configuration that
         # fits (5 q_i q_j k_t2 <= DSP budget); where the latency divides by the product, the product is
         # one input whose range is capped so, instead of the product of its factors' ranges
