@@ -16,7 +16,7 @@ from engine.models.memory import bram18k
 
 x, y, z = sympy.symbols("x y z")
 NAMES = ["x", "y", "z"]
-BOXES = 25
+BOXES = 15
 
 EXPRESSIONS = [
     x + 2 * y - 3 * z,
@@ -65,7 +65,7 @@ def test_every_point_of_random_boxes_is_within_the_range(expr):
         assert np.all(v >= rlo[b] - tol), (expr, lo[b], hi[b], v.min(), rlo[b])
         assert np.all(v <= rhi[b] + tol), (expr, lo[b], hi[b], v.max(), rhi[b])
         checked += len(points)
-    assert checked > 200
+    assert checked > 100
 
 
 def test_integer_expressions_are_exact_at_points():
