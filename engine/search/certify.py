@@ -62,6 +62,8 @@ class Certificate:
             return "no configuration fits (proven)"
         if self.latency_cycles is None:
             return "no feasible configuration found"
+        if self.gap is None:
+            return "no gap proven yet (the bound is not positive)"
         if self.gap is not None and self.gap <= 1e-12:
             return "optimal (proven)"
         within = f"within {100 * self.gap:.2f}% of optimal"
@@ -473,9 +475,9 @@ class Certifier:
                                notes=(alone,), **common)
         latency, params = self.incumbent
         bound = min(latency, self.pruned_bound, open_min)
-        gap = latency / bound - 1 if bound > 0 else np.inf
+        gap = latency / bound - 1 if bound > 0 else None  # a bound <= 0 proves nothing about the gap
         improved = given is None or latency < given[0]
-        return Certificate(design, params, latency, bound, gap, bool(gap <= self.gap + 1e-12),
+        return Certificate(design, params, latency, bound, gap, gap is not None and gap <= self.gap + 1e-12,
                            improved=improved, **common)
 
 
