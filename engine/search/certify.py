@@ -9,9 +9,12 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
   range their inference rule allows over the box;
 - a box is pruned when some resource's lower bound is over the budget (nothing in it fits) or when
   its latency bound is within the target gap of the incumbent (nothing in it is better by more);
+- the latency is bounded in two forms and the larger bound kept (BoxBounds says which and why); a
+  resource that is a monomial of box variables caps that product where the latency divides by it, so
+  the latency bound holds at the configurations of the box that fit;
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
-  two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples); a box
-  left empty holds no legal configuration;
+  two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
+  factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
 - boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
   largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
