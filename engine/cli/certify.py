@@ -98,7 +98,8 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
     return "\n".join(lines)
 
 
-def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float, gap: float = 0.01) -> list[Certificate]:
+def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float,
+                    gap: float = 0.01) -> list[Certificate]:
     """`systolic search --certify`: a certificate for each design of a search result, from its best."""
     certificates = []
     for d in result.designs:

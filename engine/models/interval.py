@@ -208,7 +208,8 @@ class IntervalProgram:
                 sign = all(self._nonnegative(a) for a in e.args)
             elif e.is_Pow:
                 sign = self._nonnegative(e.args[0]) or (e.args[1].is_Integer and int(e.args[1]) % 2 == 0)
-            elif isinstance(e, (sympy.Max, sympy.Abs, sympy.exp, sympy.Mod)) or getattr(e.func, "__name__", "") == "smax":
+            elif (isinstance(e, (sympy.Max, sympy.Abs, sympy.exp, sympy.Mod))
+                  or getattr(e.func, "__name__", "") == "smax"):
                 sign = isinstance(e, (sympy.Abs, sympy.exp, sympy.Mod)) or any(self._nonnegative(a) for a in e.args)
             elif isinstance(e, sympy.Piecewise):
                 sign = all(self._nonnegative(expr) for expr, _ in e.args)

@@ -138,7 +138,8 @@ class BoxBounds:
         self.padded = [(position[g.t1], g.extent) for g in space.loops]
         tiles = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)): symbol(f"{g.t1}_p") / symbol(g.t1)
                  for g in space.loops}
-        divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q]) for d, m, q in self.quotients}
+        divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q])
+                    for d, m, q in self.quotients}
         second = sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors))
         # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
         counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)

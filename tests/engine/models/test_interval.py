@@ -2,7 +2,6 @@
 range computed for the box; exact at points for integer-valued expressions; unknown nodes refused."""
 from __future__ import annotations
 
-import functools
 import itertools
 import zlib
 
