@@ -2,12 +2,16 @@
 
     python bench/update_best_known.py [--seconds 30] [--methods hybrid evolution annealing] [--seeds 2] [--rescore]
     python bench/update_best_known.py --rescore --methods          (re-score stale entries only)
+    python bench/update_best_known.py --methods --certify 60       (prove each entry: bound and gap)
 
 For each of the 18 MM designs at 1024^3 on the U250 (fp32, 0.7 cap, 300 MHz), runs each method
 with each seed and keeps the best latency any run found, with its parameters and how it was found.
 An entry whose model fingerprint no longer matches the code is replaced, not compared; with
 --rescore its parameters are first evaluated again under the current model and kept as the entry to
 beat (its `found_by` says so), so a model change does not throw away what earlier searches found.
+With --certify S, each entry is then certified (engine/search/certify.py, S seconds, 1% target): it
+gets `lower_bound_cycles` (no configuration of the design is faster), `gap` (latency / bound - 1)
+and `proven` (gap within 1%); a better configuration found by the proof replaces the entry.
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ import datetime
 import json
 
 from search_common import BEST_KNOWN, PROBLEM, fingerprint, load_best_known, problem, run_method, search_space
+
+from engine.search.certify import certify
 
 
 def main() -> None:
@@ -27,6 +33,8 @@ def main() -> None:
     parser.add_argument("--designs", nargs="*")
     parser.add_argument("--rescore", action="store_true",
                         help="re-evaluate stale entries' parameters under the current model instead of dropping them")
+    parser.add_argument("--certify", type=float, metavar="SECONDS",
+                        help="then prove each entry within 1%% of its design's optimum, SECONDS each")
     args = parser.parse_args()
     space, device = problem()
     table = load_best_known()
@@ -54,10 +62,25 @@ def main() -> None:
             table["designs"].pop(design, None)
             print(f"{design:14} {old if old else float('nan'):10.1f} {'-':>10}  (stale entry does not fit; no run)")
             continue
+        if args.certify:
+            entry = certified(search, entry, stamp, args.certify)
         table["designs"][design] = entry
         print(f"{design:14} {old if old else float('nan'):10.1f} {entry['throughput_gops']:10.1f}  {entry['found_by']}",
               flush=True)
         BEST_KNOWN.write_text(json.dumps(table, indent=2) + "\n")
+
+
+def certified(search, entry: dict, stamp: str, seconds: float) -> dict:
+    """The entry with the certifier's proven bound and gap (and its better configuration, if it found one)."""
+    params = {k: v for k, v in entry["params"].items() if k in search.model.tunable}
+    c = certify(search, params, gap=0.01, seconds=seconds)
+    if c.improved and c.params is not None:
+        ev = search.model.evaluate(c.params)
+        entry = {"latency_cycles": c.latency_cycles, "throughput_gops": float(ev["throughput_gops"]),
+                 "dsp": float(ev["DSP"]), "bram18k": float(ev["BRAM18K"]), "params": c.params,
+                 "found_by": f"certify, {seconds:g} s", "date": datetime.date.today().isoformat(), "model": stamp}
+    return entry | {"lower_bound_cycles": c.lower_bound_cycles, "gap": c.gap, "proven": c.proven,
+                    "certified_by": f"certify, {seconds:g} s, {c.boxes_explored} boxes"}
 
 
 def rescored(search, entry: dict, stamp: str) -> dict | None:

@@ -24,13 +24,13 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "systolic":
 import argparse  # noqa: E402
 
 from engine.cli import (  # noqa: E402
-    csim, designs, export, mapping, model, network, pods, runs, search, simulate, study)
+    certify, csim, designs, export, mapping, model, network, pods, runs, search, simulate, study)
 from engine.cli.kernel_args import add_sa_sizes_argument, apply_sa_sizes  # noqa: E402
 from engine.errors import EngineError  # noqa: E402
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
                "export": export, "csim": csim, "simulate": simulate, "mapping": mapping, "network": network,
-               "pods": pods}
+               "pods": pods, "certify": certify}
 CONFIGURATION_COMMANDS = ("model", "simulate", "export")  # they take --sa-sizes as well as --design/--param
 
 

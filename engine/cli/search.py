@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.cli.certify import certify_designs, print_certificates
 from engine.cli.kernel_args import (
     add_kernel_arguments,
     compile_from_args,
@@ -46,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
     parser.add_argument("--no-store", action="store_true", help="do not store the run")
+    parser.add_argument("--certify", type=float, nargs="?", const=10.0, metavar="SECONDS",
+                        help="then prove each design's best within 1%% of its optimum (SECONDS each, default 10)")
 
 
 def candidate_json(design: str, c: Candidate) -> dict:
@@ -203,7 +206,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         if recorder is not None:
             recorder.finish(status)
     stored = recorder is not None and recorder.error is None
-    _print(result, recorder.run_id if stored else None, status, args.json)
+    certificates = certify_designs(space, device, result, seconds=args.certify) if args.certify else None
+    _print(result, recorder.run_id if stored else None, status, args.json, certificates)
     if recorder is not None and recorder.error is not None:
         raise EngineError(f"the run could not be stored (results printed above): {recorder.error}")
     if result.best is None and status == "finished":
@@ -211,10 +215,10 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     return 128 + received[0] if received else 0
 
 
-def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> None:
+def _print(result: ExplorationResult, run_id, status: str, as_json: bool, certificates=None) -> None:
     best = result.best
     if as_json:
-        print(json.dumps({
+        print(json.dumps({**({"certificates": [c.to_json() for c in certificates]} if certificates else {}),
             "run_id": run_id, "status": status, "method": result.method, "seed": result.seed,
             "best": candidate_json(best.design, best.best) if best else None,
             "designs": [{**candidate_json(d.design, d.best), "samples": d.samples, "seconds": d.elapsed,
@@ -237,5 +241,7 @@ def _print(result: ExplorationResult, run_id, status: str, as_json: bool) -> Non
     notes = sorted({n for d in result.designs for n in d.notes})
     for note in notes[:5]:
         print(f"note: {note}")
+    if certificates:
+        print_certificates(certificates)
     stored = f"stored as run {run_id}" if run_id is not None else "not stored"
     print(f"{status}; {stored}" + (f"; best: {best.design} at {best.best.throughput_gops:.1f} GOP/s" if best else ""))

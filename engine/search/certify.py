@@ -1,0 +1,497 @@
+"""SearchSpace + a configuration -> Certificate: a proven lower bound on the latency of every feasible
+configuration of the design, hence how far the configuration can be from the optimum (the gap), or
+a better configuration; or a proof that no configuration fits the device.
+
+Branch and bound over boxes of the tunable parameters (an integer range per parameter):
+- a box's lower bound on latency and on each resource the search's feasibility checks (DSP and
+  BRAM18K, `SearchSpace.evaluate`) comes from interval evaluation of the design's symbolic model
+  (engine/models/interval.py); data-packing factors, inferred from the tuning parameters, get the
+  range their inference rule allows over the box;
+- a box is pruned when some resource's lower bound is over the budget (nothing in it fits) or when
+  its latency bound is within the target gap of the incumbent (nothing in it is better by more);
+- the latency is bounded in two forms and the larger bound kept (BoxBounds says which and why); a
+  resource that is a monomial of box variables caps that product where the latency divides by it, so
+  the latency bound holds at the configurations of the box that fit;
+- before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
+  two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
+  factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
+- boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
+  largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+- a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
+  evaluator (the model and the legality and feasibility rules), which may improve the incumbent.
+
+The proven bound is the smallest of: the incumbent, the bounds of boxes pruned by bound, the bounds
+of boxes still open when time runs out. gap = incumbent / bound - 1: the incumbent's latency is at
+most that fraction above the optimum's (its throughput at most that fraction below).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from engine.compiler.architecture.symbols import symbol
+from engine.errors import EngineError
+from engine.models.constraints import feasible_mask
+from engine.models.interval import interval_program
+from engine.search.space import Config, SearchSpace
+
+RESOURCES = ("DSP", "BRAM18K")  # pruned on these; LUT and FF (also in the search's fits) only make the bound weaker, not wrong
+ROUNDING = 1e-12  # relative float error allowed for in a latency bound (see engine/models/interval.py)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    design: str
+    params: dict[str, int] | None  # the incumbent (the best configuration known at the end)
+    latency_cycles: float | None
+    lower_bound_cycles: float | None  # no feasible configuration has a lower latency
+    gap: float | None  # latency_cycles / lower_bound_cycles - 1
+    proven: bool  # the gap is within the target (or: proven that nothing fits)
+    boxes_explored: int
+    boxes_pruned: int
+    seconds: float
+    target_gap: float
+    fits: bool = True  # False: proven that no configuration fits the device
+    tightest: str | None = None  # when nothing fits: the resource that comes closest to proving it alone
+    improved: bool = False  # the branch and bound found a better configuration than the one given
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def status(self) -> str:
+        if not self.fits:
+            return "no configuration fits (proven)"
+        if self.latency_cycles is None:
+            return "no feasible configuration found"
+        if self.gap is None:
+            return "no gap proven yet (the bound is not positive)"
+        if self.gap is not None and self.gap <= 1e-12:
+            return "optimal (proven)"
+        within = f"within {100 * self.gap:.2f}% of optimal"
+        return f"{within} (proven)" if self.proven else f"{within} (proof not closed)"
+
+    def to_json(self) -> dict:
+        return {"design": self.design, "params": self.params, "latency_cycles": self.latency_cycles,
+                "lower_bound_cycles": self.lower_bound_cycles, "gap": self.gap, "proven": self.proven,
+                "boxes_explored": self.boxes_explored, "boxes_pruned": self.boxes_pruned,
+                "seconds": self.seconds, "target_gap": self.target_gap, "fits": self.fits,
+                "tightest": self.tightest, "improved": self.improved, "status": self.status}
+
+
+def _next_pow2(x: np.ndarray) -> np.ndarray:
+    return np.exp2(np.ceil(np.log2(np.maximum(x, 1.0))))
+
+
+def _prev_pow2(x: np.ndarray) -> np.ndarray:
+    return np.exp2(np.floor(np.log2(np.maximum(x, 1.0))))
+
+
+class BoxBounds:
+    """Lower bounds of latency and resources over batches of boxes of one SearchSpace.
+
+    A box ranges over the tunable parameters and, for each divisor `d` of `m` that need not be a
+    power of two (a latency-hiding factor), over the quotient `q = m / d` as well (`d_q`): in the
+    models `1/d` becomes `q/m`, so a PE count `m/d` is `q` and the DSP count is a product of
+    quotients, bounded tightly by the quotients' ranges, where `m/d` over ranges of m and d would
+    span from the box's fewest PEs to its most. Contraction keeps d * q = m consistent."""
+
+    def __init__(self, space: SearchSpace):
+        self.space = space
+        model = space.model
+        self.params = list(space.names)
+        params = {p.name: p for p in space.design.params if p.tunable}
+        position = {n: k for k, n in enumerate(self.params)}
+        self.quotients: list[tuple[int, int, int]] = []  # (divisor, multiple, quotient) column indices
+        self.names = list(self.params)
+        subs = {}
+        for n in self.params:
+            pow2 = any(c.kind == "power_of_two" for c in params[n].constraints)
+            of = next((c.other for c in params[n].constraints if c.kind == "divides" and c.other in position), None)
+            if of is None or pow2:
+                continue
+            self.quotients.append((position[n], position[of], len(self.names)))
+            self.names.append(f"{n}_q")
+            subs[symbol(n) ** -1] = symbol(f"{n}_q") / symbol(of)
+        self.lower = np.array([params[n].lower for n in self.params] + [1] * len(self.quotients), dtype=np.int64)
+        self.upper = np.array([params[n].upper for n in self.params]
+                              + [params[self.params[m]].upper for _, m, _ in self.quotients], dtype=np.int64)
+        self.pow2 = [position[n] for n in self.params if any(c.kind == "power_of_two" for c in params[n].constraints)]
+        self.divides = [(position[n], position[c.other]) for n in self.params for c in params[n].constraints
+                        if c.kind == "divides" and c.other in position]  # d divides m
+        self.divides += [(q, m) for _, m, q in self.quotients]  # so does q
+        self.packing = list(model.packing)
+        pack_exprs = []
+        for p in self.packing:
+            pack_exprs += [p.innermost, p.rate if p.rate is not None else 0, p.minimum if p.minimum is not None else 0]
+        pack_exprs = [sympy.sympify(e).xreplace(subs) for e in pack_exprs]
+        # extents that are monomials of box variables: powers of two surely dividing them bound the
+        # inferred factor from below (a multiple of a fixed SIMD factor has at least its low bit)
+        self.extent_monomials = [_monomial(pack_exprs[3 * k], self.names, 1.0) for k in range(len(self.packing))]
+        self._packs = interval_program(pack_exprs, self.names, nonnegative=self.names) if self.packing else None
+        symbolic = model.symbolic
+        exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
+        # a second form of the latency, bounded too (the larger lower bound holds): each tile count
+        # ceiling(N/m) written as p/m with p the padded extent, each divisor d as m/q, expanded, so that
+        # a tile count meets its tile size in one product (N^3/(PEs x lanes) appears as such)
+        self.padded = [(position[g.t1], g.extent) for g in space.loops]
+        tiles = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)): symbol(f"{g.t1}_p") / symbol(g.t1)
+                 for g in space.loops}
+        divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q])
+                    for d, m, q in self.quotients}
+        second = sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors))
+        # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
+        counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)
+                  for g in space.loops}
+        second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
+            *(a.xreplace(counts) if a.could_extract_minus_sign() else a for a in t.args)))
+        # a resource that is a monomial of box variables caps that product at every configuration that
+        # fits (5 q_i q_j k_t2 <= DSP budget); where the latency divides by the product, the product is
+        # one input whose range is capped so, instead of the product of its factors' ranges
+        budgets = np.array([space.device.budget(r) for r in RESOURCES])
+        self.capped = []  # (input name, [(column, exponent)], cap)
+        for r, e in enumerate(exprs[1:len(RESOURCES) + 1]):
+            monomial = _monomial(e, self.names, np.floor(budgets[r]) + 0.5)
+            if monomial is None or any(x <= 0 for _, x in monomial[1]):
+                continue
+            name = f"__product_{RESOURCES[r]}"
+            product = sympy.Mul(*(symbol(self.names[k]) ** x for k, x in monomial[1]))
+            second = second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
+            self.capped.append((name, monomial[1], monomial[0]))
+        exprs.append(second)
+        # a resource's terms that depend on one packing factor are bounded at each power of two the
+        # factor can take and the least is kept: a buffer's width and depth both follow the factor,
+        # which interval arithmetic would take at opposite ends
+        self.parts: list[list[tuple[int, str | None, int]]] = []  # per resource: (output, packing, value)
+        packs = {symbol(p.name): p for p in self.packing}
+        for e in exprs[1:len(RESOURCES) + 1]:
+            groups: dict = {}
+            for term in sympy.Add.make_args(e):
+                used = term.free_symbols & set(packs)
+                key = next(iter(used)) if len(used) == 1 else None
+                groups[key] = groups.get(key, sympy.Integer(0)) + term
+            parts = []
+            for key, total in groups.items():
+                if key is None:
+                    parts.append((len(exprs), None, 0))
+                    exprs.append(total)
+                    continue
+                for k in range(packs[key].upper.bit_length()):
+                    parts.append((len(exprs), key.name, 2 ** k))
+                    exprs.append(total.xreplace({key: sympy.Integer(2 ** k)}))
+            self.parts.append(parts)
+        inputs = (self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
+                  + [name for name, _, _ in self.capped])
+        self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
+        self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
+        # the search rounds a resource count to an integer before comparing it with the budget
+        self.limits = np.floor(self.budgets) + 0.5
+        self.monomials = [m for m in (_monomial(e, self.names, b) for e, b in zip(exprs[1:len(RESOURCES) + 1],
+                                                                               self.limits)) if m is not None]
+
+    def columns(self, points: np.ndarray) -> dict[str, np.ndarray]:
+        """Parameter points (rows, without quotient columns) -> parameter columns."""
+        return {n: points[:, k] for k, n in enumerate(self.params)}
+
+    def contract(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Narrow boxes (rows) by bounds and constraints; returns (lo, hi, nonempty)."""
+        lo, hi = np.maximum(lo, self.lower), np.minimum(hi, self.upper)
+        for _ in range(2):
+            for d, m, q in self.quotients:  # d * q = m
+                lo[:, q] = np.maximum(lo[:, q], -(-lo[:, m] // np.maximum(hi[:, d], 1)))
+                hi[:, q] = np.minimum(hi[:, q], hi[:, m] // np.maximum(lo[:, d], 1))
+                lo[:, d] = np.maximum(lo[:, d], -(-lo[:, m] // np.maximum(hi[:, q], 1)))
+                hi[:, d] = np.minimum(hi[:, d], hi[:, m] // np.maximum(lo[:, q], 1))
+                lo[:, m] = np.maximum(lo[:, m], lo[:, d] * lo[:, q])
+                hi[:, m] = np.minimum(hi[:, m], hi[:, d] * hi[:, q])
+            for limit, powers in self.monomials:  # c * prod v^e <= budget: each v at most what the others leave
+                for k, e in powers:
+                    rest = np.ones(len(lo))
+                    for j, f in powers:
+                        if j != k:
+                            rest *= np.where(f > 0, lo[:, j], hi[:, j]).astype(np.float64) ** f
+                    if e > 0:
+                        hi[:, k] = np.minimum(hi[:, k], np.floor((limit / rest) ** (1 / e) * (1 + 1e-12)))
+                    else:
+                        lo[:, k] = np.maximum(lo[:, k], np.ceil((rest / limit) ** (1 / -e) * (1 - 1e-12)))
+            for k in self.pow2:
+                lo[:, k] = _next_pow2(lo[:, k]).astype(np.int64)
+                hi[:, k] = _prev_pow2(hi[:, k]).astype(np.int64)
+            for d, m in self.divides:  # d divides m: d <= m, and m is a multiple of a fixed d
+                hi[:, d] = np.minimum(hi[:, d], hi[:, m])
+                lo[:, m] = np.maximum(lo[:, m], lo[:, d])
+                fixed = (lo[:, d] == hi[:, d]) & (lo[:, d] > 0)
+                step = np.where(fixed, lo[:, d], 1)
+                lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
+                hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
+        return lo, hi, np.all(lo <= hi, axis=1)
+
+    def inside(self, box: np.ndarray, points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Which parameter points (rows; `box` is each one's box) have their quotients in the box."""
+        ok = np.ones(len(points), dtype=bool)
+        for d, m, q in self.quotients:
+            quotient = points[:, m] // np.maximum(points[:, d], 1)
+            ok &= (quotient >= lo[box, q]) & (quotient <= hi[box, q])
+        return ok
+
+    def _surely_dividing(self, pack: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Per box, a power of two dividing the packing factor's extent at every legal point (or 1)."""
+        monomial = self.extent_monomials[pack]
+        if monomial is None:
+            return np.ones(len(lo))
+        inverse_coefficient, powers = monomial
+        coefficient = 1.0 / inverse_coefficient
+        if any(e < 0 for _, e in powers) or coefficient != int(coefficient):
+            return np.ones(len(lo))
+        out = np.full(len(lo), float(_lowbit(np.int64(coefficient))))
+        for k, e in powers:
+            low = np.ones(len(lo), dtype=np.int64)
+            for d, m in self.divides:  # a fixed divisor's low bit divides every legal value
+                if m == k:
+                    low = np.maximum(low, np.where(lo[:, d] == hi[:, d], _lowbit(lo[:, d]), 1))
+            low = np.where(lo[:, k] == hi[:, k], _lowbit(lo[:, k]), low)
+            out *= low.astype(np.float64) ** e
+        return out
+
+    def bound(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(latency lower bound per box, resource lower bounds per box x RESOURCES)."""
+        los = {n: lo[:, k].astype(np.float64) for k, n in enumerate(self.names)}
+        his = {n: hi[:, k].astype(np.float64) for k, n in enumerate(self.names)}
+        if self._packs is not None:
+            ranges = self._packs(los, his)
+            for k, p in enumerate(self.packing):
+                elo, ehi = (np.rint(np.broadcast_to(x, lo.shape[:1])) for x in ranges[3 * k])
+                point = (elo == ehi) & (elo >= 1)
+                lowbit = np.bitwise_and(elo.astype(np.int64), -elo.astype(np.int64)).astype(np.float64)
+                plo = np.where(point, lowbit, self._surely_dividing(k, lo, hi))
+                phi = np.where(point, lowbit, _prev_pow2(ehi))
+                plo, phi = np.minimum(plo, p.upper), np.minimum(phi, p.upper)
+                widest_lo, widest_hi = plo, phi
+                if p.rate is not None:  # no wider than the rate needs (engine/models/evaluate.infer_packing)
+                    rlo, rhi = (np.broadcast_to(x, lo.shape[:1]) for x in ranges[3 * k + 1])
+                    plo = np.minimum(plo, _next_pow2(rlo * (1 - 1e-9)))
+                    phi = np.minimum(phi, _next_pow2(rhi * (1 + 1e-9)))
+                if p.minimum is not None:  # but no narrower than the SIMD lanes it feeds (infer_packing)
+                    mlo, mhi = (np.rint(np.broadcast_to(x, lo.shape[:1])) for x in ranges[3 * k + 2])
+                    plo = np.maximum(plo, np.minimum(mlo, widest_lo))
+                    phi = np.maximum(phi, np.minimum(mhi, widest_hi))
+                los[p.name], his[p.name] = np.maximum(plo, 1.0), np.maximum(phi, 1.0)
+        for (k, extent), g in zip(self.padded, self.space.loops):  # p = ceiling(N/m) * m over m's range
+            mlo, mhi = los[self.names[k]], his[self.names[k]]
+            los[f"{g.t1}_p"] = np.maximum(extent, np.ceil(extent / mhi) * mlo)
+            his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
+        for name, powers, cap in self.capped:
+            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            his[name] = np.maximum(los[name], np.minimum(
+                np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0), np.floor(cap)))
+        out = self._model(los, his)
+        n = lo.shape[0]
+        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
+        latency = np.floor(latency * (1 - ROUNDING))
+        resources = np.empty((n, len(RESOURCES)))
+        for r, parts in enumerate(self.parts):
+            whole = np.broadcast_to(out[1 + r][0], (n,))
+            total, least = np.zeros(n), {}
+            for index, pack, value in parts:
+                bound = np.broadcast_to(out[index][0], (n,))
+                if pack is None:
+                    total = total + bound
+                else:  # only the values the factor can take in this box
+                    bound = np.where((los[pack] <= value) & (value <= his[pack]), bound, np.inf)
+                    least[pack] = np.minimum(least.get(pack, np.inf), bound)
+            total = total + sum(least.values(), np.zeros(n))
+            resources[:, r] = np.maximum(whole, total) * (1 - ROUNDING)
+        return latency, resources
+
+
+def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.Expr:
+    """A product term dividing by `product` (or a power of it) rewritten over the capped symbol."""
+    powers = term.as_powers_dict()
+    factors = product.as_powers_dict()
+    k = min((-powers.get(v, 0)) // e for v, e in factors.items())
+    if k <= 0:
+        return term
+    for v, e in factors.items():
+        powers[v] = powers.get(v, 0) + k * e
+    powers[capped] = -k
+    return sympy.Mul(*(b ** e for b, e in powers.items()))
+
+
+def _lowbit(x: np.ndarray) -> np.ndarray:
+    return np.bitwise_and(x, -x)
+
+
+def _monomial(expr: sympy.Expr, names: list[str], budget: float) -> tuple[float, list[tuple[int, int]]] | None:
+    """A resource written c * prod v^e over box variables, as (budget / c, [(column, e)]), else None."""
+    coefficient, factors = sympy.sympify(expr).as_coeff_mul()
+    powers = []
+    for f in factors:
+        base, e = f.as_base_exp()
+        if not (base.is_Symbol and base.name in names and e.is_Integer):
+            return None
+        powers.append((names.index(base.name), int(e)))
+    if coefficient <= 0 or not powers:
+        return None
+    return budget / float(coefficient), powers
+
+
+def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each box in two along its parameter of largest hi/lo, at the geometric middle."""
+    ratio = np.where(hi > lo, np.log((hi + 0.5) / np.maximum(lo, 0.5)), -1.0)
+    k = np.argmax(ratio, axis=1)
+    rows = np.arange(lo.shape[0])
+    a, b = lo[rows, k], hi[rows, k]
+    mid = np.floor(np.sqrt(np.maximum(a, 1) * b.astype(np.float64))).astype(np.int64)
+    mid = np.clip(mid, a, b - 1)
+    left_hi, right_lo = hi.copy(), lo.copy()
+    left_hi[rows, k] = mid
+    right_lo[rows, k] = mid + 1
+    return np.concatenate([lo, right_lo]), np.concatenate([left_hi, hi])
+
+
+def _points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.prod((hi - lo + 1).astype(np.float64), axis=1)
+
+
+def _enumerate(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every integer point of every box, as rows, and the box of each."""
+    widths = hi - lo + 1
+    counts = np.prod(widths, axis=1)
+    box = np.repeat(np.arange(lo.shape[0]), counts)
+    local = np.arange(box.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    points = np.empty((box.size, lo.shape[1]), dtype=np.int64)
+    for k in range(lo.shape[1]):
+        w = widths[box, k]
+        points[:, k] = lo[box, k] + local % w
+        local = local // w
+    return points, box
+
+
+class Certifier:
+    """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
+
+    def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
+                 batch: int = 2048):
+        if gap < 0:
+            raise EngineError(f"the target gap must be >= 0 (got {gap})")
+        if seconds <= 0:
+            raise EngineError(f"the time budget must be positive (got {seconds} s)")
+        self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
+        self.bounds = BoxBounds(space)
+        self.incumbent: tuple[float, Config] | None = None
+        self.explored = self.pruned = 0
+        self.pruned_bound = np.inf  # smallest latency bound among boxes pruned by bound
+        # per resource, the least any closed box may need: proves "nothing fits" when over the budget
+        self.need = np.full(len(RESOURCES), np.inf)
+
+    def _threshold(self) -> float:
+        return np.inf if self.incumbent is None else self.incumbent[0] / (1 + self.gap)
+
+    def _offer(self, columns: dict[str, np.ndarray]) -> None:
+        batch = self.space.evaluate(columns)
+        legal = feasible_mask(self.space.design, columns)
+        if legal.any():
+            self.need = np.minimum(self.need, [batch.dsp[legal].min(), batch.bram[legal].min()])
+        fitness = batch.fitness
+        if fitness.size and np.isfinite(fitness.min()):
+            k = int(np.argmin(fitness))
+            if self.incumbent is None or fitness[k] < self.incumbent[0]:
+                self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.space.names})
+
+    def _leaves(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        p = len(self.bounds.params)
+        counts = np.prod(hi[:, :p] - lo[:, :p] + 1, axis=1)
+        start = 0
+        while start < len(lo):  # chunks of about 64k points
+            end = start + 1 + int(np.searchsorted(np.cumsum(counts[start:]), 1 << 16))
+            points, box = _enumerate(lo[start:end, :p], hi[start:end, :p])
+            inside = self.bounds.inside(box, points, lo[start:end], hi[start:end])
+            if inside.any():
+                self._offer(self.bounds.columns(points[inside]))
+            start = end
+
+    def run(self, start: Config | None = None) -> "Certificate":
+        began = time.perf_counter()
+        given = None
+        if start is not None:
+            self._offer({n: np.array([int(start[n])]) for n in self.space.names})
+            given = self.incumbent
+        lo = self.bounds.lower[None, :].copy()
+        hi = self.bounds.upper[None, :].copy()
+        open_lo, open_hi, open_lb = self._process(lo, hi)
+        while len(open_lb) and time.perf_counter() - began < self.seconds:
+            keep = open_lb < self._threshold()
+            self._prune_by_bound(open_lb[~keep])
+            open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
+            if not len(open_lb):
+                break
+            take = min(self.batch, len(open_lb))
+            chosen = np.argpartition(open_lb, take - 1)[:take] if take < len(open_lb) else np.arange(len(open_lb))
+            rest = np.ones(len(open_lb), dtype=bool)
+            rest[chosen] = False
+            child_lo, child_hi = _split(open_lo[chosen], open_hi[chosen])
+            new_lo, new_hi, new_lb = self._process(child_lo, child_hi)
+            open_lo = np.concatenate([open_lo[rest], new_lo])
+            open_hi = np.concatenate([open_hi[rest], new_hi])
+            open_lb = np.concatenate([open_lb[rest], new_lb])
+        keep = open_lb < self._threshold()
+        self._prune_by_bound(open_lb[~keep])
+        open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
+        self.open_boxes = (open_lo, open_hi, open_lb)  # what is left to prove, for diagnostics
+        return self._certificate(open_lb, given, time.perf_counter() - began)
+
+    def _prune_by_bound(self, lbs: np.ndarray) -> None:
+        if len(lbs):
+            self.pruned += len(lbs)
+            self.pruned_bound = min(self.pruned_bound, float(lbs.min()))
+
+    def _process(self, lo: np.ndarray, hi: np.ndarray):
+        """Contract, enumerate the small boxes, bound the others; returns the boxes left open."""
+        lo, hi, nonempty = self.bounds.contract(lo, hi)
+        self.explored += len(lo)
+        self.pruned += int(np.count_nonzero(~nonempty))
+        lo, hi = lo[nonempty], hi[nonempty]
+        small = _points(lo[:, :len(self.bounds.params)], hi[:, :len(self.bounds.params)]) <= self.leaf
+        if small.any():
+            self._leaves(lo[small], hi[small])
+        lo, hi = lo[~small], hi[~small]
+        latency, resources = self.bounds.bound(lo, hi)
+        fits = np.all(resources <= self.bounds.limits, axis=1)
+        if (~fits).any():
+            self.need = np.minimum(self.need, resources[~fits].min(axis=0))
+        self.pruned += int(np.count_nonzero(~fits))
+        lo, hi, latency = lo[fits], hi[fits], latency[fits]
+        by_bound = latency >= self._threshold()
+        self._prune_by_bound(latency[by_bound])
+        return lo[~by_bound], hi[~by_bound], latency[~by_bound]
+
+    def _certificate(self, open_lb: np.ndarray, given, seconds: float) -> Certificate:
+        design = self.space.design.id
+        common = dict(boxes_explored=self.explored, boxes_pruned=self.pruned, seconds=seconds, target_gap=self.gap)
+        open_min = float(open_lb.min()) if len(open_lb) else np.inf
+        if self.incumbent is None:
+            if len(open_lb):  # out of time before finding any feasible configuration
+                return Certificate(design, None, None, open_min, None, False, **common)
+            ratios = self.need / self.bounds.budgets
+            tight = int(np.argmax(ratios))
+            name = RESOURCES[tight]
+            alone = (f"every configuration needs at least {self.need[tight]:.0f} {name}, over the budget of "
+                     f"{self.bounds.budgets[tight]:.0f}" if ratios[tight] > 1 else
+                     f"the resources together rule out every configuration; {name} comes closest alone "
+                     f"(at least {self.need[tight]:.0f} of {self.bounds.budgets[tight]:.0f})")
+            return Certificate(design, None, None, None, None, True, fits=False, tightest=name,
+                               notes=(alone,), **common)
+        latency, params = self.incumbent
+        bound = min(latency, self.pruned_bound, open_min)
+        gap = latency / bound - 1 if bound > 0 else None  # a bound <= 0 proves nothing about the gap
+        improved = given is None or latency < given[0]
+        return Certificate(design, params, latency, bound, gap, gap is not None and gap <= self.gap + 1e-12,
+                           improved=improved, **common)
+
+
+def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
+            leaf: int = 512, batch: int = 2048) -> Certificate:
+    """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch).run(start)
+

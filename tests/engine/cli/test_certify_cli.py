@@ -1,0 +1,73 @@
+"""`systolic certify` and `systolic search --certify`: JSON fields, starts, the proof that nothing
+fits, and one-line errors."""
+from __future__ import annotations
+
+import json
+
+from engine.cli.main import main
+
+SIZES = ["-D", "I=24", "-D", "J=20", "-D", "K=16"]
+KEYS = {"design", "params", "latency_cycles", "lower_bound_cycles", "gap", "proven", "boxes_explored",
+        "boxes_pruned", "seconds"}
+
+
+def _device(tmp_path, dsp: int):
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps({"name": "small", "part": "x", "usable_ratio": 1.0, "clock_mhz": 300,
+                                "resources": {"DSP": dsp, "BRAM18K": 40, "URAM": 0, "LUT": 100000, "FF": 200000},
+                                "memory": {"axi_bus_bits_max": 512}}))
+    return str(path)
+
+
+def test_json_certificate_from_given_parameters(bundled, tmp_path, capsys):
+    code = main(["certify", str(bundled("mm")), *SIZES, "--design", "i-j__i-j.k", "--device", _device(tmp_path, 200),
+                 "--param", "i_t1=2", "--param", "j_t1=2", "--param", "k_t1=2", "--param", "i_t2=1",
+                 "--param", "j_t2=1", "--param", "k_t2=1", "--gap", "0", "--seconds", "60", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert KEYS <= set(out)
+    assert out["proven"] and out["gap"] == 0 and out["improved"] and out["start"] == "--param"
+    assert out["lower_bound_cycles"] == out["latency_cycles"]
+
+
+def test_text_report_starts_from_a_stored_run(bundled, tmp_path, capsys):
+    db = str(tmp_path / "runs.sqlite")
+    assert main(["search", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--method", "random",
+                 "--samples", "300", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["certify", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--db", db, "--seconds", "30"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("k__i-j.k: ") and "stored run 1" in out and "bound" in out and "boxes" in out
+
+
+def test_nothing_fits_is_reported_as_a_proof(bundled, tmp_path, capsys):
+    device = _device(tmp_path, 3)  # an fp32 multiply-add needs 5 DSP
+    code = main(["certify", str(bundled("mm")), *SIZES, "--design", "i__i-j.k", "--device", device,
+                 "--param", "i_t1=1", "--param", "j_t1=1", "--param", "k_t1=1", "--param", "i_t2=1",
+                 "--param", "j_t2=1", "--param", "k_t2=1", "--seconds", "20"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no configuration fits" in err and "DSP" in err and "proven" in err
+    code = main(["certify", str(bundled("mm")), *SIZES, "--design", "i__i-j.k", "--device", device,
+                 "--param", "i_t1=1", "--param", "j_t1=1", "--param", "k_t1=1", "--param", "i_t2=1",
+                 "--param", "j_t2=1", "--param", "k_t2=1", "--seconds", "20", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 2 and out["fits"] is False and out["proven"] and out["tightest"] == "DSP"
+
+
+def test_bad_parameters_and_gap_are_one_line_errors(bundled, capsys):
+    for extra, phrase in ((["--param", "i_t1=0"], "must be a positive integer"), (["--param", "i_t1=x"], "bad --param"),
+                          (["--param", "i_t1=4", "--param", "j_t1=4", "--param", "k_t1=4", "--param", "i_t2=3",
+                            "--param", "j_t2=1", "--param", "k_t2=1", "--gap", "-1"], "must divide")):
+        assert main(["certify", str(bundled("mm")), *SIZES, "--design", "i-j__i-j.k", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and phrase in err, err
+
+
+def test_search_certify_adds_certificates(bundled, tmp_path, capsys):
+    assert main(["search", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--design", "i__i-j.k",
+                 "--method", "random", "--samples", "400", "--no-store", "--json", "--certify", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["design"] for c in out["certificates"]] == ["k__i-j.k", "i__i-j.k"]
+    assert all(KEYS <= set(c) for c in out["certificates"])
+    assert all(c["latency_cycles"] <= d["latency_cycles"] for c, d in zip(out["certificates"], out["designs"]))
