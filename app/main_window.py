@@ -30,6 +30,7 @@ from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_topology import QtTopology
+from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
@@ -41,8 +42,11 @@ MAX_RECENT = 8
 class MainWindow(QMainWindow):
     messageShown = Signal(str)  # a problem reported to the user (also in a non-blocking message box)
 
-    def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None):
+    def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None, background: bool = True):
+        """`background`: start the search process (its warm-up) now and build every design's model
+        after each compile in the model pool; without it both happen only when needed."""
         super().__init__()
+        self.background = background
         self.setWindowTitle("Systolic Studio")
         self.settings = settings or QSettings("systolic-studio", "systolic-studio")
         self.project_path: Path | None = None
@@ -51,6 +55,8 @@ class MainWindow(QMainWindow):
         self.tree_model = DesignTreeModel(self)
         self.selection = DesignSelection(self)
         self.search = SearchSession(self)
+        self.models = ModelPool(self.selection.cache, self)
+        self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
         self.topology = QtTopology(self.selection)
@@ -86,6 +92,11 @@ class MainWindow(QMainWindow):
         self.search.designFinished.connect(self._design_finished)
         self.search.designsSkipped.connect(self._designs_skipped)
         self.search.stateChanged.connect(self._search_state)
+        self.models.allReady.connect(self._models_ready)
+        self.models.modelReady.connect(self._model_progress)
+        self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
+        if background:
+            self.search.prepare()
         self._pending_selection: tuple[str, dict] | None = None
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
@@ -173,7 +184,10 @@ class MainWindow(QMainWindow):
             return
         self.tree_model.set_space(space)
         self.tree.expandAll()
-        self.selection.set_space(space, self.session.device)
+        source = self.session.source()
+        self.selection.set_space(space, self.session.device, source)
+        if space is not None and self.background:
+            self.models.build(source, [d.id for d in space.designs])
         if space is not None:
             self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
             pending, self._pending_selection = self._pending_selection, None
@@ -201,12 +215,43 @@ class MainWindow(QMainWindow):
         if selected_only and not designs:
             self.show_message("select one or more designs in the tree, or search all designs")
             return
-        for design in designs or self.tree_model.design_ids():
+        designs = designs or tuple(self.tree_model.design_ids())
+        for design in designs:
             self.tree_model.set_status(design, "queued")
-        request = SearchRequest(str(self.session.work_file), self.session.defines(), self.session.device,
-                                method, float(seconds), designs)
-        self.search.start(request, kernel_text=self.session.text, sizes=self.session.sizes(),
-                          kernel_name=self.session.space.kernel.name, kernel_path=str(self.session.path))
+        source = self.session.source()
+        request = SearchRequest(source, self.session.space.kernel.name, method, float(seconds), designs,
+                                cache_folder=str(self.selection.cache.folder))
+        self._waiting_search = (request, source)
+        if not self.background and not self.models.busy and self.models.source != source:
+            self.models.build(source, list(designs))  # may start the search at once (all cached)
+        self.search.prepare()  # warms up while the models are built
+        if self._waiting_search is None:
+            return
+        if self.models.busy:
+            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
+            return
+        self._start_waiting_search()
+
+    def _models_done(self) -> str:
+        total = len(self.tree_model.design_ids())
+        return f"{total - len(self.models.pending)} of {total}"
+
+    def _model_progress(self, _design: str) -> None:
+        if self._waiting_search is not None and self.models.busy:
+            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
+
+    def _models_ready(self) -> None:
+        if self._waiting_search is not None:
+            self._start_waiting_search()
+
+    def _start_waiting_search(self) -> None:
+        (request, source), self._waiting_search = self._waiting_search, None
+        if source != self.session.source():  # recompiled meanwhile: the designs may differ
+            self.search_panel.set_waiting("")
+            self.show_message("the kernel was compiled again before the search started: press Start again")
+            return
+        self.search.start(request, kernel_text=source.text, sizes=source.sizes,
+                          kernel_name=request.kernel_name, kernel_path=str(self.session.path))
 
     def _search_ticked(self, snapshots: list) -> None:
         for p in snapshots:
@@ -321,6 +366,8 @@ class MainWindow(QMainWindow):
         return True
 
     def closeEvent(self, event) -> None:
+        self._waiting_search = None
+        self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())

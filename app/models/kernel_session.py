@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from app.workers.model_pool import KernelSource
 from engine.compiler.design_space import DesignSpace, compile_kernel
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
@@ -37,6 +38,7 @@ class KernelSession(QObject):
         self.error: str = ""
         self.error_line: int | None = None
         self._last_sizes: dict[str, int] = {}
+        self.compiled_text = ""  # the text `space` was compiled from (the editor may have moved on)
         self._folder = tempfile.TemporaryDirectory(prefix="systolic-studio-")
 
     @property
@@ -95,6 +97,7 @@ class KernelSession(QObject):
         self.work_file.write_text(self.text)
         try:
             self.space = compile_kernel(self.work_file, defines=self.defines())
+            self.compiled_text = self.text
             self.error, self.error_line = "", None
             self._last_sizes = dict(self.space.kernel.sizes)
         except EngineError as exc:
@@ -108,6 +111,13 @@ class KernelSession(QObject):
             self.space, self.error_line = None, None
             self.error = f"the compiler failed on this kernel: {type(exc).__name__}: {exc}"
         self.compiled.emit()
+
+    def source(self) -> KernelSource | None:
+        """The compiled kernel as the model pool and the search process take it (None if none)."""
+        if self.space is None:
+            return None
+        return KernelSource(self.compiled_text, self.work_file.name, self._folder.name, self.defines(),
+                            dict(self.space.kernel.sizes), self.device)
 
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""

@@ -1,17 +1,20 @@
 """SearchSession: one live or reopened search -> its traces (SearchTraces), the designs' status and
 the stored run. It starts and stops the SearchWorker and stores finished or stopped runs in the
-RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `designsSkipped(ids)`, `stateChanged()`.
+RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `designsSkipped(ids)`,
+`phaseChanged()` (what the search process prepares, then the budget start), `stateChanged()`.
 
-The budget counts from the moment the search process is ready; model building counts against it
-(see app.workers.search_process)."""
+The session owns the search process (SearchHost): `prepare()` starts it (the window does when it
+opens, so its warm-up is over before the first Start) and a process lost to a hard stop is replaced
+at once. The budget is sampling time only (see app.workers.search_process)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from app.models.search_data import SearchTraces
-from app.workers.search_process import SearchRequest
+from app.workers.search_process import SearchHost, SearchRequest, start_search_host
 from app.workers.search_worker import SearchWorker
 from engine.search.progress import ExplorationResult
 from engine.search.store import RunStore, StoredRun
@@ -22,6 +25,7 @@ class SearchSession(QObject):
     designFinished = Signal(object)  # DesignResult
     designsSkipped = Signal(tuple)  # design ids the budget did not reach
     stateChanged = Signal()  # started, stopped, finished, replayed or failed
+    phaseChanged = Signal()  # `phase` changed (the budget started: phase == "searching")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -35,6 +39,26 @@ class SearchSession(QObject):
         self.message = ""
         self.run_ids: list[int] = []
         self.database: str | None = None  # None: the default run database
+        self.host: SearchHost | None = None
+        self.phase = ""  # what the search process is doing before the budget starts, then "searching"
+        self.budget_started_at: float | None = None  # perf_counter when the budget started
+
+    def prepare(self) -> None:
+        """Start the search process (it warms up in the background) unless one is alive."""
+        if self.host is None or not self.host.alive:
+            if self.host is not None:
+                self.host.close()
+            self.host = start_search_host()
+
+    @property
+    def warm(self) -> bool:
+        return self.host is not None and self.host.ready.is_set()
+
+    def budget_fraction(self) -> float:
+        """The share of the running search's budget spent (0 before the budget starts)."""
+        if self.budget_started_at is None or self.budget <= 0:
+            return 0.0
+        return min(1.0, (time.perf_counter() - self.budget_started_at) / self.budget)
 
     @property
     def running(self) -> bool:
@@ -47,9 +71,13 @@ class SearchSession(QObject):
             return
         self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
         self.budget, self.skipped = request.seconds, ()
-        record = {"kernel": kernel_name, "kernel_path": kernel_path or request.kernel_path,
+        self.budget_started_at, self.phase = None, "starting the search"
+        record = {"kernel": kernel_name, "kernel_path": kernel_path or request.source.file_name,
                   "kernel_text": kernel_text, "sizes": sizes, "database": self.database}
-        self.worker = SearchWorker(request, record)
+        self.prepare()
+        self.worker = SearchWorker(self.host, request, record)
+        self.worker.phase.connect(self._phase)
+        self.worker.budgetStarted.connect(self._budget_started)
         self.worker.ticked.connect(self._tick)
         self.worker.designDone.connect(self.designFinished)
         self.worker.designsSkipped.connect(self._skipped)
@@ -65,10 +93,21 @@ class SearchSession(QObject):
             self.stateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 2000) -> None:
-        """Stop and wait for the worker (the window is closing)."""
+        """Stop and wait for the worker, end the search process (the window is closing)."""
         if self.worker is not None:
             self.worker.stop()
             self.worker.wait(timeout_ms)
+        if self.host is not None:
+            self.host.close()
+            self.host = None
+
+    def _phase(self, text: str) -> None:
+        self.phase = text
+        self.phaseChanged.emit()
+
+    def _budget_started(self) -> None:
+        self.budget_started_at, self.phase = time.perf_counter(), "searching"
+        self.phaseChanged.emit()
 
     def _tick(self, snapshots: list, elapsed: float) -> None:
         self.elapsed = elapsed
@@ -83,9 +122,13 @@ class SearchSession(QObject):
         worker, self.worker = self.worker, None
         worker.wait()
         worker.deleteLater()
+        if worker.host_lost and self.host is worker.host:
+            self.host = None
+            self.prepare()  # a fresh process warms up for the next search
+        self.phase = ""
         self.result, self.status, self.message = result, ("failed" if error and not result.designs else status), error
         if self.skipped and not error:
-            self.message = (f"the {self.budget:g} s budget (model building included) ran out before "
+            self.message = (f"the {self.budget:g} s budget ran out before "
                             f"{len(self.skipped)} of the designs: they were not searched")
         if worker.run_id is not None:
             self.run_ids.append(worker.run_id)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -30,7 +31,6 @@ SCOPES = ("all designs", "selected designs")
 SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
 AXIS_WIDTH = 58  # pixels of the value axes: a label growing by a digit must not relayout the plot
 TIME_MARGIN = 1.1  # the time axes span the budget, this much more
-START_SECONDS = 1.5  # and about the time the search process takes to start (not in the budget)
 
 
 def _plot(title: str, x: str, y: str) -> pg.PlotWidget:
@@ -61,14 +61,20 @@ class QtSearchPanel(QWidget):
         self.seconds.setRange(0.5, 3600)
         self.seconds.setValue(10)
         self.seconds.setSuffix(" s")
-        self.seconds.setToolTip("wall time of the search once its process has started (about a second after "
-                                "Start): building each design's model counts too; designs the budget does "
-                                "not reach are skipped")
+        self.seconds.setToolTip("sampling time, split evenly across the designs searched, as `systolic search "
+                                "--seconds` spends it: warming up, compiling and building the designs' models "
+                                "come before it starts")
         self.scope = QComboBox()
         self.scope.addItems(SCOPES)
         self.start_button = QPushButton("Start search")
         self.start_button.setObjectName("primary")
         self.stop_button = QPushButton("Stop")
+        self.budget_bar = QProgressBar()
+        self.budget_bar.setRange(0, 1000)
+        self.budget_bar.setTextVisible(True)
+        self.budget_bar.setFormat("budget")
+        self.budget_bar.setFixedWidth(150)
+        self.budget_bar.setToolTip("the share of the time budget spent sampling")
         self.status = QLabel("no search yet")
         self.status.setObjectName("muted")
         # a longer text must not relayout the panel: that resizes the plots, and repaints them whole
@@ -81,6 +87,7 @@ class QtSearchPanel(QWidget):
             controls.addWidget(widget)
         controls.addWidget(self.start_button)
         controls.addWidget(self.stop_button)
+        controls.addWidget(self.budget_bar)
         controls.addWidget(self.status, 1)
 
         self.throughput_plot = _plot("best throughput", "time (s)", "GOP/s")
@@ -110,8 +117,14 @@ class QtSearchPanel(QWidget):
                                              self.scope.currentIndex() == 1))
         self.stop_button.clicked.connect(session.stop)
         session.ticked.connect(lambda _: self.redraw())
+        session.phaseChanged.connect(self.redraw)
         session.stateChanged.connect(self._state)
         self._state()
+
+    def set_waiting(self, text: str) -> None:
+        """The search waits for something before it starts (the models being built)."""
+        self.start_button.setEnabled(not text)
+        self.status.setText(text)
 
     def redraw(self) -> None:
         s = self.session
@@ -135,8 +148,11 @@ class QtSearchPanel(QWidget):
             QTimer.singleShot(0, self, self._redraw_scatter)
         best = data.overall.y[-1] if len(data.overall.y) else None
         text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
-        if s.running and not s.traces.latest:
-            text = f"starting the search ({s.elapsed:.1f} s)"
+        if s.running and s.budget_started_at is None:
+            text = s.phase or "starting the search"
+        fraction = s.budget_fraction() if s.running else (1.0 if s.status in ("finished", "replayed") else 0.0)
+        self.budget_bar.setValue(int(1000 * fraction))
+        self.budget_bar.setFormat(f"{fraction * s.budget:.1f} of {s.budget:g} s" if s.running else "budget")
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
 
@@ -165,7 +181,7 @@ class QtSearchPanel(QWidget):
             for curve in self.design_curves.values():
                 self.throughput_plot.removeItem(curve)
             self.design_curves = {}
-            self._span_time(s.budget * TIME_MARGIN + START_SECONDS)
+            self._span_time(s.budget * TIME_MARGIN)
         elif s.status == "replayed" or not self._time_span or s.elapsed > self._time_span:
             self._time_span = 0.0  # a finished search whose lines fit keeps its axes: no rescale, no relayout
             for plot in (self.throughput_plot, self.rate_plot):
