@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.project_path: Path | None = None
         self.last_message = ""
         self.session = KernelSession(self)
+        self.session.asynchronous = True  # compiling CNN takes a second: off the GUI thread
         self.tree_model = DesignTreeModel(self)
         self.selection = DesignSelection(self)
         self.search = SearchSession(self)
@@ -90,7 +91,6 @@ class MainWindow(QMainWindow):
         self.search_panel.startRequested.connect(self.start_search)
         self.search.ticked.connect(self._search_ticked)
         self.search.designFinished.connect(self._design_finished)
-        self.search.designsSkipped.connect(self._designs_skipped)
         self.search.stateChanged.connect(self._search_state)
         self.models.allReady.connect(self._models_ready)
         self.models.modelReady.connect(self._model_progress)
@@ -178,24 +178,40 @@ class MainWindow(QMainWindow):
     def _compiled(self) -> None:
         refreeze_after_collecting()  # the new kernel's objects are long-lived, the old one's garbage
         space = self.session.space
-        if space is not None and self.tree_model.design_ids() == [d.id for d in space.designs] \
-                and self.selection.space is not None and self.selection.space.kernel.sizes == space.kernel.sizes \
-                and self.selection.device_name == self.session.device:
+        if space is None:
+            self._grey_previous(self.session.error)
             return
-        self.tree_model.set_space(space)
-        self.tree.expandAll()
+        self._set_views_enabled(True)
         source = self.session.source()
-        self.selection.set_space(space, self.session.device, source)
-        if space is not None and self.background:
+        if self.background:
             self.models.build(source, [d.id for d in space.designs])
-        if space is not None:
-            self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
-            pending, self._pending_selection = self._pending_selection, None
+        pending, self._pending_selection = self._pending_selection, None
+        if self.selection.source == source and self.tree_model.design_ids():
+            # compiled again unchanged: keep the selection and its results (or the project's)
             if pending and pending[0] in self.tree_model.design_ids():
                 self.tree.select_design(pending[0])
                 self.selection.select(pending[0], pending[1])
-            elif space.designs:
-                self.tree.select_design(space.designs[0].id)
+            return
+        self.tree_model.set_space(space)
+        self.tree.expandAll()
+        self.selection.set_space(space, self.session.device, source)
+        self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
+        if pending and pending[0] in self.tree_model.design_ids():
+            self.tree.select_design(pending[0])
+            self.selection.select(pending[0], pending[1])
+        elif space.designs:
+            self.tree.select_design(space.designs[0].id)
+
+    def _grey_previous(self, error: str) -> None:
+        """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
+        self._set_views_enabled(False)
+        kept = " (the designs shown are the previous kernel's)" if self.tree_model.design_ids() else ""
+        self.statusBar().showMessage(f"does not compile: {error}{kept}")
+
+    def _set_views_enabled(self, enabled: bool) -> None:
+        for widget in (self.tree, self.topology, self.detail):
+            widget.setEnabled(enabled)
+        self.search_panel.start_button.setEnabled(enabled and not self.search.running)
 
     def select_design(self, design_id: str) -> None:
         if self.selection.design is not None and self.selection.design.id == design_id:
@@ -264,10 +280,6 @@ class MainWindow(QMainWindow):
         state = "stopped" if result.stopped == "cancelled" else "done"
         self.tree_model.set_status(result.design, f"{state}, {result.samples:,} samples"
                                    if result.best else f"{state}, nothing fits")
-
-    def _designs_skipped(self, designs: tuple) -> None:
-        for design in designs:
-            self.tree_model.set_status(design, "skipped, budget spent")
 
     def _search_state(self) -> None:
         s = self.search
@@ -355,18 +367,13 @@ class MainWindow(QMainWindow):
                           data_type=project.data_type, device=project.device)
         if project.runs:
             self.reopen_run(project.runs[-1])
-        if self._pending_selection and self.session.space is not None:  # same designs as before: no reset
-            design, values = self._pending_selection
-            self._pending_selection = None
-            if design in self.tree_model.design_ids():
-                self.tree.select_design(design)
-                self.selection.select(design, values)
         self.project_path = Path(path)
         self._remember(self.project_path)
         return True
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None
+        self.session.wait()
         self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()

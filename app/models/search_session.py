@@ -1,6 +1,6 @@
 """SearchSession: one live or reopened search -> its traces (SearchTraces), the designs' status and
 the stored run. It starts and stops the SearchWorker and stores finished or stopped runs in the
-RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`, `designsSkipped(ids)`,
+RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`,
 `phaseChanged()` (what the search process prepares, then the budget start), `stateChanged()`.
 
 The session owns the search process (SearchHost): `prepare()` starts it (the window does when it
@@ -23,7 +23,6 @@ from engine.search.store import RunStore, StoredRun
 class SearchSession(QObject):
     ticked = Signal(list)  # Progress snapshots of the latest tick
     designFinished = Signal(object)  # DesignResult
-    designsSkipped = Signal(tuple)  # design ids the budget did not reach
     stateChanged = Signal()  # started, stopped, finished, replayed or failed
     phaseChanged = Signal()  # `phase` changed (the budget started: phase == "searching")
 
@@ -32,7 +31,6 @@ class SearchSession(QObject):
         self.traces = SearchTraces()
         self.elapsed = 0.0
         self.budget = 0.0  # seconds of the running (or last) search
-        self.skipped: tuple[str, ...] = ()
         self.worker: SearchWorker | None = None
         self.result: ExplorationResult | None = None
         self.status = "idle"  # idle, running, stopping, finished, interrupted, failed, replayed
@@ -70,7 +68,7 @@ class SearchSession(QObject):
         if self.running:
             return
         self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
-        self.budget, self.skipped = request.seconds, ()
+        self.budget = request.seconds
         self.budget_started_at, self.phase = None, "starting the search"
         record = {"kernel": kernel_name, "kernel_path": kernel_path or request.source.file_name,
                   "kernel_text": kernel_text, "sizes": sizes, "database": self.database}
@@ -80,7 +78,6 @@ class SearchSession(QObject):
         self.worker.budgetStarted.connect(self._budget_started)
         self.worker.ticked.connect(self._tick)
         self.worker.designDone.connect(self.designFinished)
-        self.worker.designsSkipped.connect(self._skipped)
         self.worker.searchFinished.connect(self._finished)
         self.status = "running"
         self.worker.start()
@@ -114,10 +111,6 @@ class SearchSession(QObject):
         self.traces.add(snapshots, elapsed)
         self.ticked.emit(snapshots)
 
-    def _skipped(self, designs: tuple) -> None:
-        self.skipped = tuple(designs)
-        self.designsSkipped.emit(self.skipped)
-
     def _finished(self, result: ExplorationResult, status: str, error: str) -> None:
         worker, self.worker = self.worker, None
         worker.wait()
@@ -127,9 +120,6 @@ class SearchSession(QObject):
             self.prepare()  # a fresh process warms up for the next search
         self.phase = ""
         self.result, self.status, self.message = result, ("failed" if error and not result.designs else status), error
-        if self.skipped and not error:
-            self.message = (f"the {self.budget:g} s budget ran out before "
-                            f"{len(self.skipped)} of the designs: they were not searched")
         if worker.run_id is not None:
             self.run_ids.append(worker.run_id)
         self.stateChanged.emit()

@@ -2,8 +2,7 @@
 pyomo/SCIP solver, the compiled Pareto sweeps) and then runs one SearchRequest after another,
 reporting through a queue:
 ("phase", text) while it prepares, ("started", None) when the budget starts, ("progress", Progress),
-("design", DesignResult), ("skipped", design ids the budget did not reach), then
-("result", ExplorationResult) or ("error", str).
+("design", DesignResult), then ("result", ExplorationResult) or ("error", str).
 
 A child process rather than a thread: the tuner's MP seed (SCIP through pyomo) and long numpy
 stretches hold the GIL, which would freeze the window; a process can also be stopped at once.
@@ -13,15 +12,15 @@ dies (see parent_watchdog). No Qt here: the child imports only the engine.
 The budget is sampling time only, as `systolic search` spends it: the warm-up, compiling the kernel
 and the designs' models (loaded from the model cache, which the window's model pool fills right
 after each compile; built here only if missing) all come before the budget starts. Designs run one
-after another, each getting an even share of what is left, so a design that overran its share
-(a long MP solve) takes the time from the next ones; designs not reached are reported as skipped.
+after another, each on an even share of the budget, as explore() splits it: every design is
+searched, and a search ends later than its budget by what the designs overran their shares
+(an MP solve, a last batch).
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 import threading
-import time
 from dataclasses import dataclass
 
 from app.workers.model_pool import KernelSource, compile_source
@@ -30,13 +29,13 @@ from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.models.device import load_device
 from engine.search import pareto
+from engine.search.explore import Budget
 from engine.search.methods import strategy_class
 from engine.search.progress import DesignResult, ExplorationResult
 from engine.search.run import SearchRun
 from engine.search.space import SearchSpace
 
 CHILD_NICENESS = 10  # added to the search process's nice value: the window's events come first
-MIN_DESIGN_SECONDS = 0.05  # a design is not started with less of the budget left than this
 WARM_METHOD = "hybrid"  # the method warmed up when the window opens (the default)
 
 
@@ -49,14 +48,6 @@ class SearchRequest:
     designs: tuple[str, ...] = ()  # empty: every design
     seed: int = 0
     cache_folder: str | None = None  # None: the default model cache
-
-
-def design_seconds(deadline: float, now: float, designs_left: int) -> float | None:
-    """The next design's share of the budget left, None when spent."""
-    left = deadline - now
-    if designs_left <= 0 or left < MIN_DESIGN_SECONDS:
-        return None
-    return left / designs_left
 
 
 def warm_up(method: str = WARM_METHOD) -> None:
@@ -101,17 +92,13 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
         models = load_models(request, queue)
         designs = list(models)
         queue.put(("started", None))
-        deadline = time.monotonic() + request.seconds
+        share = Budget(seconds=request.seconds).split(len(designs)).seconds
         results = []
         for n, design in enumerate(designs):
             if cancel.is_set():
                 break
-            seconds = design_seconds(deadline, time.monotonic(), len(designs) - n)
-            if seconds is None:
-                queue.put(("skipped", tuple(designs[n:])))
-                break
             # seeded as explore() seeds the n-th design of a whole run
-            result = search_design(models[design], request.method, seconds, request.seed + n, cancel,
+            result = search_design(models[design], request.method, share, request.seed + n, cancel,
                                    (lambda p: queue.put(("progress", p)),))
             results.append(result)
             queue.put(("design", result))

@@ -1,8 +1,7 @@
 """SearchWorker(host, request): a QThread that hands the request to the warm search process and
 relays what it reports as queued signals: `phase(text)` while it prepares, `budgetStarted()` when
 the budget starts, `ticked` at a steady 10 Hz from then on, `designDone` per finished design,
-`designsSkipped` for the designs the budget did not reach, and `searchFinished` with the (possibly
-partial) ExplorationResult, how the run ended and an error text; the run is stored in the run
+and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text; the run is stored in the run
 database before that.
 
 Stop: the cancel event asks the engine to stop after its current batch; if the process has not
@@ -31,7 +30,6 @@ class SearchWorker(QThread):
     budgetStarted = Signal()
     ticked = Signal(list, float)  # Progress snapshots since the previous tick, seconds since the budget started
     designDone = Signal(object)  # DesignResult
-    designsSkipped = Signal(tuple)  # ids of the designs not started: the budget was spent
     searchFinished = Signal(object, str, str)  # ExplorationResult, "finished" | "interrupted", error text
 
     def __init__(self, host: SearchHost, request: SearchRequest, record: dict | None = None, parent=None):
@@ -43,7 +41,6 @@ class SearchWorker(QThread):
         self.stop_requested_at: float | None = None
         self.search_ended_at: float | None = None  # the search process has stopped computing
         self.run_id: int | None = None
-        self.skipped: tuple[str, ...] = ()  # designs the budget did not reach
 
     def stop(self) -> None:
         if not self._stop.is_set():
@@ -87,9 +84,6 @@ class SearchWorker(QThread):
             elif kind == "design":
                 done.append(payload)
                 self.designDone.emit(payload)
-            elif kind == "skipped":
-                self.skipped = tuple(payload)
-                self.designsSkipped.emit(self.skipped)
             elif kind == "result":
                 result = payload
             elif kind == "error":

@@ -48,7 +48,8 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     window.resize(*SCREEN_SIZE)
     window.show()
     qtbot.waitExposed(window)
-    settle(window.selection)  # the first design's model is built in a thread of this process
+    qtbot.waitUntil(lambda: bool(window.tree_model.design_ids()) and not window.models.busy, timeout=120000)
+    settle(window.selection)
     qtbot.wait(300)  # the window's first paint (polish, layout, every widget: ~100 ms) is not the search's
     ticks = []
     window.search.ticked.connect(lambda snapshots: ticks.append(time.perf_counter()))
@@ -75,10 +76,9 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     assert window.search.status == "finished", window.search.message
     ids = window.tree_model.design_ids()
     searched = [d for d in ids if window.tree_model.status[d].startswith("done")]
-    skipped = [d for d in ids if window.tree_model.status[d].startswith("skipped")]
-    # model building counts against the budget: on a slow machine the last designs may not be reached
-    assert searched and searched + skipped == chosen and list(window.search.skipped) == skipped
+    assert searched == chosen  # the budget is sampling time only: every design gets its share
     assert [d.design for d in window.search.result.designs] == searched
+    assert all(d.samples > 0 for d in window.search.result.designs)
     found = {d.design: d.best for d in window.search.result.designs if d.best is not None}
     assert found and {d: c.throughput_gops for d, c in window.tree_model.best.items()} == \
         {d: c.throughput_gops for d, c in found.items()}
