@@ -29,7 +29,7 @@ from app.views.qt_export_dialog import QtExportDialog
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
-from app.views.qt_topology import QtTopology
+from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
 from engine.errors import EngineError
@@ -60,12 +60,13 @@ class MainWindow(QMainWindow):
         self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
-        self.topology = QtTopology(self.selection)
+        self.topology_panel = QtTopologyPanel(self.selection)
+        self.topology = self.topology_panel.view
         self.search_panel = QtSearchPanel(self.search)
         self.detail = QtDesignDetail(self.selection)
 
         middle = QSplitter(Qt.Vertical)
-        middle.addWidget(self.topology)
+        middle.addWidget(self.topology_panel)
         middle.addWidget(self.search_panel)
         middle.setSizes([560, 340])
         self.setCentralWidget(middle)
@@ -209,7 +210,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"does not compile: {error}{kept}")
 
     def _set_views_enabled(self, enabled: bool) -> None:
-        for widget in (self.tree, self.topology, self.detail):
+        for widget in (self.tree, self.topology_panel, self.detail):
             widget.setEnabled(enabled)
         self.search_panel.start_button.setEnabled(enabled and not self.search.running)
 

@@ -35,8 +35,21 @@ QProgressBar::chunk {{ background: {ACCENT}; }}
 """
 
 
+# the heat scale of a module's share of the bottleneck's cycles: 0 -> cool, 1 -> the bottleneck
+HEAT_STOPS = ((0.0, (40, 70, 120)), (0.5, (60, 160, 150)), (0.8, (235, 190, 70)), (1.0, (235, 75, 60)))
+
+
 def array_colour(index: int) -> QColor:
     return QColor(ARRAY_COLOURS[index % len(ARRAY_COLOURS)])
+
+
+def heat_colour(share: float) -> QColor:
+    share = min(1.0, max(0.0, float(share)))
+    for (a, ca), (b, cb) in zip(HEAT_STOPS, HEAT_STOPS[1:]):
+        if share <= b:
+            t = (share - a) / (b - a)
+            return QColor(*(round(x + (y - x) * t) for x, y in zip(ca, cb)))
+    return QColor(*HEAT_STOPS[-1][1])
 
 
 def apply(app: QApplication) -> None:
