@@ -97,6 +97,8 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         outcome["code"] = 0 if ok else 2
         loop.quit()
 
+    while window.session.compiling:  # the kernel compiles off the GUI thread
+        QApplication.processEvents(QEventLoop.AllEvents, 50)
     if window.session.space is None:
         print(f"error: {window.session.error}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QSplitter,
+    QTabWidget,
 )
 
 from app.gc_pauses import refreeze_after_collecting
@@ -29,6 +30,7 @@ from app.views.qt_export_dialog import QtExportDialog
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
+from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -62,11 +64,16 @@ class MainWindow(QMainWindow):
         self.tree = QtDesignTree(self.tree_model)
         self.topology_panel = QtTopologyPanel(self.selection)
         self.topology = self.topology_panel.view
+        self.bottleneck = QtBottleneck(self.selection)
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(self.topology_panel, "Topology")
+        self.views.addTab(self.bottleneck, "Bottleneck")
         self.search_panel = QtSearchPanel(self.search)
         self.detail = QtDesignDetail(self.selection)
 
         middle = QSplitter(Qt.Vertical)
-        middle.addWidget(self.topology_panel)
+        middle.addWidget(self.views)
         middle.addWidget(self.search_panel)
         middle.setSizes([560, 340])
         self.setCentralWidget(middle)
@@ -210,7 +217,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"does not compile: {error}{kept}")
 
     def _set_views_enabled(self, enabled: bool) -> None:
-        for widget in (self.tree, self.topology_panel, self.detail):
+        for widget in (self.tree, self.topology_panel, self.bottleneck, self.detail):
             widget.setEnabled(enabled)
         self.search_panel.start_button.setEnabled(enabled and not self.search.running)
 

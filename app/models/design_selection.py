@@ -68,6 +68,7 @@ class DesignSelection(QObject):
         self.source: KernelSource | None = None  # what the model cache keys are made of
         self.cache = ModelCache()
         self.built: list[str] = []  # designs whose model this selection had to build (not cached)
+        self.levers: dict = {}  # module -> [Lever] of the report shown (selection_evaluation.module_levers)
 
     @property
     def busy(self) -> bool:
@@ -156,6 +157,7 @@ class DesignSelection(QObject):
         if request.generation == self._generation:
             self._shown_generation = request.generation
             self.report, self.error, self._graph = evaluation.report, evaluation.error, evaluation.graph
+            self.levers = evaluation.levers or {}
             self.changed.emit()
 
     def _failed(self, generation: int, message: str) -> None:

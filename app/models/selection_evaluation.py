@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 import networkx as nx
 
 from engine.compiler.descriptor import build_descriptor
@@ -43,6 +45,54 @@ class Evaluation:
     error: str
     graph: nx.MultiDiGraph | None  # the topology of the configuration, when it is valid
     built: bool = False  # the model had to be built (it was neither given nor cached)
+    levers: dict | None = None  # module -> [Lever], see module_levers
+
+
+@dataclass(frozen=True)
+class Lever:
+    """Changing one parameter (or packing factor) of a module's term to a neighbouring value."""
+
+    param: str
+    old: int
+    new: int
+    cycles: float  # the module's term with the change
+    legal: bool  # the changed configuration meets every constraint
+
+
+def _neighbours(value: int, lower: int, upper: int, power_of_two: bool) -> list[int]:
+    out = {value * 2, value // 2} if power_of_two else {value * 2, value // 2, value + 1, value - 1}
+    return sorted(v for v in out if lower <= v <= upper and v != value)
+
+
+def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever]]:
+    """For every module, the parameters its term depends on (the free symbols of its symbolic
+    expression) and what the term becomes when each steps to a neighbouring value (x2, /2, +-1;
+    powers of two for SIMD and packing factors), evaluated with the model in one batch."""
+    params = dict(report["params"])
+    bounds = {p.name: (p.lower, p.upper, p.role == "simd") for p in model.design.params if p.tunable}
+    bounds.update({p.name: (1, p.upper, True) for p in model.packing})
+    depends = {name: sorted(str(s) for s in expr.free_symbols if str(s) in bounds)
+               for name, expr in model.symbolic.module_terms.items()}
+    variants = [(name, new) for name in sorted({p for names in depends.values() for p in names})
+                for new in _neighbours(params[name], *bounds[name])]
+    if not variants:
+        return {m: [] for m in depends}
+    columns = {k: np.array([new if name == k else v for name, new in variants]) for k, v in params.items()}
+    ev = model.evaluate(columns)
+    legal = []
+    for name, new in variants:
+        changed = {**params, name: new}
+        try:
+            evaluate_configuration(model, changed)
+            legal.append(True)
+        except Exception:  # noqa: BLE001 (a broken constraint: the lever is shown as not legal)
+            legal.append(False)
+    levers = {}
+    for module, names in depends.items():
+        row = np.asarray(ev[f"module:{module}"])
+        levers[module] = [Lever(name, params[name], new, float(row[k]), legal[k])
+                          for k, (name, new) in enumerate(variants) if name in names]
+    return levers
 
 
 def evaluate_selection(request: SelectionRequest) -> Evaluation:
@@ -59,9 +109,10 @@ def evaluate_selection(request: SelectionRequest) -> Evaluation:
         report, error = None, str(exc)
     except Exception as exc:  # noqa: BLE001 (e.g. a zero divisor): shown, never raised
         report, error = None, f"cannot evaluate this configuration: {exc}"
-    descriptor, graph = request.descriptor, None
+    descriptor, graph, levers = request.descriptor, None, None
     if report is not None:
+        levers = module_levers(model, report)
         if descriptor is None:
             descriptor = build_descriptor(request.space, request.design, model.architecture)
         graph = topology_graph(descriptor, dict(report["params"]))
-    return Evaluation(request, model, descriptor, report, error, graph, built)
+    return Evaluation(request, model, descriptor, report, error, graph, built, levers)

@@ -4,10 +4,13 @@ bottom/right, one lane per module, outer lanes for higher levels), per-PE module
 their PE's cell, singletons at the chain heads, and a DRAM port beyond every module that reads or
 writes DRAM.
 
-A long 1-D chain (more than FOLD_AT PEs) is folded into rows, serpentine (every other row runs
-backwards, so neighbours in the chain stay neighbours on screen and the turn is one step down),
-with the modules that follow the chain above (inputs) or below (drains) their PE in each row's
-band; the row width makes the whole array about ASPECT times as wide as high. Plain Python: no Qt.
+A long 1-D chain (more than FOLD_AT PEs), or a 2-D array whose one dimension is that long and
+THIN times longer than the other, is folded into bands along its long dimension, serpentine (every
+other band runs backwards, so neighbours in the chain stay neighbours on screen and the turn is
+one step down); a band is as thick as the short dimension, with the modules that follow the long
+dimension above (inputs) or below (drains) their PE in each band, and those that follow the short
+one left of the first band. The band width makes the whole array about ASPECT times as wide as
+high. Plain Python: no Qt.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ SMALL_SIZE = 12.0
 LANE = 0.75 * CELL  # distance between lanes of modules beside the PEs
 FOLD_AT = 24  # 1-D chains longer than this are folded into rows
 ASPECT = 1.6  # width / height a folded chain aims at
+THIN = 6  # a 2-D array is folded when its long dimension is this many times its short one
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,14 @@ class Box:
 
 @dataclass(frozen=True)
 class Fold:
-    """A 1-D chain of `n` PEs in rows of `width`, rows `pitch` apart (serpentine)."""
+    """A chain of `n` PEs (or `thick` chains side by side) in bands of `width`, `pitch` apart,
+    serpentine; `long` is the PE dimension folded."""
 
     n: int
     width: int
     pitch: float
+    thick: int = 1
+    long: int = 0
 
     @property
     def rows(self) -> int:
@@ -49,20 +56,23 @@ class Fold:
         return col * CELL, row * self.pitch
 
 
-def fold_for(n: int, lanes_above: int, lanes_below: int) -> Fold | None:
-    """The fold of a chain of n PEs with that many module lanes per row (None: one straight row)."""
+def fold_for(n: int, lanes_above: int, lanes_below: int, thick: int = 1, long: int = 0) -> Fold | None:
+    """The fold of a chain of n PEs (`thick` wide) with that many module lanes per band (None: straight)."""
     if n <= FOLD_AT:
         return None
-    pitch = CELL + LANE * (lanes_above + lanes_below) + 0.4 * CELL
+    pitch = CELL * thick + LANE * (lanes_above + lanes_below) + 0.4 * CELL
     width = max(4, min(n, round(math.sqrt(ASPECT * n * pitch / CELL))))
-    return Fold(n, width, pitch)
+    return Fold(n, width, pitch, thick, long)
 
 
 def _pe_xy(index: tuple[int, ...], fold: Fold | None) -> tuple[float, float]:
     if len(index) == 0:
         return 0.0, 0.0
+    if fold is not None:
+        x, y = fold.xy(index[fold.long])
+        return x, y + (index[1 - fold.long] * CELL if len(index) == 2 else 0.0)
     if len(index) == 1:
-        return fold.xy(index[0]) if fold else (index[0] * CELL, 0.0)
+        return index[0] * CELL, 0.0
     col = 0
     for i in index[1:]:
         col = col * 1000 + i  # more than two space loops: the rest flattened along x
@@ -92,10 +102,13 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
     placements = {m["name"]: _placement(m, pe_grid) for m in order}
     pe_nodes = nodes_of.get("PE", [])
     fold = None
-    if len(pe_grid) == 1:
-        lane_modules = [m for m in order if placements[m["name"]][0] == "lane"]
-        fold = fold_for(len(pe_nodes), sum(m["kind"] == "io" for m in lane_modules),
-                        sum(m["kind"] != "io" for m in lane_modules))
+    extents = [max((n[1][d] for n in pe_nodes), default=0) + 1 for d in range(len(pe_grid))]
+    long = max(range(len(extents)), key=lambda d: extents[d]) if extents else 0
+    thin = len(pe_grid) == 1 or (len(pe_grid) == 2 and extents[long] >= THIN * extents[1 - long])
+    if thin and pe_nodes:
+        along = [m for m in order if placements[m["name"]][0] == "lane" and placements[m["name"]][1][0] == long]
+        fold = fold_for(extents[long], sum(m["kind"] == "io" for m in along), sum(m["kind"] != "io" for m in along),
+                        extents[1 - long] if len(pe_grid) == 2 else 1, long)
     boxes = {node: Box(*_pe_xy(node[1], fold), PE_SIZE) for node in pe_nodes}
     xs = [b.x for b in boxes.values()] or [0.0]
     ys = [b.y for b in boxes.values()] or [0.0]
@@ -121,9 +134,13 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
             lanes[side] += 1
             distance = CELL * 0.35 + LANE * lanes[side]
             for node in nodes:
-                if fold is not None:  # in the band of its PE's row
+                if fold is not None and dims[0] == fold.long:  # in the band of its PE
                     x, y = fold.xy(node[1][0])
-                    boxes[node] = Box(x, y - distance if incoming else y + distance, MODULE_SIZE)
+                    below = y + CELL * (fold.thick - 1) + distance
+                    boxes[node] = Box(x, y - distance if incoming else below, MODULE_SIZE)
+                    continue
+                if fold is not None:  # follows the short dimension: left of the first band
+                    boxes[node] = Box(-distance - (0 if incoming else CELL * 0.5), node[1][0] * CELL, MODULE_SIZE)
                     continue
                 pos = node[1][0] * CELL + 0.25 * CELL * sum(node[1][1:])
                 if along_x:
