@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.gc_pauses import refreeze_after_collecting
 from app.models.design_selection import DesignSelection
+from app.models.design_points import DesignPoints
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
 from app.models.search_session import SearchSession
@@ -69,7 +70,8 @@ class MainWindow(QMainWindow):
         self.views.setDocumentMode(True)
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
-        self.search_panel = QtSearchPanel(self.search)
+        self.points = DesignPoints(self.selection.cache, self)
+        self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
 
         middle = QSplitter(Qt.Vertical)
@@ -97,6 +99,7 @@ class MainWindow(QMainWindow):
         self.kernel_panel.openRequested.connect(self.open_kernel)
         self.tree.designSelected.connect(self.select_design)
         self.search_panel.startRequested.connect(self.start_search)
+        self.search_panel.results.pointClicked.connect(self.load_configuration)
         self.search.ticked.connect(self._search_ticked)
         self.search.designFinished.connect(self._design_finished)
         self.search.stateChanged.connect(self._search_state)
@@ -203,6 +206,9 @@ class MainWindow(QMainWindow):
         self.tree_model.set_space(space)
         self.tree.expandAll()
         self.selection.set_space(space, self.session.device, source)
+        if not self.search.running:  # the previous kernel's plots must not stay under this one
+            self.search.clear()
+            self.points.update(None, None)
         self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
         if pending and pending[0] in self.tree_model.design_ids():
             self.tree.select_design(pending[0])
@@ -302,6 +308,16 @@ class MainWindow(QMainWindow):
                 self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
         if s.message:
             self.statusBar().showMessage(s.message, 10000)
+        if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
+            self.points.update(self.session.source(), s.result)
+
+    def load_configuration(self, design_id: str, values: dict) -> None:
+        """A configuration picked in a plot: selected in the tree and shown in every view."""
+        if design_id not in self.tree_model.design_ids():
+            self.show_message(f"{design_id} is not a design of the kernel compiled now")
+            return
+        self.tree.select_design(design_id)
+        self.selection.select(design_id, values)
 
     def select_best(self) -> None:
         best = self.tree_model.best_design()
@@ -381,6 +397,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None
+        self.points.wait()
         self.session.wait()
         self.models.shutdown()
         self.search.shutdown()

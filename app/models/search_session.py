@@ -124,6 +124,13 @@ class SearchSession(QObject):
             self.run_ids.append(worker.run_id)
         self.stateChanged.emit()
 
+    def clear(self) -> None:
+        """Forget the shown search (another kernel was opened)."""
+        if self.running:
+            return
+        self.traces, self.elapsed, self.result, self.message, self.status = SearchTraces(), 0.0, None, "", "idle"
+        self.stateChanged.emit()
+
     def load_run(self, run_id: int) -> StoredRun:
         with RunStore(self.database) as store:
             return store.load(run_id)
@@ -133,7 +140,11 @@ class SearchSession(QObject):
         self.traces = SearchTraces.from_result(run.result)
         self.result, self.status = run.result, "replayed"
         self.elapsed = self.traces.duration
-        self.message = f"run {run.id} of {Path(run.kernel_path).name} ({run.method}, {run.created})"
+        budget = run.budget.get("seconds")
+        self.budget = float(budget or self.traces.duration)
+        self.message = (f"stored run {run.id} of {Path(run.kernel_path).name} ({run.method}, {run.created}): "
+                        f"{self.traces.total_samples:,} samples in {self.traces.duration:.1f} s of sampling"
+                        + (f", budget {budget:g} s" if budget else ""))
         if run.id not in self.run_ids:
             self.run_ids.append(run.id)
         self.stateChanged.emit()

@@ -40,7 +40,7 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
     window.search_panel.method.setCurrentText("annealing")
     window.search_panel.seconds.setValue(7.5)
     window.tree.select_design("i-j__i-j.k")
-    window.detail.editors["i_t1"].textEdited.emit("10")
+    window.detail.editors["i_t1"].setValue(10)
     run_id = _stored_run(run_database, text)
     window.search.run_ids.append(run_id)
     path = tmp_path / "demo.ssproj"
@@ -56,7 +56,7 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
     assert again.session.space.kernel.sizes == {"I": 40, "J": 32, "K": 48}
     assert {a.dtype for a in again.session.space.kernel.arrays.values()} == {"int16"}
     assert again.selection.design.id == "i-j__i-j.k" and again.selection.values["i_t1"] == 10
-    assert again.detail.editors["i_t1"].text() == "10"
+    assert again.detail.editors["i_t1"].value() == 10
     assert again.search.status == "replayed"
     assert again.search_panel.overall.getData()[1].tolist() == [42.0 * 5000 / 9000, 42.0]
     assert again.tree_model.best["i-j__i-j.k"].throughput_gops == 42.0
