@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # read when the QApplication is made
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("Systolic Studio")
-    theme.apply(app)
+    theme.apply(app, str(QSettings("systolic-studio", "systolic-studio").value("theme", "system")))
     path = Path(args.file) if args.file else DEFAULT_KERNEL
     is_kernel = path.suffix == ".c"
     window = MainWindow(path if is_kernel else DEFAULT_KERNEL)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.gc_pauses import refreeze_after_collecting
 from app.models.design_selection import DesignSelection
+from app.models.compare_session import CompareSession
 from app.models.design_points import DesignPoints
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
@@ -32,6 +34,7 @@ from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_bottleneck import QtBottleneck
+from app.views.qt_compare import QtCompare
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -66,10 +69,13 @@ class MainWindow(QMainWindow):
         self.topology_panel = QtTopologyPanel(self.selection)
         self.topology = self.topology_panel.view
         self.bottleneck = QtBottleneck(self.selection)
+        self.compare = CompareSession(self)
+        self.compare_view = QtCompare(self.compare, self.selection)
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
+        self.views.addTab(self.compare_view, "Compare")
         self.points = DesignPoints(self.selection.cache, self)
         self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
@@ -82,6 +88,7 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidget(self.detail)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # the detail wraps to the dock's width
         self.docks = {}
         for name, widget, area in (("Kernel", self.kernel_panel, Qt.LeftDockWidgetArea),
                                    ("Designs", self.tree, Qt.LeftDockWidgetArea),
@@ -92,7 +99,6 @@ class MainWindow(QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
             self.addDockWidget(area, dock)
             self.docks[name] = dock
-        self.resizeDocks([self.docks["Kernel"], self.docks["Design detail"]], [560, 380], Qt.Horizontal)
         self._menus()
 
         self.session.compiled.connect(self._compiled)
@@ -109,6 +115,7 @@ class MainWindow(QMainWindow):
         if background:
             self.search.prepare()
         self._pending_selection: tuple[str, dict] | None = None
+        self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
         self.open_kernel(kernel_path)
@@ -130,10 +137,96 @@ class MainWindow(QMainWindow):
             action.triggered.connect(slot)
             file.addAction(action)
         file.addSeparator()
-        quit_action = QAction("Quit", self, shortcut=QKeySequence.Quit)
+        quit_action = QAction("Quit", self, shortcut="Ctrl+Q")
         quit_action.triggered.connect(self.close)
         file.addAction(quit_action)
         self._fill_recent()
+        self.actions_by_name = {"quit": quit_action}
+        for action in file.actions():
+            if action.text().startswith("Export"):
+                action.setShortcut("Ctrl+E")
+                self.actions_by_name["export"] = action
+
+        edit = self.menuBar().addMenu("&Edit")
+        undo = self.detail.undo_stack.createUndoAction(self, "Undo parameter edit")
+        undo.setShortcut(QKeySequence("Ctrl+Z"))
+        redo = self.detail.undo_stack.createRedoAction(self, "Redo parameter edit")
+        redo.setShortcut(QKeySequence("Ctrl+Shift+Z"))
+        edit.addAction(undo)
+        edit.addAction(redo)
+        pin = QAction("Pin the configuration for comparison", self, shortcut="Ctrl+P")
+        pin.triggered.connect(self.compare_view.pin_selected)
+        edit.addAction(pin)
+
+        search = self.menuBar().addMenu("&Search")
+        start = QAction("Start", self, shortcut="Ctrl+R")
+        start.triggered.connect(lambda: self.search_panel.start_button.click()
+                                if self.search_panel.start_button.isEnabled() else None)
+        stop = QAction("Stop", self, shortcut="Esc")
+        stop.triggered.connect(self.search.stop)
+        search.addAction(start)
+        search.addAction(stop)
+        search.addSeparator()
+        best = QAction("Select the best design", self, shortcut="Ctrl+B")
+        best.triggered.connect(self.select_best)
+        search.addAction(best)
+        self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
+
+        view = self.menuBar().addMenu("&View")
+        for k, name in enumerate(("Topology", "Bottleneck", "Compare")):
+            action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
+            action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
+            view.addAction(action)
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        themes = view.addMenu("Theme (from the next start)")
+        for mode in ("system", "dark", "light"):
+            action = QAction(mode, self, checkable=True)
+            action.setChecked(self.settings.value("theme", "system") == mode)
+            action.triggered.connect(lambda _=False, m=mode: self._set_theme(m))
+            themes.addAction(action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        for text, slot in (("Keyboard shortcuts", self.show_shortcuts), ("Documentation", self.open_docs),
+                           ("About Systolic Studio", self.show_about)):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            help_menu.addAction(action)
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """(keys, what) of every menu action with a shortcut."""
+        out = []
+        for menu in self.menuBar().findChildren(QMenu):
+            for action in menu.actions():
+                if not action.shortcut().isEmpty():
+                    out.append((action.shortcut().toString(QKeySequence.NativeText), action.text().replace("&", "")))
+        out.append(("Ctrl+Return", "Compile the kernel"))
+        return sorted(set(out), key=lambda kv: kv[1])
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;&nbsp;{what}</td></tr>" for k, what in self.shortcuts())
+        box = QMessageBox(QMessageBox.NoIcon, "Keyboard shortcuts", f"<table>{rows}</table>", QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()
+
+    def open_docs(self) -> None:
+        docs = Path(__file__).resolve().parents[1] / "docs" / "app.md"
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(docs)))
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Systolic Studio",
+                          "<b>Systolic Studio</b><br>compiles C loop nests into systolic arrays (AutoSA), tunes them "
+                          "(Odyssey) and exports Vitis HLS projects for the Alveo U250.<br>"
+                          "Documentation: README.md and docs/ beside the application.")
+
+    def _set_theme(self, mode: str) -> None:
+        self.settings.setValue("theme", mode)
+        for action in self.menuBar().findChildren(QAction):
+            if action.isCheckable() and action.text() in ("system", "dark", "light"):
+                action.setChecked(action.text() == mode)
+        self.statusBar().showMessage(f"the {mode} theme applies from the next start", 5000)
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -394,6 +487,17 @@ class MainWindow(QMainWindow):
         self.project_path = Path(path)
         self._remember(self.project_path)
         return True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._restored:  # first start: docks in proportion to the window, whatever its size
+            self._restored = True
+            QTimer.singleShot(0, self.fit_docks)  # once the window has its size
+
+    def fit_docks(self) -> None:
+        width = max(self.width(), 800)
+        self.resizeDocks([self.docks["Kernel"], self.docks["Design detail"]],
+                         [int(width * 0.25), int(width * 0.25)], Qt.Horizontal)
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None

@@ -95,6 +95,11 @@ class KernelSession(QObject):
         self.overrides[name] = int(value)
         self.compile()
 
+    def set_sizes(self, overrides: dict[str, int]) -> None:
+        """Replace every size override at once (a named preset), then compile once."""
+        self.overrides = {k: int(v) for k, v in overrides.items()}
+        self.compile()
+
     def set_data_type(self, data_type: str) -> None:
         self.data_type = data_type
         self.compile()

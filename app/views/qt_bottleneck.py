@@ -66,13 +66,18 @@ class PhaseBar(QWidget):
             w = bar.width() * value / total if total else 0
             painter.fillRect(QRectF(x, 0, w, 16), QColor(PHASE_COLOURS[name]))
             x += w
-        x = 0.0
+        x, y = 0.0, 20.0
         painter.setPen(self.palette().windowText().color())
         for name, value in self.parts.items():
-            painter.fillRect(QRectF(x, 24, 10, 10), QColor(PHASE_COLOURS[name]))
             text = f"{name} {value:,.0f} cycles ({microseconds(value, self.clock):,.1f} us)"
-            painter.drawText(QRectF(x + 14, 20, 400, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
-            x += 14 + painter.fontMetrics().horizontalAdvance(text) + 16
+            width = 14 + painter.fontMetrics().horizontalAdvance(text) + 16
+            if x > 0 and x + width > self.width():  # the legend wraps rather than being cut
+                x, y = 0.0, y + 18
+            painter.fillRect(QRectF(x, y + 4, 10, 10), QColor(PHASE_COLOURS[name]))
+            painter.drawText(QRectF(x + 14, y, width, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
+            x += width
+        if self.minimumHeight() != int(y + 22):
+            self.setMinimumHeight(int(y + 22))
 
 
 class ModuleBars(QWidget):

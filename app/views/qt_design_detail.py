@@ -92,7 +92,8 @@ class QtDesignDetail(QWidget):
         self.title = QLabel("no design selected")
         self.title.setObjectName("headline")
         self.title.setWordWrap(True)
-        self.params_box = QGroupBox("parameters (arrows step through legal values)")
+        self.params_box = QGroupBox("parameters")
+        self.params_box.setToolTip("the arrows and Page Up / Page Down step through the legal values")
         self.params_form = QFormLayout(self.params_box)
         self.editors: dict[str, LegalSpinBox] = {}
         self.undo_stack = QUndoStack(self)
@@ -156,6 +157,7 @@ class QtDesignDetail(QWidget):
             edit.valueChanged.connect(lambda value, name=p.name: self._edited(name, value))
             rule = QLabel(rules)
             rule.setObjectName("muted")
+            rule.setWordWrap(True)
             row = QHBoxLayout()
             row.addWidget(edit, 1)
             row.addWidget(rule, 1)
@@ -220,8 +222,9 @@ class QtDesignDetail(QWidget):
                                 + ", ".join(f"{n} {c / top:.0%}" for n, c in ranked[1:])
                                 + " of it (Bottleneck tab: every module)")
         device = report["device"]
-        self.resources_box.setTitle(f"resources against the usable budget ({device['usable_ratio']:.0%} "
-                                    f"of the {device['name']})")
+        self.resources_box.setTitle(f"resources / usable budget ({device['usable_ratio']:.0%})")
+        self.resources_box.setToolTip(f"bars divide by the usable budget: {device['usable_ratio']:.0%} of the "
+                                      f"{device['name']}'s resources")
         budget = device["budget"]
         for name, bar in self.bars.items():
             used, cap = report[RESOURCE_KEYS[name]], budget[name]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.models.design_points import METRICS, DesignPoints, PointTable
 from app.views import theme
@@ -58,6 +58,7 @@ class QtResultPlots(QWidget):
         self.roofline.addItem(self.roof_dots)
         self.note = QLabel("run a search: its kept configurations appear here")
         self.note.setObjectName("muted")
+        self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # long text must not widen the panel
         axes = QHBoxLayout()
         for text, combo in (("x", self.x_axis), ("y", self.y_axis)):
             caption = QLabel(text)

@@ -34,7 +34,7 @@ from app.views.plots import make_plot
 from app.views.qt_result_plots import QtResultPlots
 from engine.search.methods import METHODS
 
-SCOPES = ("all designs", "selected designs")
+SCOPES = ("all designs", "selected")
 SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
 TIME_MARGIN = 1.1  # the time axes span the budget, this much more
 
@@ -66,7 +66,8 @@ class QtSearchPanel(QWidget):
         self.budget_bar.setRange(0, 1000)
         self.budget_bar.setTextVisible(True)
         self.budget_bar.setFormat("budget")
-        self.budget_bar.setFixedWidth(150)
+        self.budget_bar.setMinimumWidth(90)
+        self.budget_bar.setMaximumWidth(220)
         self.budget_bar.setToolTip("the share of the time budget spent sampling")
         self.status = QLabel("no search yet")
         self.status.setObjectName("muted")
@@ -80,8 +81,10 @@ class QtSearchPanel(QWidget):
             controls.addWidget(widget)
         controls.addWidget(self.start_button)
         controls.addWidget(self.stop_button)
-        controls.addWidget(self.budget_bar)
-        controls.addWidget(self.status, 1)
+        controls.addStretch(1)
+        progress = QHBoxLayout()
+        progress.addWidget(self.budget_bar)
+        progress.addWidget(self.status, 1)
 
         self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
         self.legend = self.throughput_plot.addLegend(offset=(-5, -5), labelTextSize="7pt", colCount=3)
@@ -108,13 +111,14 @@ class QtSearchPanel(QWidget):
         self.result_tabs.setDocumentMode(True)
         self.result_tabs.addTab(self.scatter_plot, "seen (live)")
         self.result_tabs.addTab(self.results, "kept, roofline")
+        self.result_tabs.addTab(self.rate_plot, "samples / s")
         plots = QHBoxLayout()
         plots.addWidget(self.throughput_plot, 1)
-        plots.addWidget(self.rate_plot, 1)
-        plots.addWidget(self.result_tabs, 2)
+        plots.addWidget(self.result_tabs, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)
+        layout.addLayout(progress)
         layout.addLayout(plots, 1)
 
         self.start_button.clicked.connect(

@@ -46,7 +46,7 @@ def test_the_report_is_shown(detail, mm, settle):
     assert f"{report['dsp']:,.0f} / " in view.bars["DSP"].format()
     assert f"{report['throughput_gops']:,.1f} GOP/s" in view.throughput.text()
     assert "MiB" in view.traffic.text() and view.error.text() == ""
-    assert "70% of the" in view.resources_box.title()  # the bars divide by the usable budget, and say so
+    assert "usable budget (70%)" in view.resources_box.title()  # the bars divide by the usable budget, and say so
 
 
 def test_an_illegal_value_keeps_the_last_result_greyed_with_the_error_in_place(detail, mm, settle):
