@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 (registers the exporters used by save_plot)
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
 from engine.errors import EngineError
@@ -70,8 +72,15 @@ def save_plot(plot: pg.PlotWidget, path: str | Path) -> Path:
     item = plot.getPlotItem()
     if suffix == ".png":
         pg.exporters.ImageExporter(item).export(str(path))
-    elif suffix == ".svg":
-        pg.exporters.SVGExporter(item).export(str(path))
+    elif suffix == ".svg":  # drawn by Qt: pyqtgraph's SVG exporter fails on this Qt's path output
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(plot.size())
+        generator.setViewBox(plot.rect())
+        generator.setTitle(plot.getPlotItem().titleLabel.text)
+        painter = QPainter(generator)
+        plot.render(painter)
+        painter.end()
     elif suffix == ".csv":
         _write_csv(item, path)
     else:

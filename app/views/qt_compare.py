@@ -52,6 +52,7 @@ class QtCompare(QWidget):
         layout.addLayout(self.columns)
         layout.addWidget(self.table, 1)
         self._cells: list[QWidget] = []
+        self.thumbnails: list[QtTopology] = []
         compare.changed.connect(self.refresh)
         self.refresh()
 
@@ -63,8 +64,9 @@ class QtCompare(QWidget):
     def refresh(self) -> None:
         for widget in self._cells:
             self.columns.removeWidget(widget)
+            widget.setParent(None)
             widget.deleteLater()
-        self._cells = []
+        self._cells, self.thumbnails = [], []
         pins = self.compare.pins
         self.clear_button.setEnabled(bool(pins))
         self.message.setText(f"{len(pins)} pinned" + ("; pin at least two to compare" if len(pins) < 2 else
@@ -78,6 +80,7 @@ class QtCompare(QWidget):
             thumbnail = QtTopology(pin)
             thumbnail.setInteractive(False)
             thumbnail.setFixedHeight(THUMBNAIL_HEIGHT)
+            self.thumbnails.append(thumbnail)
             phases = PhaseBar()
             report = pin.report
             phases.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, report["device"]["clock_mhz"])
