@@ -141,6 +141,12 @@ class SearchHost:
     def alive(self) -> bool:
         return self.process.is_alive()
 
+    def kill(self) -> None:
+        """End the process now (it is inside a step that does not check the cancel flag)."""
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(1.0)
+
     def close(self, timeout: float = 1.0) -> None:
         if self.process.is_alive():
             self.cancel.set()

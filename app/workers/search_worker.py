@@ -108,10 +108,12 @@ class SearchWorker(QThread):
         if broken:
             # stopped in the middle (or broken): the process cannot be trusted with the next search
             self.host_lost = True
+            host.kill()
+            self.search_ended_at = time.perf_counter()
             host.close()
         else:
+            self.search_ended_at = time.perf_counter()
             self._wait_idle(queue)
-        self.search_ended_at = time.perf_counter()
         if result is None:
             result = ExplorationResult(self.record.get("kernel", ""), self.request.method, self.request.seed,
                                        tuple(done))
