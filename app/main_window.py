@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self._menus()
 
         self.session.compiled.connect(self._compiled)
+        self.session.sourceChanged.connect(self._kernel_opened)
         self.kernel_panel.openRequested.connect(self.open_kernel)
         self.tree.designSelected.connect(self.select_design)
         self.search_panel.startRequested.connect(self.start_search)
@@ -299,15 +300,19 @@ class MainWindow(QMainWindow):
         self.tree_model.set_space(space)
         self.tree.expandAll()
         self.selection.set_space(space, self.session.device, source)
-        if not self.search.running:  # the previous kernel's plots must not stay under this one
-            self.search.clear()
-            self.points.update(None, None)
+        self._show_stored_run()
         self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
         if pending and pending[0] in self.tree_model.design_ids():
             self.tree.select_design(pending[0])
             self.selection.select(pending[0], pending[1])
         elif space.designs:
             self.tree.select_design(space.designs[0].id)
+
+    def _kernel_opened(self) -> None:
+        """Another kernel (or project): the previous kernel's plots must not stay under this one."""
+        if not self.search.running:
+            self.search.clear()
+            self.points.update(None, None)
 
     def _grey_previous(self, error: str) -> None:
         """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
@@ -395,10 +400,8 @@ class MainWindow(QMainWindow):
         for design, status in list(self.tree_model.status.items()):
             if status in ("queued", "searching"):
                 self.tree_model.set_status(design, "stopped" if s.status == "interrupted" else "not searched")
-        if s.status == "replayed" and s.result is not None:
-            for d in s.result.designs:
-                self.tree_model.set_best(d.design, d.best)
-                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
+        if s.status == "replayed":
+            self._show_stored_run()
         if s.message:
             self.statusBar().showMessage(s.message, 10000)
         if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
@@ -411,6 +414,13 @@ class MainWindow(QMainWindow):
             return
         self.tree.select_design(design_id)
         self.selection.select(design_id, values)
+
+    def _show_stored_run(self) -> None:
+        """A reopened run's bests in the tree (again after a compile that rebuilt the tree)."""
+        if self.search.status == "replayed" and self.search.result is not None:
+            for d in self.search.result.designs:
+                self.tree_model.set_best(d.design, d.best)
+                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
 
     def select_best(self) -> None:
         best = self.tree_model.best_design()

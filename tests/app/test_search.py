@@ -42,9 +42,11 @@ class Probe:
         self.timer.stop()
 
 
-def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_window, qtbot, run_database, settle):
+def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_window, qtbot, run_database, settle,
+                                                                        compiled):
     theme.apply(QApplication.instance())
     window = make_window()
+    compiled(window)
     window.resize(*SCREEN_SIZE)
     window.show()
     qtbot.waitExposed(window)
@@ -66,7 +68,7 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     probe = Probe()
     probe.start()
     panel.start_button.click()
-    assert window.search.running and not panel.start_button.isEnabled()
+    assert window.search.running and not panel.start_button.isEnabled()  # the models were built: it started
     qtbot.waitUntil(lambda: not window.search.running, timeout=60000)
     probe.stop()
     print(f"longest event-loop gap {probe.worst * 1000:.0f} ms at {probe.worst_at:.2f} s")
@@ -102,12 +104,14 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     assert panel.overall.getData()[1][-1] == pytest.approx(y[-1], rel=1e-12)
 
 
-def test_stop_takes_effect_within_half_a_second(make_window, qtbot):
+def test_stop_takes_effect_within_half_a_second(make_window, qtbot, compiled):
     window = make_window()
+    compiled(window)
     window.search_panel.seconds.setValue(120.0)
     window.search_panel.start_button.click()
+    qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)  # after the model pool
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=30000)
+    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=60000)
     qtbot.wait(300)
     clicked = time.perf_counter()
     window.search_panel.stop_button.click()
@@ -118,11 +122,13 @@ def test_stop_takes_effect_within_half_a_second(make_window, qtbot):
     assert window.search.run_ids == [worker.run_id]  # what was found so far is stored
 
 
-def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot):
+def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot, compiled):
     window = make_window()
+    compiled(window)
     window.search_panel.seconds.setValue(120.0)
     window.search_panel.start_button.click()
+    qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=30000)
+    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=60000)
     window.close()
     assert worker.isFinished()
