@@ -111,6 +111,9 @@ class MainWindow(QMainWindow):
         self.search.designFinished.connect(self._design_finished)
         self.search.stateChanged.connect(self._search_state)
         self.models.allReady.connect(self._models_ready)
+        self.selection.model_pending = lambda design: design in self.models.pending
+        self.models.modelReady.connect(self.selection.model_ready)
+        self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
         self.models.modelReady.connect(self._model_progress)
         self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
         if background:

@@ -69,6 +69,10 @@ class DesignSelection(QObject):
         self.cache = ModelCache()
         self.built: list[str] = []  # designs whose model this selection had to build (not cached)
         self.levers: dict = {}  # module -> [Lever] of the report shown (selection_evaluation.module_levers)
+        # design id -> True while a model pool builds that design's model: wait for it rather than
+        # build it here (a build in this process holds the GIL the window needs)
+        self.model_pending = lambda design_id: False
+        self._awaiting: str | None = None
 
     @property
     def busy(self) -> bool:
@@ -85,7 +89,7 @@ class DesignSelection(QObject):
     def _clear(self) -> None:
         self._generation += 1
         self._shown_generation = self._generation
-        self._waiting = False
+        self._waiting, self._awaiting = False, None
         self.design, self.values, self.report, self.error, self._graph = None, {}, None, "", None
 
     @property
@@ -128,11 +132,21 @@ class DesignSelection(QObject):
         self.values = {**self.values, name: value}
         self._request()
 
+    def model_ready(self, design_id: str) -> None:
+        """The pool has stored this design's model (or given up on it): evaluate if waiting for it."""
+        if self._awaiting == design_id:
+            self._awaiting = None
+            self._request()
+
     def _request(self) -> None:
         self._generation += 1
         if self._worker is not None:
             self._waiting = True
             return
+        if self.design.id not in self._models and self.model_pending(self.design.id):
+            self._awaiting = self.design.id
+            return
+        self._awaiting = None
         self._waiting = False
         request = SelectionRequest(self._generation, self.space, self.design, self.device, dict(self.values),
                                    self._models.get(self.design.id), self._descriptors.get(self.design.id),

@@ -93,6 +93,7 @@ def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, small_mm,
     compiled(first)
     qtbot.waitUntil(lambda: not first.models.busy, timeout=180000)
     assert sorted(first.models.built) == sorted(first.tree_model.design_ids())  # built once, in the pool
+    assert first.selection.built == []  # the selection waited for the pool instead of building its own
     first.close()
     second = make_window(small_mm, background=True)
     compiled(second)
