@@ -48,6 +48,8 @@ class QtSearchPanel(QWidget):
         self._ticks = 0
         self._time_span = 0.0  # seconds the time axes show while a search runs (0: automatic)
         self._scatter_due = False  # a scatter redraw is scheduled
+        self._active: set[str] = set()  # designs in the latest tick: their lines grow to the present
+        self._drawn: dict[str, tuple | None] = {}  # what each design's line shows
         self.method = QComboBox()
         self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
@@ -125,7 +127,7 @@ class QtSearchPanel(QWidget):
             lambda: self.startRequested.emit(self.method.currentText(), self.seconds.value(),
                                              self.scope.currentIndex() == 1))
         self.stop_button.clicked.connect(session.stop)
-        session.ticked.connect(lambda _: self.redraw())
+        session.ticked.connect(self._ticked)
         session.phaseChanged.connect(self.redraw)
         session.stateChanged.connect(self._state)
         self._state()
@@ -135,11 +137,22 @@ class QtSearchPanel(QWidget):
         self.start_button.setEnabled(not text)
         self.status.setText(text)
 
+    def _ticked(self, snapshots: list) -> None:
+        self._active = {p.design for p in snapshots} or self._active
+        self.redraw()
+
     def redraw(self) -> None:
         s = self.session
         self._ticks += 1
-        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=False)
+        # only the designs being searched grow: redrawing 18 unchanged lines every tick was the
+        # largest part of a tick's painting
+        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=False,
+                                  extend=self._active if s.running else None)
         for design, series in data.per_design.items():
+            shown = (len(series.t), float(series.t[-1]), float(series.y[-1])) if len(series.t) else None
+            if self._drawn.get(design) == shown and design in self.design_curves:
+                continue
+            self._drawn[design] = shown
             curve = self.design_curves.get(design)
             if curve is None:
                 colour = theme.array_colour(len(self.design_curves))
@@ -213,7 +226,7 @@ class QtSearchPanel(QWidget):
         if s.status == "running":
             for curve in self.design_curves.values():
                 self.throughput_plot.removeItem(curve)
-            self.design_curves = {}
+            self.design_curves, self._drawn, self._active = {}, {}, set()
             self.legend.clear()
             self.legend.addItem(self.overall, "best overall")
             self._span_time(s.budget * TIME_MARGIN)
