@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from app.gc_pauses import refreeze_after_collecting
+from app.gc_pauses import freeze_after_young_collection
 from app.models.design_selection import DesignSelection
 from app.models.compare_session import CompareSession
 from app.models.design_points import DesignPoints
@@ -284,7 +284,7 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     def _compiled(self) -> None:
-        refreeze_after_collecting()  # the new kernel's objects are long-lived, the old one's garbage
+        freeze_after_young_collection()  # the new kernel's objects are long-lived: see gc_pauses
         space = self.session.space
         if space is None:
             self._grey_previous(self.session.error)

@@ -96,6 +96,7 @@ class QtTopology(QGraphicsView):
         self.blocks: list = []  # block items of a large 2-D array (zoomed out)
         self._pe_items: list = []
         self._taken: list[QRectF] = []  # scene rectangles of boxes and placed labels
+        self._bundles: dict[tuple, QPainterPath] = {}  # arrows not yet made into items, see _arrow
         self._label_specs: list[tuple[str, QPointF, bool]] = []  # text, position, centred: not made yet
         self.counts: Counter = Counter()
         self._shown = None
@@ -146,7 +147,7 @@ class QtTopology(QGraphicsView):
     def _clear(self) -> None:
         self.scene().clear()
         self.labels, self.counts, self._label_specs = [], Counter(), []
-        self.blocks, self._pe_items, self._taken = [], [], []
+        self.blocks, self._pe_items, self._taken, self._bundles = [], [], [], {}
 
     def _draw(self, graph, descriptor: dict, values: dict) -> None:
         boxes, drams = layout(graph, descriptor)
@@ -165,8 +166,10 @@ class QtTopology(QGraphicsView):
             fill = QColor(theme.PE_COLOUR) if m["kind"] == "pe" else QColor(colour.get(m["array"], theme.PE_COLOUR))
             return fill.darker(140) if m["kind"] == "drain" else fill
 
+        heat = {name: theme.heat_colour(shares.get(name, 0.0)) for name in modules} if shares else {}
+
         def edge_colour(name: str, array: str) -> QColor:
-            return theme.heat_colour(shares.get(name, 0.0)) if shares else colour[array]
+            return heat[name] if shares else colour[array]
 
         fills = {name: fill_of(name) for name in modules}
         for node, box in boxes.items():
@@ -293,6 +296,18 @@ class QtTopology(QGraphicsView):
             item.setPen(QPen(edge_colour(name, array), 1))
             item.setData(KIND_ROLE, "fifo-bundle")
             self.scene().addItem(item)
+        self._flush_arrows()
+
+    def _flush_arrows(self) -> None:
+        for (kind, rgba, width_bits), path in self._bundles.items():
+            colour = QColor.fromRgba(rgba)
+            item = QGraphicsPathItem(path)
+            item.setPen(QPen(colour, 1 + min(3.0, math.log2(max(width_bits, 32) / 32) / 2)))
+            item.setBrush(QBrush(colour))
+            item.setData(KIND_ROLE, kind)
+            item.setToolTip(f"{'FIFOs' if kind == 'fifo' else 'AXI ports'}, {width_bits} bits wide")
+            self.scene().addItem(item)
+        self._bundles = {}
 
     def _arrow(self, a, b, colour: QColor, width_bits: int, label: str | None, offset: float = 0.0,
                kind: str = "fifo") -> None:
@@ -305,18 +320,18 @@ class QtTopology(QGraphicsView):
         d = QPointF(unit.dx(), unit.dy())
         start = line.p1() + d * (a.size / 2 + 2) + shift
         end = line.p2() - d * (b.size / 2 + 2) + shift
-        path = QPainterPath(start)
+        # arrows of one colour, width and kind share one path item: hundreds of items (each with its
+        # own tooltip) made a redraw of a 2-D array take a few hundred milliseconds
+        key = (kind, colour.rgba(), width_bits)
+        path = self._bundles.get(key)
+        if path is None:
+            path = self._bundles[key] = QPainterPath()
+        path.moveTo(start)
         path.lineTo(end)
         angle = math.atan2(d.y(), d.x())
         head = [end, end - QPointF(math.cos(angle - 0.45), math.sin(angle - 0.45)) * 7,
                 end - QPointF(math.cos(angle + 0.45), math.sin(angle + 0.45)) * 7]
         path.addPolygon(QPolygonF(head))
-        item = QGraphicsPathItem(path)
-        item.setPen(QPen(colour, 1 + min(3.0, math.log2(max(width_bits, 32) / 32) / 2)))
-        item.setBrush(QBrush(colour))
-        item.setData(KIND_ROLE, kind)
-        item.setToolTip(f"{'FIFO' if kind == 'fifo' else 'AXI port'}, {width_bits} bits wide")
-        self.scene().addItem(item)
         self.counts[kind] += 1
         if label:
             self._label_specs.append((label, (start + end) / 2 + QPointF(2, -8), False))
