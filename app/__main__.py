@@ -114,6 +114,9 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         QTimer.singleShot(300, finish)
 
     def finish():
+        if window.selection.busy:
+            QTimer.singleShot(100, finish)
+            return
         ok = window.grab().save(str(path.with_name(f"{path.stem}-compare{path.suffix}")))
         window.views.setCurrentWidget(window.topology_panel)
         if not ok:

@@ -36,7 +36,8 @@ def lever_text(levers: list, cycles: float) -> str:
     best = best_lever(levers, cycles)
     if best is None:
         return f"depends on {', '.join(names)}; no single legal step shortens it"
-    return (f"{best.param} {best.old} -> {best.new}: {1 - best.cycles / cycles:.0%} shorter"
+    gain = 1 - best.cycles / cycles
+    return (f"{best.param} {best.old} -> {best.new}: {f'{gain:.0%}' if gain >= 0.005 else 'under 1%'} shorter"
             f"  (depends on {', '.join(names)})")
 
 
@@ -47,14 +48,49 @@ class PhaseBar(QWidget):
         super().__init__(parent)
         self.parts: dict[str, float] = {}
         self.clock = 300.0
-        self.setMinimumHeight(44)
+        self.setMinimumHeight(40)
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
 
     def set_parts(self, parts: dict[str, float], clock_mhz: float) -> None:
         self.parts, self.clock = parts, clock_mhz
+        self._fit()
         self.update()
 
+    def _entries(self) -> list[tuple[str, str, float]]:
+        metrics = self.fontMetrics()
+        return [(name, text, 14 + metrics.horizontalAdvance(text) + 16) for name, text in
+                ((n, f"{n} {v:,.0f} cycles ({microseconds(v, self.clock):,.1f} us)") for n, v in self.parts.items())]
+
+    def _lines(self, width: float) -> int:
+        lines, x = 1, 0.0
+        for _, _, w in self._entries():
+            if x > 0 and x + w > width:
+                lines, x = lines + 1, 0.0
+            x += w
+        return lines
+
+    def _fit(self) -> None:
+        """The legend wraps to the width: the widget is as high as its lines (set before painting,
+        so the layout places what follows under it)."""
+        height = 22 + 18 * self._lines(max(self.width(), 50))
+        if self.minimumHeight() != height:
+            self.setMinimumHeight(height)
+            self.updateGeometry()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return 22 + 18 * self._lines(max(width, 50))
+
     def sizeHint(self) -> QSize:
-        return QSize(300, 44)
+        return QSize(300, self.heightForWidth(max(self.width(), 300)))
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -68,16 +104,12 @@ class PhaseBar(QWidget):
             x += w
         x, y = 0.0, 20.0
         painter.setPen(self.palette().windowText().color())
-        for name, value in self.parts.items():
-            text = f"{name} {value:,.0f} cycles ({microseconds(value, self.clock):,.1f} us)"
-            width = 14 + painter.fontMetrics().horizontalAdvance(text) + 16
+        for name, text, width in self._entries():
             if x > 0 and x + width > self.width():  # the legend wraps rather than being cut
                 x, y = 0.0, y + 18
             painter.fillRect(QRectF(x, y + 4, 10, 10), QColor(PHASE_COLOURS[name]))
             painter.drawText(QRectF(x + 14, y, width, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
             x += width
-        if self.minimumHeight() != int(y + 22):
-            self.setMinimumHeight(int(y + 22))
 
 
 class ModuleBars(QWidget):
