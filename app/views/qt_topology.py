@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
-from app.views.topology_layout import layout
+from app.views.topology_layout import THIN, layout
 from engine.compiler.descriptor import evaluate
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
@@ -209,6 +209,8 @@ class QtTopology(QGraphicsView):
         pes = [n for n in graph.nodes if n[0] == "PE"]
         rows = max(n[1][0] for n in pes) + 1
         cols = max(n[1][1] for n in pes) + 1
+        if max(rows, cols) >= THIN * min(rows, cols):
+            return  # a thin array is folded into bands (topology_layout): blocks would straddle them
         step_r, step_c = math.ceil(rows / BLOCKS), math.ceil(cols / BLOCKS)
         groups: dict[tuple, list] = {}
         for node in pes:
