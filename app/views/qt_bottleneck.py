@@ -44,11 +44,14 @@ def lever_text(levers: list, cycles: float) -> str:
 class PhaseBar(QWidget):
     """prologue / main / epilogue as a stacked bar, with a legend line under it."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, *, one_per_line: bool = False):
+        """`one_per_line`: a legend line per phase, at a fixed height (for narrow panels, where a
+        height that follows the width is not always honoured by the enclosing scroll area)."""
         super().__init__(parent)
         self.parts: dict[str, float] = {}
         self.clock = 300.0
-        self.setMinimumHeight(40)
+        self.one_per_line = one_per_line
+        self.setMinimumHeight(22 + 18 * 3 if one_per_line else 40)
         policy = self.sizePolicy()
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -64,6 +67,8 @@ class PhaseBar(QWidget):
                 ((n, f"{n} {v:,.0f} cycles ({microseconds(v, self.clock):,.1f} us)") for n, v in self.parts.items())]
 
     def _lines(self, width: float) -> int:
+        if self.one_per_line:
+            return 3
         lines, x = 1, 0.0
         for _, _, w in self._entries():
             if x > 0 and x + w > width:
@@ -105,7 +110,7 @@ class PhaseBar(QWidget):
         x, y = 0.0, 20.0
         painter.setPen(self.palette().windowText().color())
         for name, text, width in self._entries():
-            if x > 0 and x + width > self.width():  # the legend wraps rather than being cut
+            if x > 0 and (self.one_per_line or x + width > self.width()):  # wraps rather than being cut
                 x, y = 0.0, y + 18
             painter.fillRect(QRectF(x, y + 4, 10, 10), QColor(PHASE_COLOURS[name]))
             painter.drawText(QRectF(x + 14, y, width, 18), Qt.AlignLeft | Qt.AlignVCenter, text)

@@ -107,7 +107,7 @@ class QtDesignDetail(QWidget):
         latency_box = QGroupBox("predicted latency")
         self.latency = QLabel()
         self.latency.setWordWrap(True)
-        self.latency_bar = PhaseBar()
+        self.latency_bar = PhaseBar(one_per_line=True)
         self.bottleneck = QLabel()
         self.bottleneck.setWordWrap(True)
         lat = QVBoxLayout(latency_box)
