@@ -44,14 +44,13 @@ def lever_text(levers: list, cycles: float) -> str:
 class PhaseBar(QWidget):
     """prologue / main / epilogue as a stacked bar, with a legend line under it."""
 
-    def __init__(self, parent=None, *, one_per_line: bool = False):
-        """`one_per_line`: a legend line per phase, at a fixed height (for narrow panels, where a
-        height that follows the width is not always honoured by the enclosing scroll area)."""
+    def __init__(self, parent=None, *, legend: bool = True):
+        """`legend=False`: the bar alone (a panel that shows the legend as text, see legend_html)."""
         super().__init__(parent)
         self.parts: dict[str, float] = {}
         self.clock = 300.0
-        self.one_per_line = one_per_line
-        self.setMinimumHeight(22 + 18 * 3 if one_per_line else 40)
+        self.legend = legend
+        self.setMinimumHeight(40 if legend else 16)
         policy = self.sizePolicy()
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -67,8 +66,6 @@ class PhaseBar(QWidget):
                 ((n, f"{n} {v:,.0f} cycles ({microseconds(v, self.clock):,.1f} us)") for n, v in self.parts.items())]
 
     def _lines(self, width: float) -> int:
-        if self.one_per_line:
-            return 3
         lines, x = 1, 0.0
         for _, _, w in self._entries():
             if x > 0 and x + w > width:
@@ -79,7 +76,7 @@ class PhaseBar(QWidget):
     def _fit(self) -> None:
         """The legend wraps to the width: the widget is as high as its lines (set before painting,
         so the layout places what follows under it)."""
-        height = 22 + 18 * self._lines(max(self.width(), 50))
+        height = 22 + 18 * self._lines(max(self.width(), 50)) if self.legend else 16
         if self.minimumHeight() != height:
             self.setMinimumHeight(height)
             self.updateGeometry()
@@ -92,7 +89,7 @@ class PhaseBar(QWidget):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        return 22 + 18 * self._lines(max(width, 50))
+        return 22 + 18 * self._lines(max(width, 50)) if self.legend else 16
 
     def sizeHint(self) -> QSize:
         return QSize(300, self.heightForWidth(max(self.width(), 300)))
@@ -107,14 +104,22 @@ class PhaseBar(QWidget):
             w = bar.width() * value / total if total else 0
             painter.fillRect(QRectF(x, 0, w, 16), QColor(PHASE_COLOURS[name]))
             x += w
+        if not self.legend:
+            return
         x, y = 0.0, 20.0
         painter.setPen(self.palette().windowText().color())
         for name, text, width in self._entries():
-            if x > 0 and (self.one_per_line or x + width > self.width()):  # wraps rather than being cut
+            if x > 0 and x + width > self.width():  # the legend wraps rather than being cut
                 x, y = 0.0, y + 18
             painter.fillRect(QRectF(x, y + 4, 10, 10), QColor(PHASE_COLOURS[name]))
             painter.drawText(QRectF(x + 14, y, width, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
             x += width
+
+
+def legend_html(parts: dict[str, float], clock_mhz: float) -> str:
+    """The phases' legend as rich text (a QLabel wraps it and the layout knows its height)."""
+    return "<br>".join(f"<span style='color:{PHASE_COLOURS[name]}'>&#9632;</span> {name} {value:,.0f} cycles "
+                       f"({microseconds(value, clock_mhz):,.1f} us)" for name, value in parts.items())
 
 
 class ModuleBars(QWidget):

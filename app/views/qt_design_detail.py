@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.models.design_selection import DesignSelection
 from app.models.legal_values import describe_rules, legal_values
 from app.views import theme
-from app.views.qt_bottleneck import PhaseBar
+from app.views.qt_bottleneck import PhaseBar, legend_html
 from engine.models.device import RESOURCE_NAMES
 
 RESOURCE_KEYS = {"DSP": "dsp", "BRAM18K": "bram18k", "URAM": "uram", "LUT": "lut", "FF": "ff"}
@@ -107,12 +107,15 @@ class QtDesignDetail(QWidget):
         latency_box = QGroupBox("predicted latency")
         self.latency = QLabel()
         self.latency.setWordWrap(True)
-        self.latency_bar = PhaseBar(one_per_line=True)
+        self.latency_bar = PhaseBar(legend=False)
+        self.phase_legend = QLabel()
+        self.phase_legend.setWordWrap(True)
         self.bottleneck = QLabel()
         self.bottleneck.setWordWrap(True)
         lat = QVBoxLayout(latency_box)
         lat.addWidget(self.latency)
         lat.addWidget(self.latency_bar)
+        lat.addWidget(self.phase_legend)
         lat.addWidget(self.bottleneck)
 
         self.resources_box = resources_box = QGroupBox("resources")
@@ -194,7 +197,8 @@ class QtDesignDetail(QWidget):
                 for widget in self._numbers():  # the last valid configuration's numbers, greyed
                     widget.setEnabled(False)
                 return
-            for widget in (self.latency, self.bottleneck, self.traffic, self.throughput, self.packing):
+            for widget in (self.latency, self.bottleneck, self.traffic, self.throughput, self.packing,
+                           self.phase_legend):
                 widget.setText("")
             if s.busy and not s.error:
                 self.latency.setText("evaluating ...")
@@ -214,7 +218,9 @@ class QtDesignDetail(QWidget):
                                 + ("" if report["fits"] else "  (does not fit)"))
         self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} us "
                              f"at {clock:g} MHz")
-        self.latency_bar.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, clock)
+        phases = {k: report[k] for k in ("prologue", "main", "epilogue")}
+        self.latency_bar.set_parts(phases, clock)
+        self.phase_legend.setText(legend_html(phases, clock))
         neck = report["bottleneck"]
         ranked = sorted(report["modules"].items(), key=lambda kv: -kv[1])[:3]
         top = report["modules"][neck] or 1.0
@@ -236,3 +242,7 @@ class QtDesignDetail(QWidget):
                 bar.setStyleSheet(style)
         traffic = ", ".join(f"{a} {n:,.0f}" for a, n in report["offchip_elements"].items())
         self.traffic.setText(f"off-chip traffic: {report['offchip_bytes'] / 2**20:,.1f} MiB ({traffic} elements)")
+        # wrapped labels changed height: lay out again now (inside the scroll area the layout was not
+        # always redone, and the latency box's lines overlapped)
+        self.layout().invalidate()
+        self.layout().activate()
