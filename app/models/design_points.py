@@ -125,5 +125,7 @@ class DesignPoints(QObject):
             self.update(source, result)
 
     def wait(self, timeout_ms: int = 30000) -> None:
+        """Forget a waiting request and wait for the running worker (closing, tests)."""
+        self._next = None
         if self._worker is not None:
             self._worker.wait(timeout_ms)

@@ -80,6 +80,7 @@ def make_window(qtbot, settings):
 
     yield make
     for window in windows:
+        window.points.wait()
         window.session.wait()
         window.models.shutdown()
         window.search.shutdown()
