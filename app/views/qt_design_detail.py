@@ -38,10 +38,16 @@ class LegalSpinBox(QSpinBox):
         self.selection, self.name = selection, name
         self.setKeyboardTracking(False)  # a typed number counts when confirmed, not per digit
         self.setAccelerated(True)
+        self._legal: tuple = (None, [])  # (design and values, their legal values): asked for on every paint
 
     def legal(self) -> list[int]:
         s = self.selection
-        return legal_values(s.design, self.name, s.values) if s.design is not None else []
+        if s.design is None:
+            return []
+        key = (s.design.id, tuple(sorted(s.values.items())))
+        if self._legal[0] != key:
+            self._legal = (key, legal_values(s.design, self.name, s.values))
+        return self._legal[1]
 
     def stepBy(self, steps: int) -> None:
         legal = self.legal()
