@@ -1,5 +1,5 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
-everywhere, the models cache (a second open of the same kernel builds nothing), a 1366x768 window
+everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 window
 where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
 designs greyed."""
 from __future__ import annotations
@@ -100,25 +100,6 @@ def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, small_mm,
     assert not second.models.busy and second.models.submitted == [] and second.models.built == []
     qtbot.waitUntil(lambda: not second.selection.busy, timeout=30000)
     assert second.selection.report is not None and second.selection.built == []  # from the cache
-
-
-def test_a_corrupt_cache_entry_is_discarded_and_rebuilt(window, tmp_path):
-    from engine.models.cache import ModelCache, cached_model
-
-    cache = ModelCache(tmp_path)
-    source = window.session.source()
-    design = window.selection.space.designs[0]
-    key = source.key(design.id)
-    model, built = cached_model(cache, key, window.selection.space, design, window.selection.device)
-    assert built and cache.has(key)
-    data = bytearray(cache.path(key).read_bytes())
-    data[-10] ^= 0xFF  # one flipped byte
-    cache.path(key).write_bytes(bytes(data))
-    assert cache.load(key, design.id) is None and not cache.has(key) and cache.discarded == [key]
-    cache.path(key).parent.mkdir(parents=True, exist_ok=True)
-    cache.path(key).write_bytes(b"not a model at all")
-    model, built = cached_model(cache, key, window.selection.space, design, window.selection.device)
-    assert built and cache.load(key, design.id) is not None
 
 
 CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QProgressBar)
