@@ -2,7 +2,9 @@
 matrix-multiply kernel by default).
 
 `--screenshot PATH [--search-seconds S]` opens the window offscreen, runs a short search on the
-kernel, selects the best design, writes a PNG of the whole window and exits 0.
+kernel, selects the best design, writes a PNG of the whole window, one with the Bottleneck view
+(`<PATH stem>-bottleneck.png`) and one with the two best designs pinned in the Compare view
+(`<PATH stem>-compare.png`), and exits 0.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # read when the QApplication is made
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("Systolic Studio")
-    theme.apply(app)
+    theme.apply(app, str(QSettings("systolic-studio", "systolic-studio").value("theme", "system")))
     path = Path(args.file) if args.file else DEFAULT_KERNEL
     is_kernel = path.suffix == ".c"
     window = MainWindow(path if is_kernel else DEFAULT_KERNEL)
@@ -92,11 +94,38 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
             return
         window.search_panel.redraw()
         ok = window.grab().save(str(path))
+        window.views.setCurrentWidget(window.bottleneck)
+        ok = ok and window.grab().save(str(path.with_name(f"{path.stem}-bottleneck{path.suffix}")))
+        window.compare_view.pin_selected()
+        ranked = sorted(window.tree_model.best, key=lambda d: -window.tree_model.best[d].throughput_gops)
+        if len(ranked) > 1:
+            window.load_configuration(ranked[1], window.tree_model.best[ranked[1]].params)
+            QTimer.singleShot(100, compare)
+        else:
+            compare()
+
+    def compare():
+        if window.selection.busy:
+            QTimer.singleShot(100, compare)
+            return
+        window.compare_view.pin_selected()
+        window.views.setCurrentWidget(window.compare_view)
+        window.select_best()
+        QTimer.singleShot(300, finish)
+
+    def finish():
+        if window.selection.busy:
+            QTimer.singleShot(100, finish)
+            return
+        ok = window.grab().save(str(path.with_name(f"{path.stem}-compare{path.suffix}")))
+        window.views.setCurrentWidget(window.topology_panel)
         if not ok:
-            print(f"error: cannot write {path}", file=sys.stderr)
+            print(f"error: cannot write the screenshots next to {path}", file=sys.stderr)
         outcome["code"] = 0 if ok else 2
         loop.quit()
 
+    while window.session.compiling:  # the kernel compiles off the GUI thread
+        QApplication.processEvents(QEventLoop.AllEvents, 50)
     if window.session.space is None:
         print(f"error: {window.session.error}", file=sys.stderr)
         return 2

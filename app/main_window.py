@@ -6,19 +6,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
+    QTabWidget,
 )
 
-from app.gc_pauses import refreeze_after_collecting
+from app.gc_pauses import freeze_after_young_collection
 from app.models.design_selection import DesignSelection
+from app.models.compare_session import CompareSession
+from app.models.design_points import DesignPoints
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
 from app.models.search_session import SearchSession
@@ -29,7 +33,10 @@ from app.views.qt_export_dialog import QtExportDialog
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
-from app.views.qt_topology import QtTopology
+from app.views.qt_bottleneck import QtBottleneck
+from app.views.qt_compare import QtCompare
+from app.views.qt_topology import QtTopologyPanel
+from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
@@ -41,30 +48,47 @@ MAX_RECENT = 8
 class MainWindow(QMainWindow):
     messageShown = Signal(str)  # a problem reported to the user (also in a non-blocking message box)
 
-    def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None):
+    def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None, background: bool = True):
+        """`background`: start the search process (its warm-up) now and build every design's model
+        after each compile in the model pool; without it both happen only when needed."""
         super().__init__()
+        self.background = background
         self.setWindowTitle("Systolic Studio")
         self.settings = settings or QSettings("systolic-studio", "systolic-studio")
         self.project_path: Path | None = None
         self.last_message = ""
         self.session = KernelSession(self)
+        self.session.asynchronous = True  # compiling CNN takes a second: off the GUI thread
         self.tree_model = DesignTreeModel(self)
         self.selection = DesignSelection(self)
         self.search = SearchSession(self)
+        self.models = ModelPool(self.selection.cache, self)
+        self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
-        self.topology = QtTopology(self.selection)
-        self.search_panel = QtSearchPanel(self.search)
+        self.topology_panel = QtTopologyPanel(self.selection)
+        self.topology = self.topology_panel.view
+        self.bottleneck = QtBottleneck(self.selection)
+        self.compare = CompareSession(self)
+        self.compare_view = QtCompare(self.compare, self.selection)
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(self.topology_panel, "Topology")
+        self.views.addTab(self.bottleneck, "Bottleneck")
+        self.views.addTab(self.compare_view, "Compare")
+        self.points = DesignPoints(self.selection.cache, self)
+        self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
 
         middle = QSplitter(Qt.Vertical)
-        middle.addWidget(self.topology)
+        middle.addWidget(self.views)
         middle.addWidget(self.search_panel)
         middle.setSizes([560, 340])
         self.setCentralWidget(middle)
         scroll = QScrollArea()
         scroll.setWidget(self.detail)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # the detail wraps to the dock's width
         self.docks = {}
         for name, widget, area in (("Kernel", self.kernel_panel, Qt.LeftDockWidgetArea),
                                    ("Designs", self.tree, Qt.LeftDockWidgetArea),
@@ -75,18 +99,27 @@ class MainWindow(QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
             self.addDockWidget(area, dock)
             self.docks[name] = dock
-        self.resizeDocks([self.docks["Kernel"], self.docks["Design detail"]], [560, 380], Qt.Horizontal)
         self._menus()
 
         self.session.compiled.connect(self._compiled)
+        self.session.sourceChanged.connect(self._kernel_opened)
         self.kernel_panel.openRequested.connect(self.open_kernel)
         self.tree.designSelected.connect(self.select_design)
         self.search_panel.startRequested.connect(self.start_search)
+        self.search_panel.results.pointClicked.connect(self.load_configuration)
         self.search.ticked.connect(self._search_ticked)
         self.search.designFinished.connect(self._design_finished)
-        self.search.designsSkipped.connect(self._designs_skipped)
         self.search.stateChanged.connect(self._search_state)
+        self.models.allReady.connect(self._models_ready)
+        self.selection.model_pending = lambda design: design in self.models.pending
+        self.models.modelReady.connect(self.selection.model_ready)
+        self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
+        self.models.modelReady.connect(self._model_progress)
+        self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
+        if background:
+            self.search.prepare()
         self._pending_selection: tuple[str, dict] | None = None
+        self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
         self.open_kernel(kernel_path)
@@ -108,10 +141,96 @@ class MainWindow(QMainWindow):
             action.triggered.connect(slot)
             file.addAction(action)
         file.addSeparator()
-        quit_action = QAction("Quit", self, shortcut=QKeySequence.Quit)
+        quit_action = QAction("Quit", self, shortcut="Ctrl+Q")
         quit_action.triggered.connect(self.close)
         file.addAction(quit_action)
         self._fill_recent()
+        self.actions_by_name = {"quit": quit_action}
+        for action in file.actions():
+            if action.text().startswith("Export"):
+                action.setShortcut("Ctrl+E")
+                self.actions_by_name["export"] = action
+
+        edit = self.menuBar().addMenu("&Edit")
+        undo = self.detail.undo_stack.createUndoAction(self, "Undo parameter edit")
+        undo.setShortcut(QKeySequence("Ctrl+Z"))
+        redo = self.detail.undo_stack.createRedoAction(self, "Redo parameter edit")
+        redo.setShortcut(QKeySequence("Ctrl+Shift+Z"))
+        edit.addAction(undo)
+        edit.addAction(redo)
+        pin = QAction("Pin the configuration for comparison", self, shortcut="Ctrl+P")
+        pin.triggered.connect(self.compare_view.pin_selected)
+        edit.addAction(pin)
+
+        search = self.menuBar().addMenu("&Search")
+        start = QAction("Start", self, shortcut="Ctrl+R")
+        start.triggered.connect(lambda: self.search_panel.start_button.click()
+                                if self.search_panel.start_button.isEnabled() else None)
+        stop = QAction("Stop", self, shortcut="Esc")
+        stop.triggered.connect(self.search.stop)
+        search.addAction(start)
+        search.addAction(stop)
+        search.addSeparator()
+        best = QAction("Select the best design", self, shortcut="Ctrl+B")
+        best.triggered.connect(self.select_best)
+        search.addAction(best)
+        self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
+
+        view = self.menuBar().addMenu("&View")
+        for k, name in enumerate(("Topology", "Bottleneck", "Compare")):
+            action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
+            action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
+            view.addAction(action)
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        themes = view.addMenu("Theme (from the next start)")
+        for mode in ("system", "dark", "light"):
+            action = QAction(mode, self, checkable=True)
+            action.setChecked(self.settings.value("theme", "system") == mode)
+            action.triggered.connect(lambda _=False, m=mode: self._set_theme(m))
+            themes.addAction(action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        for text, slot in (("Keyboard shortcuts", self.show_shortcuts), ("Documentation", self.open_docs),
+                           ("About Systolic Studio", self.show_about)):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            help_menu.addAction(action)
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """(keys, what) of every menu action with a shortcut."""
+        out = []
+        for menu in self.menuBar().findChildren(QMenu):
+            for action in menu.actions():
+                if not action.shortcut().isEmpty():
+                    out.append((action.shortcut().toString(QKeySequence.NativeText), action.text().replace("&", "")))
+        out.append(("Ctrl+Return", "Compile the kernel"))
+        return sorted(set(out), key=lambda kv: kv[1])
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;&nbsp;{what}</td></tr>" for k, what in self.shortcuts())
+        box = QMessageBox(QMessageBox.NoIcon, "Keyboard shortcuts", f"<table>{rows}</table>", QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()
+
+    def open_docs(self) -> None:
+        docs = Path(__file__).resolve().parents[1] / "docs" / "app.md"
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(docs)))
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Systolic Studio",
+                          "<b>Systolic Studio</b><br>compiles C loop nests into systolic arrays (AutoSA), tunes them "
+                          "(Odyssey) and exports Vitis HLS projects for the Alveo U250.<br>"
+                          "Documentation: README.md and docs/ beside the application.")
+
+    def _set_theme(self, mode: str) -> None:
+        self.settings.setValue("theme", mode)
+        for action in self.menuBar().findChildren(QAction):
+            if action.isCheckable() and action.text() in ("system", "dark", "light"):
+                action.setChecked(action.text() == mode)
+        self.statusBar().showMessage(f"the {mode} theme applies from the next start", 5000)
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -165,23 +284,49 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     def _compiled(self) -> None:
-        refreeze_after_collecting()  # the new kernel's objects are long-lived, the old one's garbage
+        freeze_after_young_collection()  # the new kernel's objects are long-lived: see gc_pauses
         space = self.session.space
-        if space is not None and self.tree_model.design_ids() == [d.id for d in space.designs] \
-                and self.selection.space is not None and self.selection.space.kernel.sizes == space.kernel.sizes \
-                and self.selection.device_name == self.session.device:
+        if space is None:
+            self._grey_previous(self.session.error)
             return
-        self.tree_model.set_space(space)
-        self.tree.expandAll()
-        self.selection.set_space(space, self.session.device)
-        if space is not None:
-            self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
-            pending, self._pending_selection = self._pending_selection, None
+        self._set_views_enabled(True)
+        source = self.session.source()
+        if self.background:
+            self.models.build(source, [d.id for d in space.designs])
+        pending, self._pending_selection = self._pending_selection, None
+        if self.selection.source == source and self.tree_model.design_ids():
+            # compiled again unchanged: keep the selection and its results (or the project's)
             if pending and pending[0] in self.tree_model.design_ids():
                 self.tree.select_design(pending[0])
                 self.selection.select(pending[0], pending[1])
-            elif space.designs:
-                self.tree.select_design(space.designs[0].id)
+            return
+        self.tree_model.set_space(space)
+        self.tree.expandAll()
+        self.selection.set_space(space, self.session.device, source)
+        self._show_stored_run()
+        self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
+        if pending and pending[0] in self.tree_model.design_ids():
+            self.tree.select_design(pending[0])
+            self.selection.select(pending[0], pending[1])
+        elif space.designs:
+            self.tree.select_design(space.designs[0].id)
+
+    def _kernel_opened(self) -> None:
+        """Another kernel (or project): the previous kernel's plots must not stay under this one."""
+        if not self.search.running:
+            self.search.clear()
+            self.points.update(None, None)
+
+    def _grey_previous(self, error: str) -> None:
+        """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
+        self._set_views_enabled(False)
+        kept = " (the designs shown are the previous kernel's)" if self.tree_model.design_ids() else ""
+        self.statusBar().showMessage(f"does not compile: {error}{kept}")
+
+    def _set_views_enabled(self, enabled: bool) -> None:
+        for widget in (self.tree, self.topology_panel, self.bottleneck, self.detail):
+            widget.setEnabled(enabled)
+        self.search_panel.start_button.setEnabled(enabled and not self.search.running)
 
     def select_design(self, design_id: str) -> None:
         if self.selection.design is not None and self.selection.design.id == design_id:
@@ -201,12 +346,43 @@ class MainWindow(QMainWindow):
         if selected_only and not designs:
             self.show_message("select one or more designs in the tree, or search all designs")
             return
-        for design in designs or self.tree_model.design_ids():
+        designs = designs or tuple(self.tree_model.design_ids())
+        for design in designs:
             self.tree_model.set_status(design, "queued")
-        request = SearchRequest(str(self.session.work_file), self.session.defines(), self.session.device,
-                                method, float(seconds), designs)
-        self.search.start(request, kernel_text=self.session.text, sizes=self.session.sizes(),
-                          kernel_name=self.session.space.kernel.name, kernel_path=str(self.session.path))
+        source = self.session.source()
+        request = SearchRequest(source, self.session.space.kernel.name, method, float(seconds), designs,
+                                cache_folder=str(self.selection.cache.folder))
+        self._waiting_search = (request, source)
+        if not self.background and not self.models.busy and self.models.source != source:
+            self.models.build(source, list(designs))  # may start the search at once (all cached)
+        self.search.prepare()  # warms up while the models are built
+        if self._waiting_search is None:
+            return
+        if self.models.busy:
+            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
+            return
+        self._start_waiting_search()
+
+    def _models_done(self) -> str:
+        total = len(self.tree_model.design_ids())
+        return f"{total - len(self.models.pending)} of {total}"
+
+    def _model_progress(self, _design: str) -> None:
+        if self._waiting_search is not None and self.models.busy:
+            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
+
+    def _models_ready(self) -> None:
+        if self._waiting_search is not None:
+            self._start_waiting_search()
+
+    def _start_waiting_search(self) -> None:
+        (request, source), self._waiting_search = self._waiting_search, None
+        if source != self.session.source():  # recompiled meanwhile: the designs may differ
+            self.search_panel.set_waiting("")
+            self.show_message("the kernel was compiled again before the search started: press Start again")
+            return
+        self.search.start(request, kernel_text=source.text, sizes=source.sizes,
+                          kernel_name=request.kernel_name, kernel_path=str(self.session.path))
 
     def _search_ticked(self, snapshots: list) -> None:
         for p in snapshots:
@@ -220,10 +396,6 @@ class MainWindow(QMainWindow):
         self.tree_model.set_status(result.design, f"{state}, {result.samples:,} samples"
                                    if result.best else f"{state}, nothing fits")
 
-    def _designs_skipped(self, designs: tuple) -> None:
-        for design in designs:
-            self.tree_model.set_status(design, "skipped, budget spent")
-
     def _search_state(self) -> None:
         s = self.search
         if s.running:
@@ -231,12 +403,27 @@ class MainWindow(QMainWindow):
         for design, status in list(self.tree_model.status.items()):
             if status in ("queued", "searching"):
                 self.tree_model.set_status(design, "stopped" if s.status == "interrupted" else "not searched")
-        if s.status == "replayed" and s.result is not None:
-            for d in s.result.designs:
-                self.tree_model.set_best(d.design, d.best)
-                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
+        if s.status == "replayed":
+            self._show_stored_run()
         if s.message:
             self.statusBar().showMessage(s.message, 10000)
+        if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
+            self.points.update(self.session.source(), s.result)
+
+    def load_configuration(self, design_id: str, values: dict) -> None:
+        """A configuration picked in a plot: selected in the tree and shown in every view."""
+        if design_id not in self.tree_model.design_ids():
+            self.show_message(f"{design_id} is not a design of the kernel compiled now")
+            return
+        self.tree.select_design(design_id)
+        self.selection.select(design_id, values)
+
+    def _show_stored_run(self) -> None:
+        """A reopened run's bests in the tree (again after a compile that rebuilt the tree)."""
+        if self.search.status == "replayed" and self.search.result is not None:
+            for d in self.search.result.designs:
+                self.tree_model.set_best(d.design, d.best)
+                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
 
     def select_best(self) -> None:
         best = self.tree_model.best_design()
@@ -310,17 +497,26 @@ class MainWindow(QMainWindow):
                           data_type=project.data_type, device=project.device)
         if project.runs:
             self.reopen_run(project.runs[-1])
-        if self._pending_selection and self.session.space is not None:  # same designs as before: no reset
-            design, values = self._pending_selection
-            self._pending_selection = None
-            if design in self.tree_model.design_ids():
-                self.tree.select_design(design)
-                self.selection.select(design, values)
         self.project_path = Path(path)
         self._remember(self.project_path)
         return True
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._restored:  # first start: docks in proportion to the window, whatever its size
+            self._restored = True
+            QTimer.singleShot(0, self.fit_docks)  # once the window has its size
+
+    def fit_docks(self) -> None:
+        width = max(self.width(), 800)
+        self.resizeDocks([self.docks["Kernel"], self.docks["Design detail"]],
+                         [int(width * 0.25), int(width * 0.25)], Qt.Horizontal)
+
     def closeEvent(self, event) -> None:
+        self._waiting_search = None
+        self.points.wait()
+        self.session.wait()
+        self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())

@@ -6,7 +6,8 @@ selection_evaluation) runs in a TaskWorker, never on the GUI thread: select() an
 effect at once for the design and the values (select() emits `changed` at once), and `report`,
 `error` and topology() follow when the worker is done (`busy` until then, `changed` again then).
 One worker at a time: a request made while one runs replaces any waiting one, so typing fast
-evaluates the latest text only. Models are built once per design and device and cached.
+evaluates the latest text only. Models come from the on-disk model cache (keys from the
+KernelSource given with the space) and are kept in memory per design.
 """
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from app.models.selection_evaluation import (
     SelectionRequest,
     evaluate_selection,
 )
+from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
+from engine.models.cache import ModelCache
 from engine.models.device import Device, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -62,22 +65,31 @@ class DesignSelection(QObject):
         self._shown_generation = 0  # the generation report and error belong to
         self._worker: TaskWorker | None = None
         self._waiting = False  # a request is due when the running worker is done
+        self.source: KernelSource | None = None  # what the model cache keys are made of
+        self.cache = ModelCache()
+        self.built: list[str] = []  # designs whose model this selection had to build (not cached)
+        self.levers: dict = {}  # module -> [Lever] of the report shown (selection_evaluation.module_levers)
+        # design id -> True while a model pool builds that design's model: wait for it rather than
+        # build it here (a build in this process holds the GIL the window needs)
+        self.model_pending = lambda design_id: False
+        self._awaiting: str | None = None
 
     @property
     def busy(self) -> bool:
         """The report, error and topology do not yet follow the design and values."""
         return self._shown_generation != self._generation
 
-    def set_space(self, space: DesignSpace | None, device: str = "u250") -> None:
+    def set_space(self, space: DesignSpace | None, device: str = "u250", source: KernelSource | None = None) -> None:
         self.space, self.device, self.device_name = space, load_device(device), device
-        self._models, self._descriptors = {}, {}
+        self.source = source
+        self._models, self._descriptors, self.built = {}, {}, []
         self._clear()
         self.changed.emit()
 
     def _clear(self) -> None:
         self._generation += 1
         self._shown_generation = self._generation
-        self._waiting = False
+        self._waiting, self._awaiting = False, None
         self.design, self.values, self.report, self.error, self._graph = None, {}, None, "", None
 
     @property
@@ -120,14 +132,26 @@ class DesignSelection(QObject):
         self.values = {**self.values, name: value}
         self._request()
 
+    def model_ready(self, design_id: str) -> None:
+        """The pool has stored this design's model (or given up on it): evaluate if waiting for it."""
+        if self._awaiting == design_id:
+            self._awaiting = None
+            self._request()
+
     def _request(self) -> None:
         self._generation += 1
         if self._worker is not None:
             self._waiting = True
             return
+        if self.design.id not in self._models and self.model_pending(self.design.id):
+            self._awaiting = self.design.id
+            return
+        self._awaiting = None
         self._waiting = False
         request = SelectionRequest(self._generation, self.space, self.design, self.device, dict(self.values),
-                                   self._models.get(self.design.id), self._descriptors.get(self.design.id))
+                                   self._models.get(self.design.id), self._descriptors.get(self.design.id),
+                                   self.cache if self.source is not None else None,
+                                   self.source.key(self.design.id) if self.source is not None else None)
         worker = self._worker = TaskWorker(lambda: evaluate_selection(request), self, background=True)
         worker.succeeded.connect(self._evaluated)
         worker.failed.connect(lambda message, g=request.generation: self._failed(g, message))
@@ -139,12 +163,15 @@ class DesignSelection(QObject):
         if request.space is self.space and request.device is self.device:  # keep what was built
             if request.design.id not in self._models:
                 self._models[request.design.id] = evaluation.model
+                if evaluation.built:
+                    self.built.append(request.design.id)
                 freeze_long_lived()  # the model lives as long as the kernel: see gc_pauses
             if evaluation.descriptor is not None:
                 self._descriptors.setdefault(request.design.id, evaluation.descriptor)
         if request.generation == self._generation:
             self._shown_generation = request.generation
             self.report, self.error, self._graph = evaluation.report, evaluation.error, evaluation.graph
+            self.levers = evaluation.levers or {}
             self.changed.emit()
 
     def _failed(self, generation: int, message: str) -> None:

@@ -51,7 +51,10 @@ class DesignTreeModel(QStandardItemModel):
             if perm not in groups:
                 groups[perm] = [_item(f"permutation {design.permutation}")] + _blanks()
                 groups[(flow,)][0].appendRow(groups[perm])
-            row = [_item(design.id)] + _blanks()
+            loops = design.space_loops
+            readable = (f"{len(loops)}-D array over {', '.join(loops)}"
+                        + (f", SIMD on {design.simd_loop}" if design.simd_loop else ""))
+            row = [_item(f"{design.id}   {readable}")] + _blanks()
             row[0].setData(design.id, DESIGN_ROLE)
             row[0].setToolTip(f"{design.name}\narray {' x '.join(design.array_shape)}, "
                               f"SIMD loop {design.simd_loop or '-'}")

@@ -81,18 +81,20 @@ class SearchTraces:
     def total_samples(self) -> int:
         return sum(self.samples.values())
 
-    def plot_data(self, now: float | None = None, *, points: bool = True) -> PlotData:
-        """`now` extends every best-so-far line to the current time (a step that has not moved);
+    def plot_data(self, now: float | None = None, *, points: bool = True, extend=None) -> PlotData:
+        """`now` extends the best-so-far lines to the current time (a step that has not moved): the
+        overall line and those of the designs in `extend` (every design when None);
         `points=False` leaves the scatter out (empty), for the ticks that do not redraw it."""
-        def series(pairs):
+        def series(pairs, grow=True):
             if not pairs:
                 return Series(np.empty(0), np.empty(0))
-            if now is not None and now > pairs[-1][0]:
+            if grow and now is not None and now > pairs[-1][0]:
                 pairs = [*pairs, (now, pairs[-1][1])]
             t, y = zip(*pairs)
             return Series(np.array(t), np.array(y))
         points = np.array(self._points) if self._points and points else np.empty((0, 2))
-        return PlotData({d: series(v) for d, v in self.best.items()}, series(self.overall),
+        return PlotData({d: series(v, extend is None or d in extend) for d, v in self.best.items()},
+                        series(self.overall),
                         series(self.rate) if self.rate else Series(np.empty(0), np.empty(0)),
                         points, pareto_front(points))
 

@@ -1,11 +1,14 @@
 """SelectionRequest -> Evaluation: everything the views of a selected design and configuration need,
 computed off the GUI thread (DesignSelection runs it in a TaskWorker): the design's performance
-model (built once per design: sympy, 0.1-0.5 s), the report or the constraint the values break
+model (from the model cache, which the window's model pool fills after each compile; built here,
+0.1-0.5 s of sympy, and stored only when missing), the report or the constraint the values break
 (about 0.1 s), the design descriptor and the topology graph of the configuration.
 Plain Python, no Qt; the request is an immutable snapshot taken on the GUI thread."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 import networkx as nx
 
@@ -14,6 +17,7 @@ from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.topology import topology_graph
 from engine.errors import EngineError
+from engine.models.cache import ModelCache, cached_model
 from engine.models.device import Device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -28,6 +32,8 @@ class SelectionRequest:
     values: dict[str, int]
     model: PerformanceModel | None = None  # already built for this design, if so
     descriptor: dict | None = None  # likewise
+    cache: ModelCache | None = None  # where to look for the model first (None: build it)
+    key: str | None = None  # the model's cache key
 
 
 @dataclass(frozen=True)
@@ -38,21 +44,75 @@ class Evaluation:
     report: dict | None  # None: `error` says why
     error: str
     graph: nx.MultiDiGraph | None  # the topology of the configuration, when it is valid
+    built: bool = False  # the model had to be built (it was neither given nor cached)
+    levers: dict | None = None  # module -> [Lever], see module_levers
+
+
+@dataclass(frozen=True)
+class Lever:
+    """Changing one parameter (or packing factor) of a module's term to a neighbouring value."""
+
+    param: str
+    old: int
+    new: int
+    cycles: float  # the module's term with the change
+    legal: bool  # the changed configuration meets every constraint
+
+
+def _neighbours(value: int, lower: int, upper: int, power_of_two: bool) -> list[int]:
+    out = {value * 2, value // 2} if power_of_two else {value * 2, value // 2, value + 1, value - 1}
+    return sorted(v for v in out if lower <= v <= upper and v != value)
+
+
+def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever]]:
+    """For every module, the parameters its term depends on (the free symbols of its symbolic
+    expression) and what the term becomes when each steps to a neighbouring value (x2, /2, +-1;
+    powers of two for SIMD and packing factors), evaluated with the model in one batch."""
+    params = dict(report["params"])
+    bounds = {p.name: (p.lower, p.upper, p.role == "simd") for p in model.design.params if p.tunable}
+    bounds.update({p.name: (1, p.upper, True) for p in model.packing})
+    depends = {name: sorted(str(s) for s in expr.free_symbols if str(s) in bounds)
+               for name, expr in model.symbolic.module_terms.items()}
+    variants = [(name, new) for name in sorted({p for names in depends.values() for p in names})
+                for new in _neighbours(params[name], *bounds[name])]
+    if not variants:
+        return {m: [] for m in depends}
+    columns = {k: np.array([new if name == k else v for name, new in variants]) for k, v in params.items()}
+    ev = model.evaluate(columns)
+    legal = []
+    for name, new in variants:
+        changed = {**params, name: new}
+        try:
+            evaluate_configuration(model, changed)
+            legal.append(True)
+        except Exception:  # noqa: BLE001 (a broken constraint: the lever is shown as not legal)
+            legal.append(False)
+    levers = {}
+    for module, names in depends.items():
+        row = np.asarray(ev[f"module:{module}"])
+        levers[module] = [Lever(name, params[name], new, float(row[k]), legal[k])
+                          for k, (name, new) in enumerate(variants) if name in names]
+    return levers
 
 
 def evaluate_selection(request: SelectionRequest) -> Evaluation:
     """Raises EngineError only if the design's model cannot be built; a configuration that breaks a
     constraint (or that the models cannot evaluate) is an Evaluation with `error`."""
-    model = request.model or PerformanceModel(request.space, request.design, request.device)
+    model, built = request.model, False
+    if model is None and request.cache is not None and request.key is not None:
+        model, built = cached_model(request.cache, request.key, request.space, request.design, request.device)
+    elif model is None:
+        model, built = PerformanceModel(request.space, request.design, request.device), True
     try:
         report, error = evaluate_configuration(model, request.values), ""
     except EngineError as exc:
         report, error = None, str(exc)
     except Exception as exc:  # noqa: BLE001 (e.g. a zero divisor): shown, never raised
         report, error = None, f"cannot evaluate this configuration: {exc}"
-    descriptor, graph = request.descriptor, None
+    descriptor, graph, levers = request.descriptor, None, None
     if report is not None:
+        levers = module_levers(model, report)
         if descriptor is None:
             descriptor = build_descriptor(request.space, request.design, model.architecture)
         graph = topology_graph(descriptor, dict(report["params"]))
-    return Evaluation(request, model, descriptor, report, error, graph)
+    return Evaluation(request, model, descriptor, report, error, graph, built, levers)

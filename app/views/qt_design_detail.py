@@ -1,51 +1,87 @@
-"""QtDesignDetail(selection): the selected design's parameters, editable with live validation (the
-broken constraint shown in place), predicted latency split into prologue / main / epilogue with the
-bottleneck module, DSP / BRAM18K / URAM / LUT / FF as bars against the device, off-chip traffic and
+"""QtDesignDetail(selection): the selected design's parameters as spin boxes that step through the
+legal values (legal_values: divisors, multiples, powers of two) with their bounds and rules shown,
+typed values validated live (the broken constraint shown in place; the last valid numbers stay,
+greyed), undo / redo of parameter edits (`undo_stack`), predicted latency split into prologue / main
+/ epilogue (with its legend) and the three longest module terms, DSP / BRAM18K / URAM / LUT / FF as
+bars against the usable budget (the device's usable share, said so), off-chip traffic and
 throughput."""
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
-    QLineEdit,
     QProgressBar,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from app.models.design_selection import DesignSelection
+from app.models.legal_values import describe_rules, legal_values
 from app.views import theme
+from app.views.qt_bottleneck import PhaseBar, legend_html
 from engine.models.device import RESOURCE_NAMES
 
 RESOURCE_KEYS = {"DSP": "dsp", "BRAM18K": "bram18k", "URAM": "uram", "LUT": "lut", "FF": "ff"}
-PHASE_COLOURS = {"prologue": "#ffb454", "main": theme.ACCENT, "epilogue": "#c792ea"}
 
 
-class _LatencyBar(QWidget):
-    """A stacked bar: prologue / main / epilogue shares of the latency."""
+class LegalSpinBox(QSpinBox):
+    """A parameter's spin box: the arrows and Page Up/Down step to the next legal value given the
+    other parameters; any number in the bounds can still be typed (and is validated)."""
 
-    def __init__(self, parent=None):
+    def __init__(self, selection: DesignSelection, name: str, parent=None):
         super().__init__(parent)
-        self.parts: dict[str, float] = {}
-        self.setMinimumHeight(16)
+        self.selection, self.name = selection, name
+        self.setKeyboardTracking(False)  # a typed number counts when confirmed, not per digit
+        self.setAccelerated(True)
+        self._legal: tuple = (None, [])  # (design and values, their legal values): asked for on every paint
 
-    def set_parts(self, parts: dict[str, float]) -> None:
-        self.parts = parts
-        self.update()
+    def legal(self) -> list[int]:
+        s = self.selection
+        if s.design is None:
+            return []
+        key = (s.design.id, tuple(sorted(s.values.items())))
+        if self._legal[0] != key:
+            self._legal = (key, legal_values(s.design, self.name, s.values))
+        return self._legal[1]
 
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(theme.PANEL))
-        total = sum(self.parts.values())
-        x = 0.0
-        for name, value in self.parts.items():
-            w = self.width() * value / total if total else 0
-            painter.fillRect(QRectF(x, 0, w, self.height()), QColor(PHASE_COLOURS[name]))
-            x += w
+    def stepBy(self, steps: int) -> None:
+        legal = self.legal()
+        if not legal:
+            return
+        v = self.value()
+        if steps > 0:
+            above = [x for x in legal if x > v]
+            target = above[min(steps, len(above)) - 1] if above else legal[-1]
+        else:
+            below = [x for x in legal if x < v]
+            target = below[max(len(below) + steps, 0)] if below else legal[0]
+        self.setValue(target)
+
+    def stepEnabled(self):
+        legal = self.legal()
+        flags = QSpinBox.StepNone
+        if legal and self.value() > legal[0]:
+            flags |= QSpinBox.StepDownEnabled
+        if legal and self.value() < legal[-1]:
+            flags |= QSpinBox.StepUpEnabled
+        return flags
+
+
+class SetParameter(QUndoCommand):
+    def __init__(self, selection: DesignSelection, name: str, old: int, new: int):
+        super().__init__(f"{name} {old} -> {new}")
+        self.selection, self.name, self.old, self.new = selection, name, old, new
+
+    def redo(self) -> None:
+        self.selection.set_value(self.name, str(self.new))
+
+    def undo(self) -> None:
+        self.selection.set_value(self.name, str(self.old))
 
 
 def _resource_bar() -> QProgressBar:
@@ -63,8 +99,10 @@ class QtDesignDetail(QWidget):
         self.title.setObjectName("headline")
         self.title.setWordWrap(True)
         self.params_box = QGroupBox("parameters")
+        self.params_box.setToolTip("the arrows and Page Up / Page Down step through the legal values")
         self.params_form = QFormLayout(self.params_box)
-        self.editors: dict[str, QLineEdit] = {}
+        self.editors: dict[str, LegalSpinBox] = {}
+        self.undo_stack = QUndoStack(self)
         self.packing = QLabel()
         self.packing.setObjectName("muted")
         self.packing.setWordWrap(True)
@@ -75,14 +113,18 @@ class QtDesignDetail(QWidget):
         latency_box = QGroupBox("predicted latency")
         self.latency = QLabel()
         self.latency.setWordWrap(True)
-        self.latency_bar = _LatencyBar()
+        self.latency_bar = PhaseBar(legend=False)
+        self.phase_legend = QLabel()
+        self.phase_legend.setWordWrap(True)
         self.bottleneck = QLabel()
+        self.bottleneck.setWordWrap(True)
         lat = QVBoxLayout(latency_box)
         lat.addWidget(self.latency)
         lat.addWidget(self.latency_bar)
+        lat.addWidget(self.phase_legend)
         lat.addWidget(self.bottleneck)
 
-        resources_box = QGroupBox("resources against the device")
+        self.resources_box = resources_box = QGroupBox("resources")
         grid = QGridLayout(resources_box)
         self.bars: dict[str, QProgressBar] = {}
         for row, name in enumerate(RESOURCE_NAMES):
@@ -97,6 +139,7 @@ class QtDesignDetail(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
+        self.latency_box = latency_box
         for widget in (self.title, self.throughput, self.params_box, self.packing, self.error, latency_box,
                        resources_box):
             layout.addWidget(widget)
@@ -109,55 +152,92 @@ class QtDesignDetail(QWidget):
         while self.params_form.rowCount():
             self.params_form.removeRow(0)
         self.editors = {}
+        self.undo_stack.clear()  # the edits were the previous design's
         design = self.selection.design
         if design is None:
             return
         for p in design.params:
             if not p.tunable:
                 continue
-            edit = QLineEdit()
-            rules = ", ".join(str(c) for c in p.constraints)
-            edit.setToolTip(f"{p.role.replace('_', ' ')} of loop {p.loop}: {p.lower}..{p.upper}"
-                            + (f", {rules}" if rules else ""))
-            edit.textEdited.connect(lambda text, name=p.name: self.selection.set_value(name, text))
-            self.params_form.addRow(p.name, edit)
+            edit = LegalSpinBox(self.selection, p.name)
+            edit.setRange(p.lower, p.upper)
+            rules = describe_rules(design, p.name)
+            edit.setToolTip(f"{p.role.replace('_', ' ')} of loop {p.loop}: {rules}")
+            edit.valueChanged.connect(lambda value, name=p.name: self._edited(name, value))
+            rule = QLabel(rules)
+            rule.setObjectName("muted")
+            rule.setWordWrap(True)
+            row = QHBoxLayout()
+            row.addWidget(edit, 1)
+            row.addWidget(rule, 1)
+            self.params_form.addRow(p.name, row)
             self.editors[p.name] = edit
+
+    def _edited(self, name: str, value: int) -> None:
+        old = self.selection.values.get(name)
+        if old is None or old == value:
+            return
+        self.undo_stack.push(SetParameter(self.selection, name, old, value))
+
+    def _numbers(self) -> list[QWidget]:
+        return [self.throughput, self.packing, self.latency_box, self.resources_box]
 
     def refresh(self) -> None:
         s = self.selection
         if s.design is not self._design:
             self._design = s.design
             self._build_editors()
-        self.title.setText(s.design.name if s.design else "no design selected")
+        self.title.setText(f"{s.design.id}: {s.design.name}" if s.design else "no design selected")
         for name, edit in self.editors.items():
-            if not edit.hasFocus() and edit.text() != str(s.values.get(name, "")):
-                edit.setText(str(s.values.get(name, "")))
+            value = s.values.get(name)
+            if value is not None and edit.value() != value and edit.minimum() <= value <= edit.maximum():
+                edit.blockSignals(True)
+                edit.setValue(value)
+                edit.blockSignals(False)
             broken = bool(s.error) and (f"{name}=" in s.error or f"{name}:" in s.error)
             edit.setStyleSheet(f"border: 1px solid {theme.ERROR};" if broken else "")
         self.error.setText(s.error)
         report = s.report
         if report is None:
-            for widget in (self.latency, self.bottleneck, self.traffic, self.throughput, self.packing):
+            if s.error and self.throughput.text():
+                for widget in self._numbers():  # the last valid configuration's numbers, greyed
+                    widget.setEnabled(False)
+                return
+            for widget in (self.latency, self.bottleneck, self.traffic, self.throughput, self.packing,
+                           self.phase_legend):
                 widget.setText("")
             if s.busy and not s.error:
                 self.latency.setText("evaluating ...")
-            self.latency_bar.set_parts({})
+            self.latency_bar.set_parts({}, 300.0)
             for bar in self.bars.values():
                 bar.setValue(0)
                 bar.setFormat("")
             return
+        for widget in self._numbers():
+            widget.setEnabled(True)
         tunable = set(self.editors)
         packing = {k: v for k, v in report["params"].items() if k not in tunable}
         self.packing.setText("data packing (inferred): " + ", ".join(f"{k}={v}" for k, v in packing.items())
                              if packing else "")
+        clock = report["device"]["clock_mhz"]
         self.throughput.setText(f"{report['throughput_gops']:,.1f} GOP/s"
                                 + ("" if report["fits"] else "  (does not fit)"))
-        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = prologue {report['prologue']:,.0f} "
-                             f"+ main {report['main']:,.0f} + epilogue {report['epilogue']:,.0f}")
-        self.latency_bar.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")})
+        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} us "
+                             f"at {clock:g} MHz")
+        phases = {k: report[k] for k in ("prologue", "main", "epilogue")}
+        self.latency_bar.set_parts(phases, clock)
+        self.phase_legend.setText(legend_html(phases, clock))
         neck = report["bottleneck"]
-        self.bottleneck.setText(f"bottleneck: <b>{neck}</b> ({report['modules'][neck]:,.0f} cycles)")
-        budget = report["device"]["budget"]
+        ranked = sorted(report["modules"].items(), key=lambda kv: -kv[1])[:3]
+        top = report["modules"][neck] or 1.0
+        self.bottleneck.setText(f"bottleneck: <b>{neck}</b> ({report['modules'][neck]:,.0f} cycles); "
+                                + ", ".join(f"{n} {c / top:.0%}" for n, c in ranked[1:])
+                                + " of it (Bottleneck tab: every module)")
+        device = report["device"]
+        self.resources_box.setTitle(f"resources / usable budget ({device['usable_ratio']:.0%})")
+        self.resources_box.setToolTip(f"bars divide by the usable budget: {device['usable_ratio']:.0%} of the "
+                                      f"{device['name']}'s resources")
+        budget = device["budget"]
         for name, bar in self.bars.items():
             used, cap = report[RESOURCE_KEYS[name]], budget[name]
             share = used / cap if cap else float(used > 0)
@@ -168,3 +248,7 @@ class QtDesignDetail(QWidget):
                 bar.setStyleSheet(style)
         traffic = ", ".join(f"{a} {n:,.0f}" for a, n in report["offchip_elements"].items())
         self.traffic.setText(f"off-chip traffic: {report['offchip_bytes'] / 2**20:,.1f} MiB ({traffic} elements)")
+        # wrapped labels changed height: lay out again now (inside the scroll area the layout was not
+        # always redone, and the latency box's lines overlapped)
+        self.layout().invalidate()
+        self.layout().activate()

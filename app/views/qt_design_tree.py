@@ -26,7 +26,8 @@ class QtDesignTree(QTreeView):
         header.setSectionResizeMode(QHeaderView.Interactive)  # ResizeToContents re-measures every row per change
         for column, width in enumerate(COLUMN_WIDTHS):
             header.resizeSection(column, width)
-        model.rowsInserted.connect(lambda *_: self.expandAll())
+        # expand the row that got children (expandAll on every insertion cost 40 ms per compile of CNN)
+        model.rowsInserted.connect(lambda parent, *_: self.expand(parent) if parent.isValid() else None)
         self.selectionModel().currentRowChanged.connect(self._current_changed)
 
     def _current_changed(self, current, _previous) -> None:

@@ -1,6 +1,7 @@
 """QtKernelPanel(session): the kernel editor with a picker for the bundled kernels, the `#define`
-sizes in a small table, data type and device selectors and a Compile button; compile errors appear
-in place (a marker on the line and the message under the editor)."""
+sizes in a small table with a picker for the kernel's named size presets, data type and device
+selectors and a Compile button; compile errors appear in place (a marker on the line and the
+message under the editor)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -19,7 +20,9 @@ from PySide6.QtWidgets import (
 
 from app.models.kernel_session import DATA_TYPES, DEVICES, KernelSession
 from app.views.qt_code_editor import QtCodeEditor
-from engine.resources import bundled_kernels
+from engine.resources import bundled_kernels, kernel_presets
+
+AS_WRITTEN = "sizes as written"
 
 
 class QtKernelPanel(QWidget):
@@ -40,6 +43,8 @@ class QtKernelPanel(QWidget):
         self.compile_button.setObjectName("primary")
         self.compile_button.setShortcut("Ctrl+Return")
         self.compile_button.setToolTip("compile the edited kernel (Ctrl+Return)")
+        self.preset = QComboBox()
+        self.preset.setToolTip("named problem sizes of a bundled kernel (resources/kernels/presets.json)")
         top = QHBoxLayout()
         for label, widget in (("kernel", self.picker), ("type", self.data_type), ("device", self.device)):
             caption = QLabel(label)
@@ -47,7 +52,12 @@ class QtKernelPanel(QWidget):
             top.addWidget(caption)
             top.addWidget(widget)
         top.addStretch(1)
-        top.addWidget(self.compile_button)
+        second = QHBoxLayout()
+        caption = QLabel("sizes")
+        caption.setObjectName("muted")
+        second.addWidget(caption)
+        second.addWidget(self.preset, 1)
+        second.addWidget(self.compile_button)
 
         self.sizes = QTableWidget(0, 2)
         self.sizes.setHorizontalHeaderLabels(("size", "value"))
@@ -66,6 +76,7 @@ class QtKernelPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
+        layout.addLayout(second)
         layout.addWidget(split, 1)
         layout.addWidget(self.message)
 
@@ -75,6 +86,7 @@ class QtKernelPanel(QWidget):
         self.device.activated.connect(lambda _: session.set_device(self.device.currentText()))
         self.compile_button.clicked.connect(self.compile)
         self.sizes.itemChanged.connect(self._size_edited)
+        self.preset.activated.connect(lambda _: self._preset_chosen())
         session.sourceChanged.connect(self._show_source)
         session.compiled.connect(self._show_result)
         self._show_source()
@@ -83,6 +95,26 @@ class QtKernelPanel(QWidget):
     def compile(self) -> None:
         self.session.set_text(self.editor.toPlainText())
         self.session.compile()
+
+    def _preset_chosen(self) -> None:
+        name = self.preset.currentText()
+        presets = kernel_presets(self.session.path) if self.session.path else {}
+        self.session.set_text(self.editor.toPlainText())
+        self.session.set_sizes(presets.get(name, {}))
+
+    def _fill_presets(self) -> None:
+        presets = kernel_presets(self.session.path) if self.session.path else {}
+        self.preset.blockSignals(True)
+        self.preset.clear()
+        self.preset.addItem(AS_WRITTEN)
+        for name, sizes in presets.items():
+            self.preset.addItem(name)
+            self.preset.setItemData(self.preset.count() - 1, ", ".join(f"{k}={v}" for k, v in sizes.items()),
+                                    Qt.ToolTipRole)
+        current = next((n for n, sizes in presets.items() if sizes == self.session.overrides), None)
+        self.preset.setCurrentText(current or AS_WRITTEN)
+        self.preset.setEnabled(bool(presets))
+        self.preset.blockSignals(False)
 
     def _changed_type(self) -> None:
         self.session.set_text(self.editor.toPlainText())
@@ -111,6 +143,7 @@ class QtKernelPanel(QWidget):
         self.data_type.setEnabled(s.has_type_macro)
         self.data_type.setCurrentText(s.data_type or DATA_TYPES[0])
         self.device.setCurrentText(s.device)
+        self._fill_presets()
 
     def _show_result(self) -> None:
         s = self.session

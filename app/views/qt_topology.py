@@ -1,27 +1,38 @@
 """QtTopology(selection): the selected configuration's array as a QGraphicsScene - PEs, I/O and drain
-modules along their chains, DRAM ports, FIFOs as arrows labelled with their width; a colour per
-array with a legend; hover shows kind, buffers, double buffering and trip counts; wheel zoom and
-drag pan. Level of detail: labels only when zoomed in; beyond LARGE PEs, no PE labels and the PE
-to PE FIFOs of an array become one path, so hundreds of PEs stay smooth."""
+modules along their chains (long 1-D chains folded into serpentine rows, see topology_layout), DRAM
+ports, FIFOs as arrows labelled with their width; hover shows kind, buffers, double buffering and
+trip counts; wheel zoom and drag pan.
+
+Colours: by default every module and FIFO by its share of the bottleneck's cycles (the model's
+module terms in the report: the bottleneck is 100%), on the theme's heat scale; or one colour per
+array. Level of detail: labels only when zoomed in, placed so that none overlaps another label or
+a box (a label that would is left out); beyond LARGE PEs, PE-to-PE FIFOs of an array become one
+path and a 2-D array is drawn zoomed out as blocks of PEs with their counts, its PEs when zoomed in.
+The legend, the heat scale and an overview minimap live beside the scene (QtTopologyPanel), never
+over it."""
 from __future__ import annotations
 
 import math
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
+    QComboBox,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QHBoxLayout,
     QLabel,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
-from app.views.topology_layout import layout
+from app.views.topology_layout import THIN, layout
 from engine.compiler.descriptor import evaluate
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
@@ -29,6 +40,9 @@ MODULE_ROLE = 1  # data key of a module's box: its topology node (module name, i
 LARGE = 256  # PEs beyond which the cheap drawing is used
 MAX_EDGE_ITEMS = 1500
 LABEL_SCALE = 0.8  # labels show from this zoom on
+BLOCKS = 8  # a large 2-D array is drawn zoomed out as at most BLOCKS x BLOCKS blocks of PEs
+BLOCK_SCALE = 0.25  # below this zoom a large 2-D array shows its blocks, above it its PEs
+COLOUR_MODES = ("load", "arrays")
 
 
 def _number(text: str, values: dict) -> str:
@@ -54,10 +68,21 @@ def module_tooltip(module: dict, index: tuple, values: dict) -> str:
     return "<br>".join(lines)
 
 
+def module_shares(report: dict | None) -> dict[str, float]:
+    """Each module's term as a share of the bottleneck's (the largest), from the report."""
+    if not report or not report.get("modules"):
+        return {}
+    top = max(report["modules"].values()) or 1.0
+    return {name: cycles / top for name, cycles in report["modules"].items()}
+
+
 class QtTopology(QGraphicsView):
+    viewChanged = Signal()  # zoomed, panned or redrawn (the minimap follows)
+
     def __init__(self, selection: DesignSelection, parent=None):
         super().__init__(parent)
         self.selection = selection
+        self.colour_mode = COLOUR_MODES[0]
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.Antialiasing)
         self.setDragMode(QGraphicsView.ScrollHandDrag)
@@ -65,17 +90,27 @@ class QtTopology(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.DontSavePainterState, True)
         self.setBackgroundBrush(QColor(theme.BACKGROUND))
-        self.legend = QLabel(self)
-        self.legend.setStyleSheet(f"background: rgba(38,42,49,220); padding: 6px; border-radius: 4px; color: {theme.TEXT}")
-        self.legend.move(8, 8)
+        self.legend = QLabel()  # shown beside the view by QtTopologyPanel
+        self.legend.setWordWrap(True)
         self.labels: list = []  # the text items made so far
+        self.blocks: list = []  # block items of a large 2-D array (zoomed out)
+        self._pe_items: list = []
+        self._taken: list[QRectF] = []  # scene rectangles of boxes and placed labels
+        self._bundles: dict[tuple, QPainterPath] = {}  # arrows not yet made into items, see _arrow
         self._label_specs: list[tuple[str, QPointF, bool]] = []  # text, position, centred: not made yet
         self.counts: Counter = Counter()
         self._shown = None
         self._tooltip_texts: dict[str, str] = {}
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         selection.changed.connect(self.refresh)
+        self.horizontalScrollBar().valueChanged.connect(self.viewChanged)
+        self.verticalScrollBar().valueChanged.connect(self.viewChanged)
         self.refresh()
+
+    def set_colour_mode(self, mode: str) -> None:
+        if mode != self.colour_mode:
+            self.colour_mode, self._shown = mode, None
+            self.refresh()
 
     def scene_items_by_kind(self) -> dict[str, int]:
         return dict(self.counts)
@@ -84,42 +119,67 @@ class QtTopology(QGraphicsView):
         s = self.selection
         graph = s.topology() if s.report else None
         if graph is None:
+            if s.error and self._shown is not None:
+                # an illegal edit: the last valid array stays, greyed, with the violation beside it
+                self.setEnabled(False)
+                self.legend.setText(f"<span style='color:{theme.ERROR}'>{s.error}</span><br>"
+                                    f"<span style='color:{theme.MUTED}'>showing the last valid configuration</span>")
+                return
             if self._shown is not None or self.counts:
-                self.scene().clear()
-                self.labels, self.counts, self._label_specs = [], Counter(), []
+                self._clear()
             self._shown = None
             self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else "select a design"))
-            self.legend.adjustSize()
             return
+        self.setEnabled(True)
         key = (s.design.id, tuple(sorted(s.full_values().items())))
         if key == self._shown:
             return
         self._shown = key
         scene = self.scene()
-        scene.clear()
-        self.labels, self.counts, self._label_specs = [], Counter(), []
+        self._clear()
         self._draw(graph, self.selection.descriptor, self.selection.full_values())
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
         self.resetTransform()
         self.fitInView(scene.sceneRect(), Qt.KeepAspectRatio)
         self._update_detail()
+        self.viewChanged.emit()
+
+    def _clear(self) -> None:
+        self.scene().clear()
+        self.labels, self.counts, self._label_specs = [], Counter(), []
+        self.blocks, self._pe_items, self._taken, self._bundles = [], [], [], {}
 
     def _draw(self, graph, descriptor: dict, values: dict) -> None:
         boxes, drams = layout(graph, descriptor)
         arrays = list(descriptor["kernel"]["arrays"])
         colour = {a: theme.array_colour(i) for i, a in enumerate(arrays)}
         modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
+        shares = module_shares(self.selection.report) if self.colour_mode == "load" else {}
         self._tooltip_texts, self._tooltip_context = {}, (modules, values)
         n_pe = sum(1 for n in graph.nodes if n[0] == "PE")
         large = n_pe > LARGE
+
+        def fill_of(name: str) -> QColor:
+            if shares:
+                return theme.heat_colour(shares.get(name, 0.0))
+            m = modules[name]
+            fill = QColor(theme.PE_COLOUR) if m["kind"] == "pe" else QColor(colour.get(m["array"], theme.PE_COLOUR))
+            return fill.darker(140) if m["kind"] == "drain" else fill
+
+        heat = {name: theme.heat_colour(shares.get(name, 0.0)) for name in modules} if shares else {}
+
+        def edge_colour(name: str, array: str) -> QColor:
+            return heat[name] if shares else colour[array]
+
+        fills = {name: fill_of(name) for name in modules}
         for node, box in boxes.items():
-            m = modules[node[0]]
-            kind = m["kind"]
-            fill = QColor(theme.PE_COLOUR) if kind == "pe" else QColor(colour.get(m["array"], theme.PE_COLOUR))
-            if kind == "drain":
-                fill = fill.darker(140)
-            item = self._box(box, fill, kind, large and kind == "pe")
+            kind = modules[node[0]]["kind"]
+            item = self._box(box, fills[node[0]], kind, large and kind == "pe")
             item.setData(MODULE_ROLE, node)  # its tooltip is written when first asked for: see tooltip()
+            if kind == "pe":
+                self._pe_items.append(item)
+        for node, box in boxes.items():  # labels after every box: a label never covers a box
+            kind = modules[node[0]]["kind"]
             if not large and box.size >= 20:
                 self._label(node[0] if kind != "pe" else f"PE{','.join(map(str, node[1]))}", box)
         for name, box in drams.items():
@@ -128,12 +188,56 @@ class QtTopology(QGraphicsView):
             self._label("DRAM", box)
             first = boxes[next(n for n in graph.nodes if n[0] == name)]
             src, dst = (box, first) if modules[name]["kind"] == "io" else (first, box)
-            self._arrow(src, dst, colour[modules[name]["array"]], 512, "AXI", kind="axi")
-        self._edges(graph, boxes, colour, large)
-        rows = "".join(f"<span style='color:{colour[a].name()}'>&#9632;</span> {a}&nbsp;&nbsp;" for a in arrays)
-        self.legend.setText(f"{rows}<br><span style='color:{theme.MUTED}'>{n_pe} PEs, "
-                            f"{graph.number_of_edges()} FIFOs; darker = drain</span>")
-        self.legend.adjustSize()
+            self._arrow(src, dst, edge_colour(name, modules[name]["array"]), 512, "AXI", kind="axi")
+        self._edges(graph, boxes, edge_colour, large)
+        if large and len(descriptor["topology"]["pe_grid"]) >= 2:
+            self._blocks(graph, boxes, fills["PE"])
+        n_edges = graph.number_of_edges()
+        if shares:
+            top = max(shares, key=shares.get)
+            ranked = sorted(shares.items(), key=lambda kv: -kv[1])[:4]
+            rows = "<br>".join(f"<span style='color:{theme.heat_colour(v).name()}'>&#9632;</span> {n} {v:.0%}"
+                               for n, v in ranked)
+            text = f"<b>load</b>: share of the bottleneck's cycles ({top})<br>{rows}"
+        else:
+            text = "<b>arrays</b><br>" + "<br>".join(
+                f"<span style='color:{colour[a].name()}'>&#9632;</span> {a}" for a in arrays) + "<br>darker = drain"
+        self.legend.setText(f"{text}<br><span style='color:{theme.MUTED}'>{n_pe} PEs, {n_edges} FIFOs</span>")
+
+    def _blocks(self, graph, boxes, fill: QColor) -> None:
+        """Blocks of PEs with their counts, shown instead of the PEs when zoomed out."""
+        pes = [n for n in graph.nodes if n[0] == "PE"]
+        rows = max(n[1][0] for n in pes) + 1
+        cols = max(n[1][1] for n in pes) + 1
+        if max(rows, cols) >= THIN * min(rows, cols):
+            return  # a thin array is folded into bands (topology_layout): blocks would straddle them
+        step_r, step_c = math.ceil(rows / BLOCKS), math.ceil(cols / BLOCKS)
+        groups: dict[tuple, list] = {}
+        for node in pes:
+            groups.setdefault((node[1][0] // step_r, node[1][1] // step_c), []).append(boxes[node])
+        font = QFont(self.font())
+        font.setPointSizeF(28)
+        for members in groups.values():
+            x0 = min(b.x - b.size / 2 for b in members)
+            y0 = min(b.y - b.size / 2 for b in members)
+            x1 = max(b.x + b.size / 2 for b in members)
+            y1 = max(b.y + b.size / 2 for b in members)
+            item = QGraphicsRectItem(QRectF(x0, y0, x1 - x0, y1 - y0))
+            item.setBrush(QBrush(fill))
+            item.setPen(QPen(fill.lighter(160), 2))
+            item.setData(KIND_ROLE, "pe-block")
+            item.setZValue(3)
+            item.setToolTip(f"{len(members)} PEs: zoom in to see them")
+            self.scene().addItem(item)
+            label = QGraphicsSimpleTextItem(f"{len(members)} PEs", item)
+            label.setFont(font)
+            label.setBrush(QBrush(QColor(theme.TEXT)))
+            r = label.boundingRect()
+            if r.width() < (x1 - x0) * 0.9:
+                label.setPos((x0 + x1 - r.width()) / 2, (y0 + y1 - r.height()) / 2)
+            else:
+                label.setVisible(False)
+            self.blocks.append(item)
 
     def tooltip(self, item) -> str:
         """A module box's hover text, evaluated on first use (the trip counts are symbolic: evaluating
@@ -164,12 +268,13 @@ class QtTopology(QGraphicsView):
         item.setAcceptHoverEvents(True)
         self.scene().addItem(item)
         self.counts[kind] += 1
+        self._taken.append(item.rect())
         return item
 
     def _label(self, text: str, box) -> None:
         self._label_specs.append((text, QPointF(box.x, box.y + box.size / 2 + 1), True))
 
-    def _edges(self, graph, boxes, colour, large: bool) -> None:
+    def _edges(self, graph, boxes, edge_colour, large: bool) -> None:
         edges = list(graph.edges(data=True))
         bulk = large or len(edges) > MAX_EDGE_ITEMS
         paths: dict[str, QPainterPath] = {}
@@ -179,20 +284,32 @@ class QtTopology(QGraphicsView):
             if a is None or b is None:
                 continue
             if bulk and src[0] == "PE" and dst[0] == "PE":
-                path = paths.setdefault(data["array"], QPainterPath())
+                path = paths.setdefault((src[0], data["array"]), QPainterPath())
                 path.moveTo(a.x, a.y)
                 path.lineTo(b.x, b.y)
                 self.counts["fifo"] += 1
                 continue
             seen_pairs[(src, dst)] += 1
             offset = 4.0 * (seen_pairs[(src, dst)] - 1)  # several arrays between the same two modules
-            self._arrow(a, b, colour[data["array"]], data["width_bits"],
+            self._arrow(a, b, edge_colour(src[0], data["array"]), data["width_bits"],
                         None if bulk else f"{data['width_bits']}b", offset)
-        for array, path in paths.items():
+        for (name, array), path in paths.items():
             item = QGraphicsPathItem(path)
-            item.setPen(QPen(colour[array], 1))
+            item.setPen(QPen(edge_colour(name, array), 1))
             item.setData(KIND_ROLE, "fifo-bundle")
             self.scene().addItem(item)
+        self._flush_arrows()
+
+    def _flush_arrows(self) -> None:
+        for (kind, rgba, width_bits), path in self._bundles.items():
+            colour = QColor.fromRgba(rgba)
+            item = QGraphicsPathItem(path)
+            item.setPen(QPen(colour, 1 + min(3.0, math.log2(max(width_bits, 32) / 32) / 2)))
+            item.setBrush(QBrush(colour))
+            item.setData(KIND_ROLE, kind)
+            item.setToolTip(f"{'FIFOs' if kind == 'fifo' else 'AXI ports'}, {width_bits} bits wide")
+            self.scene().addItem(item)
+        self._bundles = {}
 
     def _arrow(self, a, b, colour: QColor, width_bits: int, label: str | None, offset: float = 0.0,
                kind: str = "fifo") -> None:
@@ -205,28 +322,35 @@ class QtTopology(QGraphicsView):
         d = QPointF(unit.dx(), unit.dy())
         start = line.p1() + d * (a.size / 2 + 2) + shift
         end = line.p2() - d * (b.size / 2 + 2) + shift
-        path = QPainterPath(start)
+        # arrows of one colour, width and kind share one path item: hundreds of items (each with its
+        # own tooltip) made a redraw of a 2-D array take a few hundred milliseconds
+        key = (kind, colour.rgba(), width_bits)
+        path = self._bundles.get(key)
+        if path is None:
+            path = self._bundles[key] = QPainterPath()
+        path.moveTo(start)
         path.lineTo(end)
         angle = math.atan2(d.y(), d.x())
         head = [end, end - QPointF(math.cos(angle - 0.45), math.sin(angle - 0.45)) * 7,
                 end - QPointF(math.cos(angle + 0.45), math.sin(angle + 0.45)) * 7]
         path.addPolygon(QPolygonF(head))
-        item = QGraphicsPathItem(path)
-        item.setPen(QPen(colour, 1 + min(3.0, math.log2(max(width_bits, 32) / 32) / 2)))
-        item.setBrush(QBrush(colour))
-        item.setData(KIND_ROLE, kind)
-        item.setToolTip(f"{'FIFO' if kind == 'fifo' else 'AXI port'}, {width_bits} bits wide")
-        self.scene().addItem(item)
         self.counts[kind] += 1
         if label:
             self._label_specs.append((label, (start + end) / 2 + QPointF(2, -8), False))
 
     def _update_detail(self) -> None:
-        show = self.transform().m11() >= LABEL_SCALE
+        scale = self.transform().m11()
+        show = scale >= LABEL_SCALE
         if show and self._label_specs:
             self._make_labels()
         for label in self.labels:
             label.setVisible(show)
+        if self.blocks:
+            zoomed_out = scale < BLOCK_SCALE
+            for block in self.blocks:
+                block.setVisible(zoomed_out)
+            for item in self._pe_items:
+                item.setVisible(not zoomed_out)
 
     def _make_labels(self) -> None:
         """The text items, made when first shown: most views start zoomed out, where they are hidden,
@@ -235,12 +359,18 @@ class QtTopology(QGraphicsView):
         module_font.setPointSizeF(6)
         fifo_font.setPointSizeF(5)
         module_brush, fifo_brush = QBrush(QColor(theme.TEXT)), QBrush(QColor(theme.MUTED))
+        metrics = {True: QFontMetricsF(module_font), False: QFontMetricsF(fifo_font)}
         for text, at, centred in self._label_specs:
+            width, height = metrics[centred].horizontalAdvance(text), metrics[centred].height()
+            if centred:  # under its module's box
+                at = at - QPointF(width / 2, 0)
+            rect = QRectF(at.x(), at.y(), width, height)
+            if any(rect.intersects(other) for other in self._taken):
+                continue  # it would cover a box or another label: left out (the hover text has it)
+            self._taken.append(rect)
             label = QGraphicsSimpleTextItem(text)
             label.setBrush(module_brush if centred else fifo_brush)
             label.setFont(module_font if centred else fifo_font)
-            if centred:  # under its module's box
-                at = at - QPointF(label.boundingRect().width() / 2, 0)
             label.setPos(at)
             label.setZValue(2)
             self.scene().addItem(label)
@@ -253,9 +383,107 @@ class QtTopology(QGraphicsView):
         if 0.02 <= scale <= 20:
             self.scale(factor, factor)
             self._update_detail()
+            self.viewChanged.emit()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.scene() and not self.scene().sceneRect().isEmpty() and self.transform().m11() < 1.01:
             self.fitInView(self.scene().sceneRect(), Qt.KeepAspectRatio)
             self._update_detail()
+        self.viewChanged.emit()
+
+
+class QtMinimap(QGraphicsView):
+    """The whole scene small, with the main view's visible area outlined; a click centres it there."""
+
+    def __init__(self, view: QtTopology, parent=None):
+        super().__init__(view.scene(), parent)
+        self.view = view
+        self.setInteractive(False)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setBackgroundBrush(QColor(theme.BACKGROUND))
+        self.setToolTip("overview: click to move the view there")
+        view.viewChanged.connect(self.follow)
+
+    def follow(self) -> None:
+        rect = self.scene().sceneRect()
+        if not rect.isEmpty():
+            self.fitInView(rect, Qt.KeepAspectRatio)
+        self.viewport().update()
+
+    def visible_area(self) -> QRectF:
+        return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+
+    def drawForeground(self, painter, rect) -> None:
+        area = self.visible_area().intersected(self.scene().sceneRect())
+        if area.isEmpty() or area.contains(self.scene().sceneRect()):
+            return
+        pen = QPen(QColor(theme.ACCENT), 0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(QColor(79, 163, 255, 40))
+        painter.drawRect(area)
+
+    def mousePressEvent(self, event) -> None:
+        self.view.centerOn(self.mapToScene(event.position().toPoint()))
+        self.viewport().update()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.follow()
+
+
+class HeatScale(QWidget):
+    """The heat scale's gradient, 0% to 100% of the bottleneck's cycles."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFixedHeight(30)
+        self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's")
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        bar = QRectF(4, 2, self.width() - 8, 10)
+        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        for stop, rgb in theme.HEAT_STOPS:
+            gradient.setColorAt(stop, QColor(*rgb))
+        painter.fillRect(bar, gradient)
+        painter.setPen(QColor(theme.MUTED))
+        for text, align, x in (("0%", Qt.AlignLeft, bar.left()), ("50%", Qt.AlignHCenter, bar.center().x() - 20),
+                               ("100%", Qt.AlignRight, bar.right() - 40)):
+            painter.drawText(QRectF(x, 13, 40, 16), align | Qt.AlignTop, text)
+
+
+class QtTopologyPanel(QWidget):
+    """The topology view with, to its right, the colour picker, the legend, the heat scale and the
+    minimap: nothing is drawn over the scene."""
+
+    def __init__(self, selection: DesignSelection, parent=None):
+        super().__init__(parent)
+        self.view = QtTopology(selection)
+        self.colours = QComboBox()
+        self.colours.addItems(["colour by load", "colour by array"])
+        self.colours.setToolTip("load: each module's share of the bottleneck's cycles (from the model)")
+        self.colours.currentIndexChanged.connect(lambda i: self._colour_mode(COLOUR_MODES[i]))
+        self.heat = HeatScale()
+        self.minimap = QtMinimap(self.view)
+        self.minimap.setFixedHeight(150)
+        side = QVBoxLayout()
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.colours)
+        side.addWidget(self.view.legend)
+        side.addWidget(self.heat)
+        side.addStretch(1)
+        side.addWidget(self.minimap)
+        column = QWidget()
+        column.setLayout(side)
+        column.setFixedWidth(190)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(column)
+
+    def _colour_mode(self, mode: str) -> None:
+        self.view.set_colour_mode(mode)
+        self.heat.setVisible(mode == "load")

@@ -1,15 +1,25 @@
-"""The application's look: a dark Fusion palette, one stylesheet, array colours and pyqtgraph
-defaults shared by every view."""
+"""The application's look: a dark or a light Fusion palette (by default the one the system uses),
+one stylesheet, array colours and pyqtgraph defaults shared by every view. Disabled widgets get
+their own muted text and flat backgrounds, so they read as disabled. The colours below are read
+when views are made: apply() picks the theme before the window is built."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-BACKGROUND = "#1e2127"
-PANEL = "#262a31"
-TEXT = "#d7dae0"
-MUTED = "#8b929e"
+DARK = {"BACKGROUND": "#1e2127", "PANEL": "#262a31", "TEXT": "#d7dae0", "MUTED": "#8b929e", "BORDER": "#3a3f4b",
+        "DISABLED": "#5f6570", "ALTERNATE": "#2c313a"}
+LIGHT = {"BACKGROUND": "#f4f5f7", "PANEL": "#ffffff", "TEXT": "#1f2328", "MUTED": "#5f6670", "BORDER": "#c9ced6",
+         "DISABLED": "#a3a9b2", "ALTERNATE": "#eef0f3"}
+BACKGROUND = DARK["BACKGROUND"]
+PANEL = DARK["PANEL"]
+TEXT = DARK["TEXT"]
+MUTED = DARK["MUTED"]
+BORDER = DARK["BORDER"]
+DISABLED = DARK["DISABLED"]
+ALTERNATE = DARK["ALTERNATE"]
 ACCENT = "#4fa3ff"
 ERROR = "#ff6b6b"
 OK = "#6bd68a"
@@ -18,36 +28,71 @@ ARRAY_COLOURS = ("#4fa3ff", "#ffb454", "#c792ea", "#6bd68a", "#ff6b6b", "#56d4dd
 PE_COLOUR = "#5c6370"
 DRAM_COLOUR = "#a0a7b4"
 
-STYLESHEET = f"""
+def stylesheet() -> str:
+    return f"""
 QMainWindow, QDialog {{ background: {BACKGROUND}; }}
 QDockWidget::title {{ background: {PANEL}; padding: 4px 8px; color: {TEXT}; }}
-QGroupBox {{ border: 1px solid #3a3f4b; border-radius: 4px; margin-top: 14px; padding-top: 6px; }}
+QGroupBox {{ border: 1px solid {BORDER}; border-radius: 4px; margin-top: 14px; padding-top: 6px; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; color: {MUTED}; }}
+QGroupBox:disabled {{ color: {DISABLED}; }}
 QLabel#error {{ color: {ERROR}; }}
 QLabel#muted {{ color: {MUTED}; }}
+QLabel:disabled, QLabel#muted:disabled {{ color: {DISABLED}; }}
 QLabel#headline {{ font-size: 15px; font-weight: 600; }}
-QTreeView, QTableView, QPlainTextEdit {{ background: {PANEL}; border: 1px solid #3a3f4b; }}
+QTreeView, QTableView, QPlainTextEdit {{ background: {PANEL}; border: 1px solid {BORDER}; }}
+QTreeView:disabled, QTableView:disabled {{ color: {DISABLED}; }}
 QPushButton {{ padding: 4px 12px; }}
+QPushButton:disabled {{ color: {DISABLED}; }}
 QPushButton#primary {{ background: {ACCENT}; color: #0b1220; font-weight: 600; border-radius: 3px; }}
-QPushButton#primary:disabled {{ background: #3a3f4b; color: {MUTED}; }}
-QProgressBar {{ border: 1px solid #3a3f4b; border-radius: 3px; text-align: center; background: {PANEL}; }}
+QPushButton#primary:disabled {{ background: {BORDER}; color: {DISABLED}; }}
+QProgressBar {{ border: 1px solid {BORDER}; border-radius: 3px; text-align: center; background: {PANEL}; }}
 QProgressBar::chunk {{ background: {ACCENT}; }}
+QProgressBar:disabled {{ color: {DISABLED}; }}
 """
+
+
+def system_is_light() -> bool:
+    hints = QGuiApplication.styleHints()
+    return hasattr(hints, "colorScheme") and hints.colorScheme() == Qt.ColorScheme.Light
+
+
+
+
+# the heat scale of a module's share of the bottleneck's cycles: 0 -> cool, 1 -> the bottleneck
+HEAT_STOPS = ((0.0, (40, 70, 120)), (0.5, (60, 160, 150)), (0.8, (235, 190, 70)), (1.0, (235, 75, 60)))
 
 
 def array_colour(index: int) -> QColor:
     return QColor(ARRAY_COLOURS[index % len(ARRAY_COLOURS)])
 
 
-def apply(app: QApplication) -> None:
+def heat_colour(share: float) -> QColor:
+    share = min(1.0, max(0.0, float(share)))
+    for (a, ca), (b, cb) in zip(HEAT_STOPS, HEAT_STOPS[1:]):
+        if share <= b:
+            t = (share - a) / (b - a)
+            return QColor(*(round(x + (y - x) * t) for x, y in zip(ca, cb)))
+    return QColor(*HEAT_STOPS[-1][1])
+
+
+def apply(app: QApplication, mode: str = "dark") -> str:
+    """`mode`: dark, light or system (the system's colour scheme); returns the theme applied."""
+    chosen = ("light" if system_is_light() else "dark") if mode == "system" else mode
+    colours = LIGHT if chosen == "light" else DARK
+    globals().update(colours)
     app.setStyle("Fusion")
     palette = QPalette()
     for role, colour in ((QPalette.Window, BACKGROUND), (QPalette.WindowText, TEXT), (QPalette.Base, PANEL),
-                         (QPalette.AlternateBase, "#2c313a"), (QPalette.Text, TEXT), (QPalette.Button, PANEL),
+                         (QPalette.AlternateBase, ALTERNATE), (QPalette.Text, TEXT), (QPalette.Button, PANEL),
                          (QPalette.ButtonText, TEXT), (QPalette.Highlight, ACCENT),
                          (QPalette.HighlightedText, "#0b1220"), (QPalette.ToolTipBase, PANEL),
                          (QPalette.ToolTipText, TEXT), (QPalette.PlaceholderText, MUTED)):
         palette.setColor(role, QColor(colour))
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
+        palette.setColor(QPalette.Disabled, role, QColor(DISABLED))
+    palette.setColor(QPalette.Disabled, QPalette.Button, QColor(BACKGROUND))
+    palette.setColor(QPalette.Disabled, QPalette.Base, QColor(BACKGROUND))
     app.setPalette(palette)
-    app.setStyleSheet(STYLESHEET)
+    app.setStyleSheet(stylesheet())
     pg.setConfigOptions(antialias=True, background=BACKGROUND, foreground=TEXT)
+    return chosen

@@ -2,15 +2,29 @@
 I/O or drain module along the side of the PE dimension it follows (inputs top/left, drains
 bottom/right, one lane per module, outer lanes for higher levels), per-PE modules as small boxes in
 their PE's cell, singletons at the chain heads, and a DRAM port beyond every module that reads or
-writes DRAM. Plain Python: no Qt."""
+writes DRAM.
+
+A long 1-D chain (more than FOLD_AT PEs), or a 2-D array whose one dimension is that long and
+THIN times longer than the other, is folded into bands along its long dimension, serpentine (every
+other band runs backwards, so neighbours in the chain stay neighbours on screen and the turn is
+one step down); a band is as thick as the short dimension, with the modules that follow the long
+dimension above (inputs) or below (drains) their PE in each band, and those that follow the short
+one left of the first band. The band width makes the whole array about ASPECT times as wide as
+high. Plain Python: no Qt.
+"""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 CELL = 60.0  # distance between PE centres
 PE_SIZE = 38.0
 MODULE_SIZE = 26.0
 SMALL_SIZE = 12.0
+LANE = 0.75 * CELL  # distance between lanes of modules beside the PEs
+FOLD_AT = 24  # 1-D chains longer than this are folded into rows
+ASPECT = 1.6  # width / height a folded chain aims at
+THIN = 6  # a 2-D array is folded when its long dimension is this many times its short one
 
 
 @dataclass(frozen=True)
@@ -20,15 +34,60 @@ class Box:
     size: float
 
 
-def _pe_xy(index: tuple[int, ...]) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Fold:
+    """A chain of `n` PEs (or `thick` chains side by side) in bands of `width`, `pitch` apart,
+    serpentine; `long` is the PE dimension folded."""
+
+    n: int
+    width: int
+    pitch: float
+    thick: int = 1
+    long: int = 0
+
+    @property
+    def rows(self) -> int:
+        return math.ceil(self.n / self.width)
+
+    def xy(self, i: int) -> tuple[float, float]:
+        row, col = divmod(i, self.width)
+        if row % 2:
+            col = self.width - 1 - col
+        return col * CELL, row * self.pitch
+
+
+def fold_for(n: int, lanes_above: int, lanes_below: int, thick: int = 1, long: int = 0) -> Fold | None:
+    """The fold of a chain of n PEs (`thick` wide) with that many module lanes per band (None: straight)."""
+    if n <= FOLD_AT:
+        return None
+    pitch = CELL * thick + LANE * (lanes_above + lanes_below) + 0.4 * CELL
+    width = max(4, min(n, round(math.sqrt(ASPECT * n * pitch / CELL))))
+    return Fold(n, width, pitch, thick, long)
+
+
+def _pe_xy(index: tuple[int, ...], fold: Fold | None) -> tuple[float, float]:
     if len(index) == 0:
         return 0.0, 0.0
+    if fold is not None:
+        x, y = fold.xy(index[fold.long])
+        return x, y + (index[1 - fold.long] * CELL if len(index) == 2 else 0.0)
     if len(index) == 1:
         return index[0] * CELL, 0.0
     col = 0
     for i in index[1:]:
         col = col * 1000 + i  # more than two space loops: the rest flattened along x
     return col * CELL, index[0] * CELL
+
+
+def _placement(m: dict, pe_grid: list) -> tuple[str, list]:
+    """How a module is placed: 'per_pe' (one in each PE cell), 'lane' (along a PE dimension) or
+    'single' (at the chain heads), with the PE dimension of each of its grid's dimensions."""
+    dims = [pe_grid.index(g) if g in pe_grid else None for g in m["grid"]]
+    if m["grid"] and len(dims) == len(pe_grid) and None not in dims and len(pe_grid) > 1:
+        return "per_pe", dims
+    if m["grid"] and dims[0] is not None:
+        return "lane", dims
+    return "single", dims
 
 
 def layout(graph, descriptor: dict) -> tuple[dict, dict]:
@@ -39,10 +98,18 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
     nodes_of: dict[str, list] = {}
     for node in graph.nodes:
         nodes_of.setdefault(node[0], []).append(node)
-    boxes = {}
+    order = sorted((m for m in modules.values() if m["kind"] != "pe"), key=lambda m: (m["level"] or 0, m["name"]))
+    placements = {m["name"]: _placement(m, pe_grid) for m in order}
     pe_nodes = nodes_of.get("PE", [])
-    for node in pe_nodes:
-        boxes[node] = Box(*_pe_xy(node[1]), PE_SIZE)
+    fold = None
+    extents = [max((n[1][d] for n in pe_nodes), default=0) + 1 for d in range(len(pe_grid))]
+    long = max(range(len(extents)), key=lambda d: extents[d]) if extents else 0
+    thin = len(pe_grid) == 1 or (len(pe_grid) == 2 and extents[long] >= THIN * extents[1 - long])
+    if thin and pe_nodes:
+        along = [m for m in order if placements[m["name"]][0] == "lane" and placements[m["name"]][1][0] == long]
+        fold = fold_for(extents[long], sum(m["kind"] == "io" for m in along), sum(m["kind"] != "io" for m in along),
+                        extents[1 - long] if len(pe_grid) == 2 else 1, long)
+    boxes = {node: Box(*_pe_xy(node[1], fold), PE_SIZE) for node in pe_nodes}
     xs = [b.x for b in boxes.values()] or [0.0]
     ys = [b.y for b in boxes.values()] or [0.0]
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
@@ -50,25 +117,31 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
     corner = {"in": 0, "out": 0}
     per_pe_slot = 0
     drams = {}
-    # outer levels get outer lanes: place L1 first, then L2, L3
-    order = sorted((m for m in modules.values() if m["kind"] != "pe"), key=lambda m: (m["level"] or 0, m["name"]))
-    for m in order:
+    for m in order:  # outer levels get outer lanes: L1 first, then L2, L3
         incoming = m["kind"] == "io"
-        dims = [pe_grid.index(g) if g in pe_grid else None for g in m["grid"]]
+        how, dims = placements[m["name"]]
         nodes = nodes_of.get(m["name"], [])
-        if m["grid"] and len(dims) == len(pe_grid) and None not in dims and len(pe_grid) > 1:
+        if how == "per_pe":
             dx, dy = [(-0.5, -0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, 0.5)][per_pe_slot % 4]
             per_pe_slot += 1
             off = (PE_SIZE + SMALL_SIZE) / 2 - 3
             for node in nodes:
-                x, y = _pe_xy(tuple(node[1][dims.index(d)] for d in range(len(pe_grid))))
+                x, y = _pe_xy(tuple(node[1][dims.index(d)] for d in range(len(pe_grid))), fold)
                 boxes[node] = Box(x + dx * 2 * off / 1.4, y + dy * 2 * off / 1.4, SMALL_SIZE)
-        elif m["grid"] and dims[0] is not None:
+        elif how == "lane":
             along_x = len(pe_grid) == 1 or dims[0] >= 1
             side = ("top" if incoming else "bottom") if along_x else ("left" if incoming else "right")
             lanes[side] += 1
-            distance = CELL * (0.35 + 0.75 * lanes[side])
+            distance = CELL * 0.35 + LANE * lanes[side]
             for node in nodes:
+                if fold is not None and dims[0] == fold.long:  # in the band of its PE
+                    x, y = fold.xy(node[1][0])
+                    below = y + CELL * (fold.thick - 1) + distance
+                    boxes[node] = Box(x, y - distance if incoming else below, MODULE_SIZE)
+                    continue
+                if fold is not None:  # follows the short dimension: left of the first band
+                    boxes[node] = Box(-distance - (0 if incoming else CELL * 0.5), node[1][0] * CELL, MODULE_SIZE)
+                    continue
                 pos = node[1][0] * CELL + 0.25 * CELL * sum(node[1][1:])
                 if along_x:
                     boxes[node] = Box(pos, top - distance if incoming else bottom + distance, MODULE_SIZE)

@@ -1,105 +1,177 @@
-"""SearchRequest -> the engine's exploration in a child process, reported through a queue as
-("progress", Progress), ("design", DesignResult), ("skipped", design ids the budget did not reach),
-then ("result", ExplorationResult) or ("error", str).
+"""The search process: a child started when the window opens that warms up once (imports, the
+pyomo/SCIP solver, the compiled Pareto sweeps) and then runs one SearchRequest after another,
+reporting through a queue:
+("phase", text) while it prepares, ("started", None) when the budget starts, ("progress", Progress),
+("design", DesignResult), then ("result", ExplorationResult) or ("error", str).
 
 A child process rather than a thread: the tuner's MP seed (SCIP through pyomo) and long numpy
 stretches hold the GIL, which would freeze the window; a process can also be stopped at once.
-The child runs at a lower priority than the window (it would otherwise take half of the window's
-core on a busy machine) and exits by itself when the window's process dies (see parent_watchdog).
-No Qt here: the child imports only the engine.
+The child runs at a lower priority than the window and exits by itself when the window's process
+dies (see parent_watchdog). No Qt here: the child imports only the engine.
 
-The budget is wall time from the moment the child is ready (its imports done, about a second
-after Start, which the window says): compiling the kernel and building each design's model count.
-Designs run one after another, each getting an even share of what is left, so the time a design's
-model build overran its share is taken from the next ones; designs not started when the budget is
-spent are reported as skipped. So a search ends within one model build of its budget.
+The budget is sampling time only, as `systolic search` spends it: the warm-up, compiling the kernel
+and the designs' models (loaded from the model cache, which the window's model pool fills right
+after each compile; built here only if missing) all come before the budget starts. Designs run one
+after another, each on an even share of the budget, as explore() splits it: every design is
+searched, and a search ends later than its budget by what the designs overran their shares
+(an MP solve, a last batch).
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
-import time
+import threading
 from dataclasses import dataclass
 
+from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
-from engine.compiler.design_space import compile_kernel
 from engine.errors import EngineError
+from engine.models.cache import ModelCache, cached_model
 from engine.models.device import load_device
-from engine.search.explore import Budget, explore
-from engine.search.progress import ExplorationResult
+from engine.search import pareto
+from engine.search.explore import Budget
+from engine.search.methods import strategy_class
+from engine.search.progress import DesignResult, ExplorationResult
+from engine.search.run import SearchRun
+from engine.search.space import SearchSpace
 
 CHILD_NICENESS = 10  # added to the search process's nice value: the window's events come first
-MIN_DESIGN_SECONDS = 0.05  # a design is not started with less of the budget left than this
+WARM_METHOD = "hybrid"  # the method warmed up when the window opens (the default)
 
 
 @dataclass(frozen=True)
 class SearchRequest:
-    kernel_path: str
-    defines: dict[str, str]
-    device: str
+    source: KernelSource
+    kernel_name: str
     method: str
     seconds: float
     designs: tuple[str, ...] = ()  # empty: every design
     seed: int = 0
+    cache_folder: str | None = None  # None: the default model cache
 
 
-def design_seconds(deadline: float, now: float, designs_left: int) -> float | None:
-    """The next design's share of the budget left (its model build included), None when spent."""
-    left = deadline - now
-    if designs_left <= 0 or left < MIN_DESIGN_SECONDS:
-        return None
-    return left / designs_left
+def warm_up(method: str = WARM_METHOD) -> None:
+    pareto.warm_up()
+    strategy_class(method).warm_up()
+
+
+def load_models(request: SearchRequest, queue) -> dict:
+    """Design id -> model, from the cache or built now (reported as phases); all before the budget."""
+    cache = ModelCache(request.cache_folder)
+    device = load_device(request.source.device)
+    models, space = {}, None
+    ids = list(request.designs)
+    if not ids:
+        space = compile_source(request.source)
+        ids = [d.id for d in space.designs]
+    for n, design in enumerate(ids):
+        key = request.source.key(design)
+        model = cache.load(key, design)
+        if model is None:
+            queue.put(("phase", f"building the model of {design} ({n + 1} of {len(ids)})"))
+            space = space or compile_source(request.source)
+            model, _ = cached_model(cache, key, space, space.design(design), device)
+        models[design] = model
+    return models
+
+
+def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks) -> DesignResult:
+    """One design on its share, as explore() runs each design of a `systolic search`."""
+    space = SearchSpace(model)
+    run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, callbacks=callbacks,
+                    cancel_event=cancel)
+    return run.run()
+
+
+def run_search(request: SearchRequest, queue, cancel) -> None:
+    try:
+        strategy_class(request.method)
+        queue.put(("phase", "warming up the search"))
+        warm_up(request.method)
+        queue.put(("phase", "loading the designs' models"))
+        models = load_models(request, queue)
+        designs = list(models)
+        queue.put(("started", None))
+        share = Budget(seconds=request.seconds).split(len(designs)).seconds
+        results = []
+        for n, design in enumerate(designs):
+            if cancel.is_set():
+                break
+            # seeded as explore() seeds the n-th design of a whole run
+            result = search_design(models[design], request.method, share, request.seed + n, cancel,
+                                   (lambda p: queue.put(("progress", p)),))
+            results.append(result)
+            queue.put(("design", result))
+        queue.put(("result", ExplorationResult(request.kernel_name, request.method, request.seed, tuple(results))))
+    except EngineError as error:
+        queue.put(("error", str(error)))
+    except Exception as error:  # noqa: BLE001 (reported in the window, never a traceback)
+        queue.put(("error", f"search failed: {type(error).__name__}: {error}"))
+
+
+def host(requests, replies, cancel, ready, parent_pid: int | None = None) -> None:
+    """The child's life: warm up, then serve requests until a None arrives."""
+    if parent_pid is not None:
+        watch_parent(parent_pid)
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001 (a method that cannot warm up reports its error when it is used)
+        pass
+    ready.set()
+    while True:
+        request = requests.get()
+        if request is None:
+            return
+        run_search(request, replies, cancel)
+        replies.put(("idle", None))
 
 
 @dataclass
-class SearchProcess:
-    """A started search child and the two channels to it."""
+class SearchHost:
+    """A started search process and its channels: requests in, replies out, cancel, warmed up."""
 
     process: multiprocessing.Process
-    queue: multiprocessing.Queue
+    requests: multiprocessing.Queue
+    replies: multiprocessing.Queue
     cancel: multiprocessing.Event
+    ready: multiprocessing.Event
+    lock: threading.Lock  # one search at a time
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def kill(self) -> None:
+        """End the process now (it is inside a step that does not check the cancel flag)."""
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(1.0)
+
+    def close(self, timeout: float = 1.0) -> None:
+        if self.process.is_alive():
+            self.cancel.set()
+            try:
+                self.requests.put(None)
+            except (OSError, ValueError):
+                pass
+            self.process.join(0.2)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout)
+        for queue in (self.requests, self.replies):
+            queue.cancel_join_thread()
+            queue.close()
 
 
-def start_search_process(request: SearchRequest) -> SearchProcess:
-    """Start `run_search` in a spawned child at a lower priority; it watches this process."""
+def start_search_host() -> SearchHost:
+    """Start the search process at a lower priority; it warms up at once and watches this process."""
     context = multiprocessing.get_context("spawn")
-    queue, cancel = context.Queue(), context.Event()
-    process = context.Process(target=run_search, args=(request, queue, cancel, os.getpid()), daemon=True,
+    requests, replies, cancel, ready = context.Queue(), context.Queue(), context.Event(), context.Event()
+    process = context.Process(target=host, args=(requests, replies, cancel, ready, os.getpid()), daemon=True,
                               name="systolic-search")
     process.start()
     try:
         os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS)
     except (AttributeError, OSError):  # no setpriority (Windows) or not allowed: the child runs as is
         pass
-    return SearchProcess(process, queue, cancel)
-
-
-def run_search(request: SearchRequest, queue, cancel, parent_pid: int | None = None) -> None:
-    if parent_pid is not None:
-        watch_parent(parent_pid)
-    deadline = time.monotonic() + request.seconds
-    try:
-        space = compile_kernel(request.kernel_path, defines=request.defines)
-        device = load_device(request.device)
-        designs = list(request.designs) or [d.id for d in space.designs]
-        for d in designs:
-            space.design(d)  # an unknown id is an error before anything runs
-        results = []
-        for n, design in enumerate(designs):
-            if cancel.is_set():
-                break
-            seconds = design_seconds(deadline, time.monotonic(), len(designs) - n)
-            if seconds is None:
-                queue.put(("skipped", tuple(designs[n:])))
-                break
-            # one design per call, seeded as explore() seeds the n-th design of a whole run
-            run = explore(space, device, method=request.method, budget=Budget(seconds=seconds), designs=[design],
-                          seed=request.seed + n, cancel_event=cancel,
-                          callbacks=(lambda p: queue.put(("progress", p)),))
-            results.extend(run.designs)
-            queue.put(("design", run.designs[0]))
-        queue.put(("result", ExplorationResult(space.kernel.name, request.method, request.seed, tuple(results))))
-    except EngineError as error:
-        queue.put(("error", str(error)))
-    except Exception as error:  # noqa: BLE001 (reported in the window, never a traceback)
-        queue.put(("error", f"search failed: {type(error).__name__}: {error}"))
+    return SearchHost(process, requests, replies, cancel, ready, threading.Lock())

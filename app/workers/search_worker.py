@@ -1,10 +1,12 @@
-"""SearchWorker(request): a QThread that runs the search process and relays what it reports as
-queued signals, at a steady 10 Hz (`ticked`), plus `designDone` per finished design, `designsSkipped`
-for the designs the budget did not reach, and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text;
-the run is stored in the run database before that.
+"""SearchWorker(host, request): a QThread that hands the request to the warm search process and
+relays what it reports as queued signals: `phase(text)` while it prepares, `budgetStarted()` when
+the budget starts, `ticked` at a steady 10 Hz from then on, `designDone` per finished design,
+and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text; the run is stored in the run
+database before that.
 
-Stop: the cancel event asks the engine to stop after its current batch; if the child has not
-finished 0.3 s later (e.g. inside an MP solve) it is terminated and the designs it finished are kept.
+Stop: the cancel event asks the engine to stop after its current batch; if the process has not
+finished 0.25 s later (e.g. inside an MP solve) it is terminated (`host_lost` is then True: the
+session starts a fresh one) and the designs it finished are kept.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import time
 
 from PySide6.QtCore import QThread, Signal
 
-from app.workers.search_process import SearchRequest, start_search_process
+from app.workers.search_process import SearchHost, SearchRequest
 from engine.errors import EngineError
 from engine.search.progress import ExplorationResult
 from engine.search.store import RunStore
@@ -24,20 +26,21 @@ STOP_GRACE = 0.25  # seconds the child gets to stop by itself
 
 
 class SearchWorker(QThread):
-    ticked = Signal(list, float)  # Progress snapshots since the previous tick, seconds since start
+    phase = Signal(str)  # what the search process prepares (before the budget starts)
+    budgetStarted = Signal()
+    ticked = Signal(list, float)  # Progress snapshots since the previous tick, seconds since the budget started
     designDone = Signal(object)  # DesignResult
-    designsSkipped = Signal(tuple)  # ids of the designs not started: the budget was spent
     searchFinished = Signal(object, str, str)  # ExplorationResult, "finished" | "interrupted", error text
 
-    def __init__(self, request: SearchRequest, record: dict | None = None, parent=None):
+    def __init__(self, host: SearchHost, request: SearchRequest, record: dict | None = None, parent=None):
         """`record`: kernel, kernel_path, kernel_text, sizes, database - to store the run when it ends."""
         super().__init__(parent)
-        self.request, self.record = request, record or {}
+        self.host, self.request, self.record = host, request, record or {}
+        self.host_lost = False  # the process was terminated or died: it cannot serve another search
         self._stop = threading.Event()
         self.stop_requested_at: float | None = None
         self.search_ended_at: float | None = None  # the search process has stopped computing
         self.run_id: int | None = None
-        self.skipped: tuple[str, ...] = ()  # designs the budget did not reach
 
     def stop(self) -> None:
         if not self._stop.is_set():
@@ -52,25 +55,35 @@ class SearchWorker(QThread):
             self.searchFinished.emit(result, "interrupted", f"the search could not run: {type(exc).__name__}: {exc}")
 
     def _run(self) -> None:
-        child = start_search_process(self.request)
-        process, queue, cancel = child.process, child.queue, child.cancel
-        start = time.perf_counter()
+        with self.host.lock:
+            self._serve()
+
+    def _serve(self) -> None:
+        host = self.host
+        process, queue, cancel = host.process, host.replies, host.cancel
+        cancel.clear()
+        if not host.ready.is_set():
+            self.phase.emit("warming up the search (once per window)")
+        host.requests.put(self.request)
+        start = None
         pending, done, result, error = [], [], None, ""
-        next_tick, stop_at = start + TICK, None
+        next_tick, stop_at, broken = time.perf_counter() + TICK, None, False
         while True:
             try:
                 kind, payload = queue.get(timeout=0.02)
             except queue_module.Empty:
                 kind = payload = None
             now = time.perf_counter()
-            if kind == "progress":
+            if kind == "phase":
+                self.phase.emit(payload)
+            elif kind == "started":
+                start, next_tick = now, now + TICK
+                self.budgetStarted.emit()
+            elif kind == "progress":
                 pending.append(payload)
             elif kind == "design":
                 done.append(payload)
                 self.designDone.emit(payload)
-            elif kind == "skipped":
-                self.skipped = tuple(payload)
-                self.designsSkipped.emit(self.skipped)
             elif kind == "result":
                 result = payload
             elif kind == "error":
@@ -81,22 +94,26 @@ class SearchWorker(QThread):
                 cancel.set()
                 stop_at = now
             if stop_at is not None and now - stop_at > STOP_GRACE:
+                broken = True
                 break
             if kind is None and not process.is_alive():
                 error = f"the search process ended unexpectedly (exit code {process.exitcode})"
+                broken = True
                 break
-            if now >= next_tick:
+            if start is not None and now >= next_tick:
                 self.ticked.emit(pending, now - start)
                 pending, next_tick = [], now + TICK
-        self.ticked.emit(pending, time.perf_counter() - start)
-        if process.is_alive() and stop_at is None:
-            process.join(0.05)
-        if process.is_alive():
-            process.terminate()
-            process.join(1.0)
-        queue.cancel_join_thread()
-        queue.close()
-        self.search_ended_at = time.perf_counter()
+        if start is not None:
+            self.ticked.emit(pending, time.perf_counter() - start)
+        if broken:
+            # stopped in the middle (or broken): the process cannot be trusted with the next search
+            self.host_lost = True
+            host.kill()
+            self.search_ended_at = time.perf_counter()
+            host.close()
+        else:
+            self.search_ended_at = time.perf_counter()
+            self._wait_idle(queue)
         if result is None:
             result = ExplorationResult(self.record.get("kernel", ""), self.request.method, self.request.seed,
                                        tuple(done))
@@ -109,11 +126,28 @@ class SearchWorker(QThread):
                 error = f"the run was not stored: {exc}"
         self.searchFinished.emit(result, status, error)
 
+    def _wait_idle(self, queue) -> None:
+        """The process says it is idle right after the result; wait briefly so the next search's
+        replies do not start with this one's."""
+        deadline = time.perf_counter() + 1.0
+        while time.perf_counter() < deadline:
+            try:
+                kind, _ = queue.get(timeout=0.05)
+            except queue_module.Empty:
+                if not self.host.process.is_alive():
+                    self.host_lost = True
+                    return
+                continue
+            if kind == "idle":
+                return
+        self.host_lost = True
+        self.host.close()
+
     def _store(self, result: ExplorationResult, status: str) -> int:
         """Store the run here, off the GUI thread: an SQLite commit can take a while on a busy disk."""
         r, request = self.record, self.request
         with RunStore(r["database"]) as store:
             return store.save(kernel_path=r["kernel_path"], kernel_text=r["kernel_text"], sizes=r["sizes"],
-                              device=request.device, method=request.method, seed=request.seed,
+                              device=request.source.device, method=request.method, seed=request.seed,
                               budget={"seconds": request.seconds, "samples": None}, result=result, status=status,
                               options={"source": "systolic-studio"})

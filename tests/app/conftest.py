@@ -49,6 +49,18 @@ def run_database(tmp_path, monkeypatch):
     return path
 
 
+@pytest.fixture(scope="session")
+def model_cache_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("model-cache")
+
+
+@pytest.fixture(autouse=True)
+def model_cache(model_cache_folder, monkeypatch):
+    """One model cache for the session's tests (not the user's): built models are reused across tests."""
+    monkeypatch.setenv("SYSTOLIC_STUDIO_CACHE", str(model_cache_folder))
+    return model_cache_folder
+
+
 @pytest.fixture
 def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
@@ -68,8 +80,11 @@ def make_window(qtbot, settings):
 
     yield make
     for window in windows:
+        window.points.wait()
+        window.session.wait()
+        window.models.shutdown()
         window.search.shutdown()
-        window.selection.shutdown()
+        window.selection.shutdown(60000)
 
 
 @pytest.fixture
@@ -78,6 +93,16 @@ def settle(qtbot):
 
     def wait(selection, timeout: int = 30000):
         qtbot.waitUntil(lambda: not selection.busy, timeout=timeout)
+
+    return wait
+
+
+@pytest.fixture
+def compiled(qtbot):
+    """compiled(window): wait until the window's kernel is compiled (it compiles off the GUI thread)."""
+
+    def wait(window, timeout: int = 60000):
+        qtbot.waitUntil(lambda: not window.session.compiling, timeout=timeout)
 
     return wait
 

@@ -20,12 +20,22 @@ GONE_WITHIN = 5.0
 
 SEARCH_HELPER = """
     import sys, time
-    from app.workers.search_process import SearchRequest, start_search_process
+    from pathlib import Path
+    from app.workers.model_pool import KernelSource
+    from app.workers.search_process import SearchRequest, start_search_host
+    from engine.compiler.design_space import compile_kernel
 
     if __name__ == "__main__":
-        child = start_search_process(SearchRequest(sys.argv[1], {}, "u250", "hybrid", 600.0, ()))
-        kind, _ = child.queue.get(timeout=120)  # the child is searching
-        print(child.process.pid, kind, flush=True)
+        path = Path(sys.argv[1])
+        space = compile_kernel(path)
+        source = KernelSource(path.read_text(), path.name, str(path.parent), {}, dict(space.kernel.sizes), "u250")
+        host = start_search_host()
+        host.requests.put(SearchRequest(source, "mm", "hybrid", 600.0, (space.designs[0].id,)))
+        while True:  # until the child is searching
+            kind, _ = host.replies.get(timeout=300)
+            if kind in ("progress", "error"):
+                break
+        print(host.process.pid, kind, flush=True)
         time.sleep(600)
 """
 
@@ -66,7 +76,8 @@ def _kill_helper_and_wait_for_the_child(tmp_path, script: str, *args: str, wait_
     output), SIGKILL the helper; returns the seconds until the child was gone."""
     helper_file = tmp_path / "helper.py"
     helper_file.write_text(textwrap.dedent(script))
-    helper = subprocess.Popen([sys.executable, str(helper_file), *args], stdout=subprocess.PIPE, text=True)
+    helper = subprocess.Popen([sys.executable, str(helper_file), *args], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     child = None
     try:
         line = helper.stdout.readline().split()

@@ -27,8 +27,9 @@ def _stored_run(database, kernel_text) -> int:
                           method="evolution", seed=0, budget={"seconds": 1.0, "samples": None}, result=result)
 
 
-def test_save_close_reopen_restores_everything(make_window, tmp_path, run_database, qtbot):
-    window = make_window()
+def test_save_close_reopen_restores_everything(make_window, tmp_path, run_database, qtbot, compiled, settle):
+    window = make_window(background=False)
+    compiled(window)
     panel = window.kernel_panel
     text = panel.editor.toPlainText().replace("Default sizes are the papers'", "Edited in a test:")
     panel.editor.setPlainText(text)
@@ -37,10 +38,12 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
         panel.sizes.item(row, 1).setText(str(value))
     panel.data_type.setCurrentText("int16_t")
     panel.data_type.activated.emit(panel.data_type.currentIndex())
+    compiled(window)  # the kernel compiles off the GUI thread
     window.search_panel.method.setCurrentText("annealing")
     window.search_panel.seconds.setValue(7.5)
     window.tree.select_design("i-j__i-j.k")
-    window.detail.editors["i_t1"].textEdited.emit("10")
+    window.detail.editors["i_t1"].setValue(10)
+    settle(window.selection)
     run_id = _stored_run(run_database, text)
     window.search.run_ids.append(run_id)
     path = tmp_path / "demo.ssproj"
@@ -49,14 +52,17 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
     saved = window.project()
     window.close()
 
-    again = make_window()
+    again = make_window(background=False)
+    compiled(again)
     assert again.open_project(path)
+    compiled(again)
+    settle(again.selection)
     assert again.project() == saved
     assert again.kernel_panel.editor.toPlainText() == text
     assert again.session.space.kernel.sizes == {"I": 40, "J": 32, "K": 48}
     assert {a.dtype for a in again.session.space.kernel.arrays.values()} == {"int16"}
     assert again.selection.design.id == "i-j__i-j.k" and again.selection.values["i_t1"] == 10
-    assert again.detail.editors["i_t1"].text() == "10"
+    assert again.detail.editors["i_t1"].value() == 10
     assert again.search.status == "replayed"
     assert again.search_panel.overall.getData()[1].tolist() == [42.0 * 5000 / 9000, 42.0]
     assert again.tree_model.best["i-j__i-j.k"].throughput_gops == 42.0
@@ -69,8 +75,9 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
                                      json.dumps({"format": FORMAT, "version": 1, "kernel_path": "x.c"}).encode(),
                                      json.dumps({"format": FORMAT, "version": 1, "kernel_path": "x.c",
                                                  "kernel_text": "", "sizes": {"I": "big"}}).encode()])
-def test_a_corrupt_project_changes_nothing_and_says_why(make_window, tmp_path, content):
-    window = make_window()
+def test_a_corrupt_project_changes_nothing_and_says_why(make_window, tmp_path, content, compiled):
+    window = make_window(background=False)
+    compiled(window)
     before = window.project()
     path = tmp_path / "bad.ssproj"
     path.write_bytes(content)
@@ -81,7 +88,7 @@ def test_a_corrupt_project_changes_nothing_and_says_why(make_window, tmp_path, c
 
 
 def test_an_unreadable_project_says_why(make_window, tmp_path):
-    window = make_window()
+    window = make_window(background=False)
     assert not window.open_project(tmp_path / "missing.ssproj")
     assert "cannot read project" in window.last_message
 

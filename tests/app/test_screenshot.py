@@ -1,5 +1,6 @@
 """`systolic-studio --screenshot PATH --search-seconds S` runs a short search on the default kernel,
-selects the best design and writes a PNG of the whole window, then exits 0; bad arguments exit 2.
+selects the best design and writes a PNG of the whole window (and of its Bottleneck and Compare
+views), then exits 0; bad arguments exit 2.
 Run as a command, the way the README makes the picture."""
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from engine.search.store import RunStore
 
 def _studio(*args, env):
     return subprocess.run([sys.executable, "-m", "app", *args], check=False, capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env, timeout=400)
 
 
 def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_database):
@@ -26,6 +27,9 @@ def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_databas
     image = QImage(str(path))
     assert (image.width(), image.height()) == SCREEN_SIZE
     assert len({image.pixel(x, y) for x in range(0, image.width(), 40) for y in range(0, image.height(), 40)}) > 20
+    for view in ("bottleneck", "compare"):
+        sibling = QImage(str(tmp_path / f"shot-{view}.png"))
+        assert (sibling.width(), sibling.height()) == SCREEN_SIZE
     with RunStore(run_database) as store:
         runs = store.list_runs()
     assert [r.method for r in runs] == ["random"] and runs[0].status == "finished"

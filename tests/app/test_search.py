@@ -42,13 +42,16 @@ class Probe:
         self.timer.stop()
 
 
-def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_window, qtbot, run_database, settle):
+def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_window, qtbot, run_database, settle,
+                                                                        compiled):
     theme.apply(QApplication.instance())
     window = make_window()
+    compiled(window)
     window.resize(*SCREEN_SIZE)
     window.show()
     qtbot.waitExposed(window)
-    settle(window.selection)  # the first design's model is built in a thread of this process
+    qtbot.waitUntil(lambda: bool(window.tree_model.design_ids()) and not window.models.busy, timeout=120000)
+    settle(window.selection)
     qtbot.wait(300)  # the window's first paint (polish, layout, every widget: ~100 ms) is not the search's
     ticks = []
     window.search.ticked.connect(lambda snapshots: ticks.append(time.perf_counter()))
@@ -65,7 +68,7 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     probe = Probe()
     probe.start()
     panel.start_button.click()
-    assert window.search.running and not panel.start_button.isEnabled()
+    assert window.search.running and not panel.start_button.isEnabled()  # the models were built: it started
     qtbot.waitUntil(lambda: not window.search.running, timeout=60000)
     probe.stop()
     print(f"longest event-loop gap {probe.worst * 1000:.0f} ms at {probe.worst_at:.2f} s")
@@ -75,10 +78,9 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     assert window.search.status == "finished", window.search.message
     ids = window.tree_model.design_ids()
     searched = [d for d in ids if window.tree_model.status[d].startswith("done")]
-    skipped = [d for d in ids if window.tree_model.status[d].startswith("skipped")]
-    # model building counts against the budget: on a slow machine the last designs may not be reached
-    assert searched and searched + skipped == chosen and list(window.search.skipped) == skipped
+    assert searched == chosen  # the budget is sampling time only: every design gets its share
     assert [d.design for d in window.search.result.designs] == searched
+    assert all(d.samples > 0 for d in window.search.result.designs)
     found = {d.design: d.best for d in window.search.result.designs if d.best is not None}
     assert found and {d: c.throughput_gops for d, c in window.tree_model.best.items()} == \
         {d: c.throughput_gops for d, c in found.items()}
@@ -102,12 +104,14 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     assert panel.overall.getData()[1][-1] == pytest.approx(y[-1], rel=1e-12)
 
 
-def test_stop_takes_effect_within_half_a_second(make_window, qtbot):
+def test_stop_takes_effect_within_half_a_second(make_window, qtbot, compiled):
     window = make_window()
+    compiled(window)
     window.search_panel.seconds.setValue(120.0)
     window.search_panel.start_button.click()
+    qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)  # after the model pool
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=30000)
+    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=60000)
     qtbot.wait(300)
     clicked = time.perf_counter()
     window.search_panel.stop_button.click()
@@ -118,11 +122,13 @@ def test_stop_takes_effect_within_half_a_second(make_window, qtbot):
     assert window.search.run_ids == [worker.run_id]  # what was found so far is stored
 
 
-def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot):
+def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot, compiled):
     window = make_window()
+    compiled(window)
     window.search_panel.seconds.setValue(120.0)
     window.search_panel.start_button.click()
+    qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=30000)
+    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=60000)
     window.close()
     assert worker.isFinished()

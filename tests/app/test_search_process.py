@@ -1,7 +1,7 @@
-"""The search child's budget: designs run one after another, each on an even share of what is left
-of the budget (model building included), so one design's overrun is taken from the next ones, and
-the designs the budget does not reach are reported as skipped. A fake clock and a fake explore()
-check the logic without timing anything."""
+"""The search process's request: the models come from the model cache (built there only if missing)
+before the budget starts; every design gets an even share of the budget, as `systolic search`
+splits it, seeded as explore() seeds it; the messages come in order. A fake search_design records
+the shares without timing anything; one real search checks the models and the cache."""
 from __future__ import annotations
 
 import threading
@@ -9,44 +9,11 @@ import threading
 import pytest
 
 from app.workers import search_process
-from app.workers.search_process import (
-    MIN_DESIGN_SECONDS,
-    SearchRequest,
-    design_seconds,
-    run_search,
-)
-from engine.search.progress import DesignResult, ExplorationResult
-
-
-def test_a_design_gets_an_even_share_of_what_is_left():
-    assert design_seconds(deadline=10.0, now=4.0, designs_left=3) == pytest.approx(2.0)
-    assert design_seconds(deadline=10.0, now=9.0, designs_left=1) == pytest.approx(1.0)
-    assert design_seconds(deadline=10.0, now=10.0 - MIN_DESIGN_SECONDS / 2, designs_left=1) is None
-    assert design_seconds(deadline=10.0, now=11.0, designs_left=2) is None
-    assert design_seconds(deadline=10.0, now=0.0, designs_left=0) is None
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 100.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
-class FakeExplore:
-    """Takes `took[design]` seconds of the fake clock, or its whole share if that is longer."""
-
-    def __init__(self, clock: FakeClock, took: dict[str, float]):
-        self.clock, self.took, self.calls = clock, took, []
-
-    def __call__(self, space, device, *, method, budget, designs, seed, cancel_event, callbacks):
-        (design,) = designs
-        self.calls.append((design, budget.seconds, seed))
-        spent = max(self.took.get(design, 0.0), budget.seconds)
-        self.clock.now += spent
-        return ExplorationResult(space.kernel.name, method, seed,
-                                 (DesignResult(design, method, 10, spent, None, ()),))
+from app.workers.model_pool import KernelSource
+from app.workers.search_process import SearchRequest, run_search
+from engine.compiler.design_space import compile_kernel
+from engine.models.cache import ModelCache
+from engine.search.progress import DesignResult
 
 
 class ListQueue:
@@ -57,44 +24,53 @@ class ListQueue:
         self.messages.append(message)
 
 
-@pytest.fixture
-def fake_search(monkeypatch, small_mm):
-    clock = FakeClock()
-    monkeypatch.setattr(search_process, "time", clock)
-
-    def run(seconds: float, took: dict[str, float], designs: tuple[str, ...], seed: int = 5):
-        fake = FakeExplore(clock, took)
-        monkeypatch.setattr(search_process, "explore", fake)
-        queue = ListQueue()
-        request = SearchRequest(str(small_mm), {}, "u250", "hybrid", seconds, designs, seed=seed)
-        run_search(request, queue, threading.Event())
-        return fake.calls, queue.messages
-
-    return run
+def source_of(path) -> KernelSource:
+    space = compile_kernel(path)
+    return KernelSource(path.read_text(), path.name, str(path.parent), {}, dict(space.kernel.sizes), "u250")
 
 
 DESIGNS = ("i__i-j.k", "j__i-j.k", "i-j__i-j.k", "i-k__i-k.j")
 
 
-def test_time_a_design_overran_is_taken_from_the_next_designs(fake_search):
-    calls, messages = fake_search(10.0, {"i__i-j.k": 4.0}, DESIGNS)
-    assert [(d, round(s, 6), seed) for d, s, seed in calls] == \
-        [("i__i-j.k", 2.5, 5), ("j__i-j.k", 2.0, 6), ("i-j__i-j.k", 2.0, 7), ("i-k__i-k.j", 2.0, 8)]
-    kinds = [kind for kind, _ in messages]
-    assert kinds == ["design"] * 4 + ["result"]
-    assert [d.design for d in messages[-1][1].designs] == list(DESIGNS)
+def test_every_design_gets_an_even_share_and_models_come_before_the_budget(small_mm, tmp_path, monkeypatch):
+    calls = []
+
+    def fake(model, method, seconds, seed, cancel, callbacks):
+        calls.append((model.design.id, seconds, seed))
+        return DesignResult(model.design.id, method, 10, seconds, None, ())
+
+    monkeypatch.setattr(search_process, "search_design", fake)
+    cache = ModelCache(tmp_path)
+    request = SearchRequest(source_of(small_mm), "mm", "random", 10.0, DESIGNS, seed=5, cache_folder=str(tmp_path))
+    queue = ListQueue()
+    run_search(request, queue, threading.Event())
+    assert calls == [(d, pytest.approx(2.5), 5 + n) for n, d in enumerate(DESIGNS)]
+    kinds = [kind for kind, _ in queue.messages]
+    started = kinds.index("started")
+    # the models were built (not cached yet) before the budget started, and stored
+    assert sum(1 for kind, text in queue.messages[:started] if kind == "phase" and "building" in text) == 4
+    assert kinds[started + 1:] == ["design"] * 4 + ["result"]
+    assert all(cache.has(request.source.key(d)) for d in DESIGNS)
+
+    queue = ListQueue()
+    run_search(request, queue, threading.Event())  # the second time: every model from the cache
+    assert not any(kind == "phase" and "building" in text for kind, text in queue.messages)
 
 
-def test_designs_the_budget_does_not_reach_are_reported_as_skipped(fake_search):
-    calls, messages = fake_search(10.0, {"j__i-j.k": 9.0}, DESIGNS)
-    assert [d for d, _, _ in calls] == ["i__i-j.k", "j__i-j.k"]
-    assert messages[2] == ("skipped", ("i-j__i-j.k", "i-k__i-k.j"))
-    kind, result = messages[-1]
-    assert kind == "result" and [d.design for d in result.designs] == ["i__i-j.k", "j__i-j.k"]
+def test_an_unknown_design_or_method_is_an_error_message(small_mm, tmp_path):
+    source = source_of(small_mm)
+    for request in (SearchRequest(source, "mm", "hybrid", 1.0, ("no-such-design",), cache_folder=str(tmp_path)),
+                    SearchRequest(source, "mm", "no-such-method", 1.0, DESIGNS[:1], cache_folder=str(tmp_path))):
+        queue = ListQueue()
+        run_search(request, queue, threading.Event())
+        kind, text = queue.messages[-1]
+        assert kind == "error" and ("no-such-design" in text or "no-such-method" in text)
 
 
-def test_every_design_when_none_is_chosen_and_unknown_ids_are_an_error(fake_search):
-    calls, messages = fake_search(36.0, {}, ())
-    assert len(calls) == 18 and sum(s for _, s, _ in calls) == pytest.approx(36.0)
-    calls, messages = fake_search(10.0, {}, ("i__i-j.k", "no-such-design"))
-    assert calls == [] and messages[0][0] == "error" and "no-such-design" in messages[0][1]
+def test_a_real_search_samples_every_design(small_mm, tmp_path):
+    request = SearchRequest(source_of(small_mm), "mm", "random", 0.4, DESIGNS[:2], cache_folder=str(tmp_path))
+    queue = ListQueue()
+    run_search(request, queue, threading.Event())
+    kind, result = queue.messages[-1]
+    assert kind == "result" and [d.design for d in result.designs] == list(DESIGNS[:2])
+    assert all(d.samples > 0 and d.best is not None for d in result.designs)

@@ -8,10 +8,12 @@ from collections import Counter
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QColor, QWheelEvent
 
 from app.models.design_selection import DesignSelection
-from app.views.qt_topology import KIND_ROLE, LARGE, QtTopology
+from app.views import theme
+from app.views.qt_topology import KIND_ROLE, LARGE, QtTopology, module_shares
+from app.views.topology_layout import FOLD_AT, layout
 from engine.compiler.design_space import compile_kernel
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
@@ -75,9 +77,14 @@ def test_changing_a_parameter_redraws_with_the_new_grid(view, spaces, settle):
     selection.set_value(f"{loop}_t1", str(selection.values[f"{loop}_t1"] * 2))
     settle(selection)
     assert topology.scene_items_by_kind()["pe"] == 2 * before == _expected(selection)[0]["pe"]
-    selection.set_value(f"{loop}_t1", "0")  # illegal: nothing drawn, the reason in the legend
+    drawn = topology.scene_items_by_kind()
+    selection.set_value(f"{loop}_t1", "0")  # illegal: the last valid array stays, greyed, the reason beside it
     settle(selection)
-    assert topology.scene_items_by_kind() == {} and selection.error in topology.legend.text()
+    assert topology.scene_items_by_kind() == drawn and not topology.isEnabled()
+    assert selection.error and selection.error in topology.legend.text()
+    selection.set_value(f"{loop}_t1", str(selection.values[f"{loop}_t1"] // 2 or 1))
+    settle(selection)
+    assert topology.isEnabled()
 
 
 def test_large_arrays_use_level_of_detail(view, spaces, qtbot, settle):
@@ -103,3 +110,53 @@ def test_large_arrays_use_level_of_detail(view, spaces, qtbot, settle):
                                         Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False))
     assert topology.transform().m11() > 0.8
     assert topology.labels and all(label.isVisible() for label in topology.labels)
+
+
+def _box_rects(topology):
+    return [i.sceneBoundingRect() for i in topology.scene().items() if i.data(KIND_ROLE) in ("pe", "io", "drain", "dram")]
+
+
+def test_a_long_chain_folds_into_serpentine_rows_and_no_label_overlaps(view, settle):
+    selection, topology = view
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": 256, "J": 64, "K": 64})
+    selection.set_space(space)
+    design = space.design("i__i-j.k")
+    values = {"i_t1": 256, "j_t1": 8, "k_t1": 8, "i_t2": 1, "j_t2": 1, "k_t2": 8}
+    selection.select(design.id, values)
+    settle(selection)
+    assert selection.report is not None, selection.error
+    boxes, _ = layout(selection.topology(), selection.descriptor)
+    pes = {n[1][0]: boxes[n] for n in boxes if n[0] == "PE"}
+    assert len(pes) == 256 > FOLD_AT
+    xs, ys = {b.x for b in pes.values()}, {b.y for b in pes.values()}
+    assert 4 < len(ys) < len(xs) < 256  # rows, wider than high, not one strip
+    for i in range(255):  # neighbours in the chain are neighbours on screen (one cell, or one row down)
+        a, b = pes[i], pes[i + 1]
+        assert (a.y == b.y and abs(a.x - b.x) == 60.0) or (a.x == b.x and b.y > a.y)
+    width, height = max(xs) - min(xs), max(ys) - min(ys)
+    assert 0.8 < width / height < 3.0
+    for zoom in range(12):  # labels never overlap a box or each other, at any zoom
+        topology.scale(1.3, 1.3)
+        topology._update_detail()
+    labels = [label.sceneBoundingRect() for label in topology.labels]
+    assert labels
+    rects = _box_rects(topology)
+    for n, rect in enumerate(labels):
+        assert not any(rect.intersects(other) for other in labels[n + 1:])
+        assert not any(rect.intersects(box) for box in rects)
+
+
+def test_modules_are_coloured_by_their_share_of_the_bottleneck(view, spaces, settle):
+    selection, topology = view
+    space = spaces["mm"]
+    selection.set_space(space)
+    selection.select(space.designs[0].id)
+    settle(selection)
+    shares = module_shares(selection.report)
+    assert shares[selection.report["bottleneck"]] == 1.0 and all(0 <= v <= 1 for v in shares.values())
+    pe = next(i for i in topology.scene().items() if i.data(KIND_ROLE) == "pe")
+    assert pe.brush().color() == theme.heat_colour(shares["PE"])
+    assert selection.report["bottleneck"] in topology.legend.text()
+    topology.set_colour_mode("arrays")
+    pe = next(i for i in topology.scene().items() if i.data(KIND_ROLE) == "pe")
+    assert pe.brush().color() == QColor(theme.PE_COLOUR)

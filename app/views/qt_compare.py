@@ -1,0 +1,111 @@
+"""QtCompare(compare, selection): the pinned configurations side by side, one column each: a
+topology thumbnail, the latency split, the module terms (longest first, each as a share of that
+configuration's bottleneck), and a table of throughput, latency, resources and traffic in which the
+best value of each row is marked and values that differ from the first pin are coloured (better
+green, worse red). Pin the selected configuration with the button (or Ctrl+P), unpin per column; the window's Edit menu pins with Ctrl+P."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models.compare_session import METRIC_ROWS, CompareSession
+from app.models.design_selection import DesignSelection
+from app.views import theme
+from app.views.qt_bottleneck import PhaseBar
+from app.views.qt_topology import QtTopology
+
+THUMBNAIL_HEIGHT = 150
+
+
+class QtCompare(QWidget):
+    def __init__(self, compare: CompareSession, selection: DesignSelection, parent=None):
+        super().__init__(parent)
+        self.compare, self.selection = compare, selection
+        self.pin_button = QPushButton("Pin the selected configuration")
+        self.pin_button.setToolTip("add the selected design and configuration to the comparison (Ctrl+P)")
+        self.pin_button.clicked.connect(self.pin_selected)
+        self.clear_button = QPushButton("Unpin all")
+        self.clear_button.clicked.connect(compare.clear)
+        self.message = QLabel("pin two to four configurations to compare them")
+        self.message.setObjectName("muted")
+        bar = QHBoxLayout()
+        bar.addWidget(self.pin_button)
+        bar.addWidget(self.clear_button)
+        bar.addWidget(self.message, 1)
+        self.columns = QGridLayout()
+        self.table = QTableWidget(len(METRIC_ROWS), 0)
+        self.table.setVerticalHeaderLabels([label for label, _, _ in METRIC_ROWS])
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(bar)
+        layout.addLayout(self.columns)
+        layout.addWidget(self.table, 1)
+        self._cells: list[QWidget] = []
+        self.thumbnails: list[QtTopology] = []
+        compare.changed.connect(self.refresh)
+        self.refresh()
+
+    def pin_selected(self) -> None:
+        problem = self.compare.pin(self.selection)
+        if problem:
+            self.message.setText(problem)
+
+    def refresh(self) -> None:
+        for widget in self._cells:
+            self.columns.removeWidget(widget)
+            widget.setParent(None)
+            widget.deleteLater()
+        self._cells, self.thumbnails = [], []
+        pins = self.compare.pins
+        self.clear_button.setEnabled(bool(pins))
+        self.message.setText(f"{len(pins)} pinned" + ("; pin at least two to compare" if len(pins) < 2 else
+                                                      "; best of each row in bold, differences from the first "
+                                                      "pin in green (better) or red (worse)"))
+        for column, pin in enumerate(pins):
+            title = QLabel(pin.label)
+            title.setWordWrap(True)
+            unpin = QPushButton("Unpin")
+            unpin.clicked.connect(lambda _=False, k=column: self.compare.unpin(k))
+            thumbnail = QtTopology(pin)
+            thumbnail.setInteractive(False)
+            thumbnail.setFixedHeight(THUMBNAIL_HEIGHT)
+            self.thumbnails.append(thumbnail)
+            phases = PhaseBar()
+            report = pin.report
+            phases.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, report["device"]["clock_mhz"])
+            top = max(report["modules"].values()) or 1.0
+            modules = QLabel("<br>".join(
+                f"{'<b>' if name == report['bottleneck'] else ''}{name} {cycles:,.0f} ({cycles / top:.0%})"
+                f"{'</b>' if name == report['bottleneck'] else ''}"
+                for name, cycles in sorted(report["modules"].items(), key=lambda kv: -kv[1])))
+            modules.setObjectName("muted")
+            for row, widget in enumerate((title, unpin, thumbnail, phases, modules)):
+                self.columns.addWidget(widget, row, column)
+                self._cells.append(widget)
+        self.table.setColumnCount(len(pins))
+        self.table.setHorizontalHeaderLabels([p.design.id for p in pins])
+        for row, (label, values, best) in enumerate(self.compare.table()):
+            lower = METRIC_ROWS[row][2]
+            for column, value in enumerate(values):
+                item = QTableWidgetItem(f"{value:,.1f}" if abs(value) < 1000 else f"{value:,.0f}")
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if column == best and len(values) > 1:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                if column > 0 and value != values[0]:
+                    better = value < values[0] if lower else value > values[0]
+                    item.setForeground(QColor(theme.OK if better else theme.ERROR))
+                self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()

@@ -1,0 +1,147 @@
+"""(kernel text, defines, sizes, device, design id) -> a built PerformanceModel kept on disk, so that a
+kernel opened again (in the window, its model pool or its search process) needs no sympy work.
+
+An entry is one file named by the SHA-256 of its key: a header line, the SHA-256 of the payload and
+the payload, a cloudpickle of the model (its lambdified functions included, so a loaded model
+evaluates at once). The key holds MODEL_VERSION, a digest of the sources that build models
+(engine/compiler, engine/models, the operator costs) and of the Python, sympy, numpy and
+cloudpickle versions: a changed model builder never reads an old entry. An entry whose digest,
+header or contents do not check out is deleted and reported as missing, never trusted.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import cloudpickle
+import numpy
+import platformdirs
+import sympy
+
+from engine.models.device import Device
+from engine.models.evaluate import PerformanceModel
+from engine.resources import RESOURCES
+
+HEADER = b"systolic-studio model cache 1\n"
+ENGINE = Path(__file__).resolve().parents[1]
+
+
+def _model_version() -> str:
+    digest = hashlib.sha256()
+    sources = sorted((ENGINE / "compiler").rglob("*.py")) + sorted((ENGINE / "models").rglob("*.py"))
+    sources += sorted(RESOURCES.glob("*.json"))
+    for path in sources:
+        if path.name == "cache.py" and path.parent.name == "models":
+            continue
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    digest.update(f"{sys.version}|{sympy.__version__}|{numpy.__version__}|{cloudpickle.__version__}".encode())
+    return digest.hexdigest()[:16]
+
+
+MODEL_VERSION = _model_version()
+
+
+def default_folder() -> Path:
+    """$SYSTOLIC_STUDIO_CACHE, else the user cache folder."""
+    if os.environ.get("SYSTOLIC_STUDIO_CACHE"):
+        return Path(os.environ["SYSTOLIC_STUDIO_CACHE"])
+    return Path(platformdirs.user_cache_dir("systolic-studio")) / "models"
+
+
+def model_key(kernel_text: str, defines: dict, sizes: dict, device: Device, design_id: str) -> str:
+    """The entry name of a design's model: everything the model depends on, hashed."""
+    text = json.dumps({"kernel": kernel_text, "defines": {k: str(v) for k, v in sorted(defines.items())},
+                       "sizes": {k: int(v) for k, v in sorted(sizes.items())}, "device": asdict(device),
+                       "design": design_id, "version": MODEL_VERSION}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ModelCache:
+    def __init__(self, folder: str | Path | None = None):
+        self.folder = Path(folder) if folder is not None else default_folder()
+        self.discarded: list[str] = []  # keys of entries found corrupt (and deleted) by this object
+
+    def path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.model"
+
+    def has(self, key: str) -> bool:
+        return self.path(key).is_file()
+
+    def load(self, key: str, design_id: str | None = None) -> PerformanceModel | None:
+        """The model stored under `key`, or None (absent, or corrupt: then deleted)."""
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        model = self._decode(data, design_id)
+        if model is None:
+            self.discarded.append(key)
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        return model
+
+    @staticmethod
+    def _decode(data: bytes, design_id: str | None) -> PerformanceModel | None:
+        if not data.startswith(HEADER) or len(data) < len(HEADER) + 65:
+            return None
+        stream = io.BytesIO(data[len(HEADER):])
+        digest, payload = stream.read(64).decode("ascii", "replace"), stream.read()[1:]
+        if hashlib.sha256(payload).hexdigest() != digest:
+            return None
+        try:
+            model = pickle.loads(payload)
+        except Exception:  # noqa: BLE001 (whatever a damaged pickle raises, the entry is not used)
+            return None
+        if not isinstance(model, PerformanceModel) or (design_id is not None and model.design.id != design_id):
+            return None
+        return model
+
+    def store(self, key: str, model: PerformanceModel) -> None:
+        """Write atomically (a reader sees the old entry, none, or the whole new one)."""
+        payload = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+        data = HEADER + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def prepared_model(space, design, device: Device) -> PerformanceModel:
+    """A model built and with every expression compiled (the full evaluation is compiled lazily;
+    evaluating once at the lowest bounds compiles it, so a cached copy evaluates at once)."""
+    model = PerformanceModel(space, design, device)
+    try:
+        model.evaluate({p.name: p.lower for p in design.params if p.tunable})
+    except Exception:  # noqa: BLE001 (a point the model cannot evaluate: it compiles on first use instead)
+        pass
+    return model
+
+
+def cached_model(cache: ModelCache, key: str, space, design, device: Device) -> tuple[PerformanceModel, bool]:
+    """(model, built): the cached model, or one built now and stored."""
+    model = cache.load(key, design.id)
+    if model is not None:
+        return model, False
+    model = prepared_model(space, design, device)
+    try:
+        cache.store(key, model)
+    except OSError:  # a read-only or full disk: the model still works, it is just not kept
+        pass
+    return model, True
