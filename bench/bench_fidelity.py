@@ -12,6 +12,7 @@ non-divisor factors), `--cases full` device-filling configurations run on a slic
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -52,7 +53,6 @@ def run(case: FidelityCase, out: Path) -> dict:
 
 
 def project_descriptor(project: Path) -> dict:
-    import json
     return json.loads((project / "design.json").read_text())["descriptor"]
 
 

@@ -16,7 +16,6 @@ import re
 from engine.export.cpp import Code, product, total
 from engine.export.interface import ExportError
 from engine.export.plan import (
-    PE_INPUT_PATTERNS,
     Group,
     Instance,
     KernelPlan,
@@ -144,25 +143,8 @@ class VitisHLSTarget(IOModules, Target):
         for array, pack in sorted({(s.array, s.pack) for s in self.plan.streams.values()}):
             c.line(f"typedef packed<{array}_t, {pack}> {_pack_type(array, pack)};")
         c.line("")
-        c.line("/* Elements in, words out: a block travels as whole words, the last one zero-filled. */")
-        c.line("template <typename T, int N>")
-        with c.block("struct word_writer", "};"):
-            c.line("packed<T, N> word;")
-            c.line("int fill;")
-            with c.block("word_writer() : fill(0)"):
-                c.line("for (int k = 0; k < N; k++) word.lane[k] = 0;")
-            with c.block("void put(hls::stream<packed<T, N> > &out, T value)"):
-                c.line("word.lane[fill++] = value;")
-                with c.block("if (fill == N)"):
-                    c.line("out.write(word);")
-                    c.line("fill = 0;")
-            with c.block("void flush(hls::stream<packed<T, N> > &out)"):
-                with c.block("if (fill > 0)"):
-                    c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
-                    c.line("out.write(word);")
-                    c.line("fill = 0;")
-        c.line("")
-        c.line("/* Chunks of G elements into words of N (G divides N): one write per whole word. */")
+        c.line("/* Chunks of G elements (single elements when G = 1) into words of N, G dividing N: a block travels as")
+        c.line("   whole words, the last one zero-filled; one write per word. */")
         c.line("template <typename T, int N, int G>")
         with c.block("struct chunk_writer", "};"):
             c.line("packed<T, N> word;")
@@ -177,6 +159,10 @@ class VitisHLSTarget(IOModules, Target):
                 with c.block("if (fill == N)"):
                     c.line("out.write(word);")
                     c.line("fill = 0;")
+            with c.block("void put(hls::stream<packed<T, N> > &out, T value)"):
+                c.line("packed<T, G> chunk;")
+                c.line("chunk.lane[0] = value;")
+                c.line("put(out, chunk);")
             with c.block("void flush(hls::stream<packed<T, N> > &out)"):
                 with c.block("if (fill > 0)"):
                     c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
@@ -199,18 +185,6 @@ class VitisHLSTarget(IOModules, Target):
                     c.line("chunk.lane[k] = word.lane[next + k];")
                 c.line("next += G;")
                 c.line("return chunk;")
-        c.line("")
-        c.line("/* Words in, elements out. */")
-        c.line("template <typename T, int N>")
-        with c.block("struct word_reader", "};"):
-            c.line("packed<T, N> word;")
-            c.line("int next;")
-            c.line("word_reader() : next(N) {}")
-            with c.block("T get(hls::stream<packed<T, N> > &in)"):
-                with c.block("if (next == N)"):
-                    c.line("word = in.read();")
-                    c.line("next = 0;")
-                c.line("return word.lane[next++];")
         c.line("")
 
     # ----------------------------------------------------------------- index expressions
@@ -414,12 +388,12 @@ class VitisHLSTarget(IOModules, Target):
             c.line(f"/* pass the finished {acc.array} block on" +
                    (", adding the partial results of the PEs before */" if acc.exterior else " */"))
             if acc.exterior:
-                c.line(f"word_reader<{acc.array}_t, {plan.streams[inst.streams[f'{acc.array}_in']].pack}> partial;")
-            c.line(f"word_writer<{acc.array}_t, {out.pack}> result;")
+                c.line(f"chunk_reader<{acc.array}_t, {plan.streams[inst.streams[f'{acc.array}_in']].pack}, 1> partial;")
+            c.line(f"chunk_writer<{acc.array}_t, {out.pack}, 1> result;")
             with c.loops(self._box_loops("drain", box), pipeline=True):
                 value = f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))}"
                 if acc.exterior:
-                    value = f"({acc.array}_t)(partial.get({acc.array}_in) {plan.reduce_op} {value})"
+                    value = f"({acc.array}_t)(partial.get({acc.array}_in).lane[0] {plan.reduce_op} {value})"
                 c.line(f"result.put({acc.array}_out, {value});")
             c.line(f"result.flush({acc.array}_out);")
 

@@ -22,8 +22,7 @@ import math
 import re
 
 from engine.export.cpp import product, total
-from engine.export.interface import ExportError
-from engine.export.plan import PE_INPUT_PATTERNS, Group, Instance
+from engine.export.plan import PE_INPUT_PATTERNS, Group, Instance, _int
 
 
 class IOModules:
@@ -49,7 +48,6 @@ class IOModules:
         return self._value(module["buffers"][0]["pack"])
 
     def _value(self, expression: str) -> int:
-        from engine.export.plan import _int
         return _int(expression, self.plan.values)
 
     def _edge_steps(self, group: Group, dims: list[str], within: list[str]) -> list[int]:
@@ -222,7 +220,7 @@ class IOModules:
         offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
         port = plan.interface.port(group.array)
         if module["dram"] and chunk == 1 and port.word_elements > 1:
-            c.line(f"/* boxes that do not start on a bus word: element by element, each bus word read once */")
+            c.line("/* boxes that do not start on a bus word: element by element, each bus word read once */")
             c.line(f"{port.word_type} word = {{}};")
             c.line("int word_index = -1;")
         elif not module["dram"]:
@@ -441,7 +439,7 @@ class IOModules:
         last = len(box) - 1
         segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
         if not aligned and word > 1:
-            c.line(f"/* PE boxes that do not start on a bus word: element by element, each word read once */")
+            c.line("/* PE boxes that do not start on a bus word: element by element, each word read once */")
             c.line(f"{port.word_type} word = {{}};")
             c.line("int word_index = -1;")
         with c.loops(segment_loops):
