@@ -9,7 +9,7 @@ from functools import lru_cache
 import sympy
 
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
-from engine.compiler.architecture.symbols import smax
+from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.golden import golden_loop_nest
@@ -101,7 +101,7 @@ def _fifo(f: Fifo) -> dict:
 @lru_cache(maxsize=4096)
 def expression(text: str) -> sympy.Expr:
     """A descriptor expression as sympy."""
-    return sympy.sympify(text, locals={"smax": smax})
+    return sympy.sympify(text, locals={"smax": smax, "smin": smin})
 
 
 def evaluate(text: str, values: dict[str, int]) -> float:
@@ -119,5 +119,5 @@ def _evaluate(text: str, values: tuple) -> float:
     # cached on the values of the expression's own symbols: the simulator and the exporter ask
     # for the same few expressions once per module instance
     result = expression(text).subs({sympy.Symbol(k): v for k, v in values}).replace(
-        smax, lambda *args: sympy.Max(*args))
+        smax, lambda *args: sympy.Max(*args)).replace(smin, lambda *args: sympy.Min(*args))
     return float(result)

@@ -14,7 +14,18 @@ Rules:
   together. The cycle simulator measured this on 2-D arrays whose array is indexed by both space
   loops (MM 64^3 `i-k__i-j.k`, i_t1=60 j_t1=28 k_t1=12 i_t2=12 j_t2=4: 24,233 cycles with 2 words,
   7,241 predicted; 8,596 with one row block, 7,731 with two or three, 7,531 with 256 words);
-  drains (the same FIFO kind, data flowing back) likewise.
+  drains (the same FIFO kind, data flowing back) likewise;
+- a FIFO that feeds operands into PEs (`to_pe`, `to_boundary_pe`, an input `pe_chain`) holds the
+  skew of the PEs it feeds, capped at one tile of PE iterations. PEs that pass data to each other
+  every iteration run as a wavefront: a PE lags its neighbour by the PE's pipeline depth where
+  partial results flow between them (a reduction along a space loop) and by CHAIN_HOP cycles where
+  only operands do. The feeders, barrier-synchronised per tile by their ping-pong buffers, must
+  write a tile's words well before a far PE reads them; with 2 words each tile paid the skew again.
+  The cycle simulator and the timed C simulation measured it (MM 64^3 `k__i-j.k` i_t1=16 j_t1=16
+  k_t1=8 i_t2=4 j_t2=4, float, 8 PEs on a reduction chain: 19,135 simulated cycles with 2 words,
+  17,230 with one tile (64 words), 16,983 predicted; `j-k__i-j.k` int16: 5,880 with 2 words, 5,670
+  with 16). These FIFOs are shift registers (SRL, SRL_WORDS words per LUT and bit), which the
+  models count as LUTs.
 """
 from __future__ import annotations
 
@@ -23,9 +34,12 @@ from functools import lru_cache
 import sympy
 
 from engine.compiler.architecture.modules import Fifo, Module
+from engine.compiler.architecture.symbols import smin
 from engine.compiler.descriptor import evaluate, expression
 
 DEFAULT_DEPTH = 2
+CHAIN_HOP = 2  # cycles a PE lags the neighbour it receives operands from (one FIFO hop)
+SRL_WORDS = 32  # words of a shift-register FIFO per LUT and bit
 BLOCKS = 2  # row blocks a `to_row_heads` FIFO holds: as many as the row's ping-pong buffers
 
 
@@ -46,6 +60,48 @@ def depth_rule(pattern: str, count, pack, row_modules, row_elements) -> sympy.Ex
     return sympy.Integer(DEFAULT_DEPTH) if deep is None else sympy.Max(DEFAULT_DEPTH, deep)
 
 
+def skew_depth(pattern: str, reversed_: bool, along: str | None, space: list[str], pes: list,
+               hops: dict[str, int], per_tile) -> sympy.Expr | None:
+    """The depth the skew rule asks for, None where it does not apply. `pes[i]` PEs along
+    `space[i]`; `hops[loop]` the cycles a PE lags its neighbour along a space loop (0 where nothing
+    flows between PEs along it); `per_tile` the PE iterations of one tile (one word each)."""
+    if reversed_ or pattern not in ("to_pe", "to_boundary_pe", "pe_chain"):
+        return None
+    if pattern == "pe_chain":
+        lag = sympy.Integer(hops.get(along, 0))
+    else:
+        lag = sympy.Add(*((sympy.sympify(n) - 1) * hops.get(loop, 0)
+                          for loop, n in zip(space, pes) if loop != along))
+    if lag.is_number and lag <= DEFAULT_DEPTH:
+        return None
+    return smin(lag, sympy.sympify(per_tile))
+
+
+def pe_hops(fifos: list[tuple[str, str, str | None, bool]], reduction_chains: set[str], pe_depth: int) -> dict[str, int]:
+    """Lag between neighbouring PEs along each space loop: `fifos` as (pattern, array, along,
+    reversed); `reduction_chains` the space loops along which partial results pass every iteration."""
+    hops: dict[str, int] = {}
+    for pattern, _, along, reversed_ in fifos:
+        if pattern != "pe_chain":
+            continue
+        if along in reduction_chains:
+            hops[along] = pe_depth
+        elif not reversed_:
+            hops[along] = max(hops.get(along, 0), CHAIN_HOP)
+    return hops
+
+
+def architecture_skew_depth(fifo: Fifo, arch) -> sympy.Expr | None:
+    """`skew_depth` of a FIFO kind of the compiler's architecture."""
+    pe = arch.module("PE")
+    chains = {g.exterior_loop for g in arch.groups if g.kind == "acc" and g.exterior_loop in g.invariant}
+    hops = pe_hops([(f.pattern, f.array, f.along, f.reversed) for f in arch.fifos], chains, pe.depth)
+    compute = next(p for p in pe.phases if p.name == "compute")
+    tiles = sympy.Mul(*(loop.trip for loop in compute.loops if loop.role == "tile"))
+    return skew_depth(fifo.pattern, fifo.reversed, fifo.along, list(arch.space_loops), list(arch.pe_grid),
+                      hops, compute.iterations / tiles)
+
+
 def architecture_row_block_depth(fifo: Fifo, modules: dict[str, Module]) -> sympy.Expr | None:
     """`row_block_depth` of a FIFO kind of the compiler's architecture (the MP bounds its BRAM)."""
     row = modules[fifo.target]  # drains list their FIFOs against the data flow: the L1 side is the target
@@ -53,10 +109,12 @@ def architecture_row_block_depth(fifo: Fifo, modules: dict[str, Module]) -> symp
     return row_block_depth(fifo.pattern, fifo.count, fifo.pack, row.count, None if buffer is None else buffer.elements)
 
 
-def architecture_fifo_depth(fifo: Fifo, modules: dict[str, Module]) -> sympy.Expr:
+def architecture_fifo_depth(fifo: Fifo, modules: dict[str, Module], arch=None) -> sympy.Expr:
     """Depth of a FIFO kind of the compiler's architecture, symbolically (the models count the
-    block RAM of deep FIFOs with it)."""
+    block RAM of deep FIFOs with it); the skew rule needs the whole `arch`."""
     deep = architecture_row_block_depth(fifo, modules)
+    if deep is None and arch is not None:
+        deep = architecture_skew_depth(fifo, arch)
     return sympy.Integer(DEFAULT_DEPTH) if deep is None else sympy.Max(DEFAULT_DEPTH, deep)
 
 
@@ -66,7 +124,43 @@ def fifo_depth(fifo: dict, values: dict[str, int], descriptor: dict) -> int:
     buffer = next(iter(row["buffers"]), None)
     text = _rule_text(fifo["pattern"], fifo["count"], fifo["pack"], row["count"],
                       None if buffer is None else buffer["elements"])
-    return round(evaluate(text, values))
+    depth = round(evaluate(text, values))
+    skew = _skew_text(fifo["pattern"], fifo["reversed"], fifo["along"], _skew_context(descriptor))
+    return depth if skew is None else max(depth, round(evaluate(skew, values)))
+
+
+def fifo_storage(fifo: dict, values: dict[str, int], descriptor: dict) -> str | None:
+    """Where a deepened FIFO lives, as the models count it: "bram" under the row rule, "srl" (shift
+    registers) under the skew rule; None for the default depth (HLS's choice, registers)."""
+    row = next(m for m in descriptor["topology"]["modules"] if m["name"] == fifo["target"])
+    buffer = next(iter(row["buffers"]), None)
+    if round(evaluate(_rule_text(fifo["pattern"], fifo["count"], fifo["pack"], row["count"],
+                                 None if buffer is None else buffer["elements"]), values)) > DEFAULT_DEPTH:
+        return "bram"
+    skew = _skew_text(fifo["pattern"], fifo["reversed"], fifo["along"], _skew_context(descriptor))
+    return "srl" if skew is not None and round(evaluate(skew, values)) > DEFAULT_DEPTH else None
+
+
+def _skew_context(descriptor: dict) -> tuple:
+    """What the skew rule reads of a descriptor, hashable (for the cache below)."""
+    topo = descriptor["topology"]
+    pe = next(m for m in topo["modules"] if m["kind"] == "pe")
+    chains = tuple(sorted(g["exterior_loop"] for g in descriptor["io_groups"]
+                          if g["kind"] == "acc" and g["exterior_loop"] in g["invariant_loops"]))
+    compute = next(p for p in pe["phases"] if p["name"] == "compute")
+    tiles = tuple(loop["trip"] for loop in compute["loops"] if loop["role"] == "tile")
+    fifos = tuple((f["pattern"], f["array"], f["along"], f["reversed"]) for f in topo["fifos"])
+    return (tuple(topo["space_loops"]), tuple(topo["pe_grid"]), pe["pipeline_depth"], chains,
+            compute["iterations"], tiles, fifos)
+
+
+@lru_cache(maxsize=1024)
+def _skew_text(pattern: str, reversed_: bool, along: str | None, context: tuple) -> str | None:
+    space, grid, pe_depth, chains, iterations, tiles, fifos = context
+    hops = pe_hops(list(fifos), set(chains), pe_depth)
+    per_tile = expression(iterations) / sympy.Mul(*(expression(t) for t in tiles))
+    skew = skew_depth(pattern, reversed_, along, list(space), [expression(g) for g in grid], hops, per_tile)
+    return None if skew is None else str(skew)
 
 
 @lru_cache(maxsize=1024)

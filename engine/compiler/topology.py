@@ -2,7 +2,7 @@
 
 Nodes are `(module, index)` with `index` a tuple over the module's grid; edges follow each FIFO's
 pattern (descriptor field `pattern`) in the direction data flows and carry `width_bits`, `depth`
-(from engine/compiler/fifo_depths.py) and `pattern`. The topology viewer draws it and
+and `storage` (from engine/compiler/fifo_depths.py) and `pattern`. The topology viewer draws it and
 tests check its shape (every PE fed by every input group, every result drained).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import itertools
 import networkx as nx
 
 from engine.compiler.descriptor import evaluate
-from engine.compiler.fifo_depths import fifo_depth
+from engine.compiler.fifo_depths import fifo_depth, fifo_storage
 
 
 def _grid(module: dict, values: dict[str, int]) -> list[tuple[int, ...]]:
@@ -20,8 +20,9 @@ def _grid(module: dict, values: dict[str, int]) -> list[tuple[int, ...]]:
     return list(itertools.product(*(range(d) for d in dims))) if dims else [()]
 
 
-def topology_graph(descriptor: dict, values: dict[str, int]) -> nx.MultiDiGraph:
-    """`values` holds every tuning parameter, data-packing factors included."""
+def topology_graph(descriptor: dict, values: dict[str, int], fifos: list[dict] | None = None) -> nx.MultiDiGraph:
+    """`values` holds every tuning parameter, data-packing factors included; `fifos`, some of the
+    descriptor's FIFO kinds, draws only those (their depths still follow the whole topology)."""
     graph = nx.MultiDiGraph()  # PEs pass several arrays to the same neighbour: one edge per FIFO
     modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
     instances = {name: _grid(m, values) for name, m in modules.items()}
@@ -30,11 +31,12 @@ def topology_graph(descriptor: dict, values: dict[str, int]) -> nx.MultiDiGraph:
             graph.add_node((name, index), kind=m["kind"], array=m["array"], level=m["level"], dram=m["dram"])
     space = descriptor["topology"]["space_loops"]
     pe_dims = [int(round(evaluate(g, values))) for g in descriptor["topology"]["pe_grid"]]
-    for fifo in descriptor["topology"]["fifos"]:
+    for fifo in descriptor["topology"]["fifos"] if fifos is None else fifos:
         width = int(round(evaluate(fifo["width_bits"], values)))
-        depth = fifo_depth(fifo, values, descriptor)
+        depth, storage = fifo_depth(fifo, values, descriptor), fifo_storage(fifo, values, descriptor)
         for src, dst in _edges(fifo, instances, space, pe_dims):
-            graph.add_edge(src, dst, array=fifo["array"], width_bits=width, depth=depth, pattern=fifo["pattern"])
+            graph.add_edge(src, dst, array=fifo["array"], width_bits=width, depth=depth, storage=storage,
+                           pattern=fifo["pattern"])
     return graph
 
 

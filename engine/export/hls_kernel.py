@@ -485,6 +485,8 @@ class VitisHLSTarget(IOModules, Target):
         for s in plan.streams.values():
             c.line(f'hls::stream<{_pack_type(s.array, s.pack)}> {s.name}("{s.name}");')
             c.pragma(f"HLS stream variable={s.name} depth={s.depth}")
+            if s.storage:
+                c.pragma(f"HLS bind_storage variable={s.name} type=fifo impl={s.storage}")
         c.line("")
         for inst in plan.instances:
             args = ", ".join(a for _, a in self._signature(inst))

@@ -108,6 +108,7 @@ class Stream:
     array: str
     pack: int
     depth: int
+    storage: str | None = None  # srl / bram for FIFOs deepened by engine/compiler/fifo_depths.py
 
 
 @dataclass
@@ -316,7 +317,7 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
             src[0] == dst[0] == "PE" and plan.acc is not None and array == plan.acc.array)
         name = _stream_name(array, src, dst, drain)
         pack = data["width_bits"] // elements[array]
-        plan.streams[name] = Stream(name, array, pack, data["depth"])
+        plan.streams[name] = Stream(name, array, pack, data["depth"], data.get("storage"))
         s, d = by_node[src], by_node[dst]
         pattern = data["pattern"]
         if s.role == "pe" and d.role == "pe":

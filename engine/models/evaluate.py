@@ -20,7 +20,8 @@ from engine.models.device import RESOURCE_NAMES, Device
 from engine.models.symbolic import SymbolicModel, build_symbolic_model
 
 
-_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args)}, "numpy"]
+_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args),
+             "smin": lambda *args: reduce(np.minimum, args)}, "numpy"]
 
 
 def _compile(args, exprs, *, cse: bool = True):

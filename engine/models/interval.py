@@ -4,7 +4,7 @@ operations per expression node. Used by the certifier (engine/search/certify.py)
 latency from below and its resources from below over whole boxes of configurations.
 
 Every node is bounded from the bounds of its arguments (interval arithmetic), never by sampling:
-- `+`, `*`, constant and integer powers, `smax` / `Max` / `Min`, `Abs`, `exp`, `log` and positive
+- `+`, `*`, constant and integer powers, `smax` / `Max` / `Min` / `smin`, `Abs`, `exp`, `log` and positive
   rational powers of non-negative bases: by their monotonicity on each argument;
 - `ceiling`, `floor`, `Mod`: of the ends. A ceiling of a quotient of integer-valued expressions
   (`ceiling(1024/i_t1)`, `ceiling(i_t1*k_t1/A_pack)`) is computed exactly with integer division;
@@ -148,9 +148,9 @@ class IntervalProgram:
         if e.is_Pow:
             return self._power(e)
         name = type(e).__name__ if not isinstance(e, sympy.core.function.AppliedUndef) else e.func.__name__
-        if name in ("smax", "Max", "Min"):
+        if name in ("smax", "Max", "Min", "smin"):
             args = tuple(self._compile(a) for a in e.args)
-            pick = np.maximum if name != "Min" else np.minimum
+            pick = np.minimum if name in ("Min", "smin") else np.maximum
 
             def extreme(*xs, pick=pick):
                 lo, hi = xs[0]
@@ -195,7 +195,7 @@ class IntervalProgram:
             return self._emit(lambda *xs: (np.logical_or.reduce([x[0] for x in xs]),
                                            np.logical_and.reduce([x[1] for x in xs])), args, False)
         raise IntervalError(f"cannot bound a {name} node ({e}): no interval rule for it; "
-                            "known: + * ** smax Max Min ceiling floor Mod Abs exp log Piecewise relationals")
+                            "known: + * ** smax Max Min smin ceiling floor Mod Abs exp log Piecewise relationals")
 
     def _nonnegative(self, e: sympy.Basic) -> bool:
         """Whether e >= 0 wherever the promised inputs are (structurally, not by sympy assumptions)."""
@@ -204,7 +204,8 @@ class IntervalProgram:
                 sign = bool(e >= 0)
             elif e.is_Symbol:
                 sign = e.name in self._nonnegative_names
-            elif e.is_Add or e.is_Mul or isinstance(e, (sympy.ceiling, sympy.floor, sympy.Min)):
+            elif e.is_Add or e.is_Mul or isinstance(e, (sympy.ceiling, sympy.floor, sympy.Min)) or (
+                    getattr(e.func, "__name__", "") == "smin"):
                 sign = all(self._nonnegative(a) for a in e.args)
             elif e.is_Pow:
                 sign = self._nonnegative(e.args[0]) or (e.args[1].is_Integer and int(e.args[1]) % 2 == 0)

@@ -37,8 +37,10 @@ from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.modules import Architecture, Module, Phase
 from engine.compiler.architecture.symbols import smax
 from engine.compiler.fifo_depths import (
+    SRL_WORDS,
     architecture_fifo_depth,
     architecture_row_block_depth,
+    architecture_skew_depth,
 )
 from engine.models.memory import bram18k, uram
 
@@ -148,8 +150,11 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     overhead = OPERATORS["module_overhead"]
     io_count = sympy.Add(*(m.count for m in arch.modules if m.kind != "pe"))
     fifo_bits = sympy.Add(*(f.count * f.width_bits for f in arch.fifos))
+    # FIFOs the skew rule deepens are shift registers: a LUT per bit and SRL_WORDS words
+    srl_luts = sympy.Add(*(f.count * f.width_bits * sympy.ceiling(skew / SRL_WORDS) for f in arch.fifos
+                           if (skew := architecture_skew_depth(f, arch)) is not None))
     lut = (pe.count * overhead["pe"]["lut"] + lanes * OPERATORS[dtype]["lut_per_lane"]
-           + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"])
+           + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"] + srl_luts)
     ff = (pe.count * overhead["pe"]["ff"] + lanes * OPERATORS[dtype]["ff_per_lane"]
           + io_count * overhead["io"]["ff"] + fifo_bits * overhead["fifo_ff_per_bit"])
     offchip: dict[str, sympy.Expr] = {}

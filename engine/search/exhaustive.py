@@ -46,7 +46,8 @@ from engine.search.genome import _divisors
 from engine.search.space import Columns, LoopGenes, SearchSpace
 from engine.search.strategy import SearchStrategy
 
-_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args)}, "numpy"]
+_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args),
+             "smin": lambda *args: reduce(np.minimum, args)}, "numpy"]
 
 
 def loop_choices(genes: LoopGenes) -> list[tuple[int, ...]]:

@@ -15,8 +15,6 @@ states only for the head of a chain are derived from the I/O group's subscripts 
 from __future__ import annotations
 
 import dataclasses
-
-import copy
 import math
 from dataclasses import dataclass
 
@@ -82,9 +80,7 @@ class _Builder:
         self.nodes = list(graph.nodes)
         for kind in self.d["topology"]["fifos"]:
             # one FIFO kind at a time: graph edges do not say which kind (direction) they belong to
-            single = copy.copy(self.d)
-            single["topology"] = {**self.d["topology"], "fifos": [kind]}
-            for src, dst, data in topology_graph(single, self.values).edges(data=True):
+            for src, dst, data in topology_graph(self.d, self.values, [kind]).edges(data=True):
                 label = f"{kind['source']}->{kind['target']} {kind['array']} {kind['pattern']}"
                 f = Fifo(f"{_node(src)}->{_node(dst)} {kind['array']}", data["depth"])
                 f.width_bits = data["width_bits"]

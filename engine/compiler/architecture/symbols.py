@@ -17,6 +17,16 @@ from engine.compiler.design import Design
 smax = sympy.Function("smax")
 
 
+class smin(sympy.Function):
+    """min() likewise kept unevaluated (lambdify: numpy.minimum), except of numbers."""
+
+    @classmethod
+    def eval(cls, *args):
+        if all(a.is_Number for a in args):
+            return min(args)
+        return None
+
+
 @lru_cache(maxsize=None)
 def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name)  # no assumptions: they cost more to maintain than they simplify

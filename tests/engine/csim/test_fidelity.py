@@ -17,13 +17,6 @@ from engine.resources import KERNELS
 from engine.sim.simulate import simulate
 
 TOLERANCE = 0.05
-# Known model errors (the simulator and the exported code agree on both; the model does not see them yet):
-# - k__i-j.k: a 1-D array whose double-buffered L1 chain loads more per tile than it feeds; chain
-#   members, PEs and the swap of buffers couple tile by tile and each tile costs ~20 cycles more than
-#   max(load, feed): the model is 12% optimistic;
-# - j-k__i-j.k int16: the prologue; the model has the first blocks reach the PEs in 86 cycles, the
-#   code's PEs start after ~400 (the first block crosses an L1 chain one element a word): 5.5%.
-MODEL_MISSES = {"mm k__i-j.k 64x64x64 float", "mm j-k__i-j.k 64x64x64 int16_t"}
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +43,7 @@ def test_simulator_and_timed_csim_agree(measured, case):
     assert abs(simulated.cycles / timed.cycles - 1) <= TOLERANCE, (simulated.cycles, timed.cycles)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="model error, see "
-                                                                           "MODEL_MISSES"))
-                                  if c.label in MODEL_MISSES else c for c in SAMPLE], ids=lambda c: c.label)
+@pytest.mark.parametrize("case", SAMPLE, ids=lambda c: c.label)
 def test_model_and_timed_csim_agree(measured, case):
     report, _, timed = measured[case.label]
     assert abs(report["latency_cycles"] / timed.cycles - 1) <= TOLERANCE, (report["latency_cycles"], timed.cycles)
