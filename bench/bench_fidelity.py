@@ -1,13 +1,16 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
-    python bench/bench_fidelity.py [--cases test|full] [--out DIR]
+    python bench/bench_fidelity.py [--cases test|full|all|designs] [--out DIR]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
 trace replayed cycle by cycle), `systolic simulate`'s simulator and the model, and prints their
 cycles and the relative differences; the exported code is the referee. The cases are in
 tests/engine/csim/fidelity_cases.py: `--cases test` the sample the tests check (float, int16, int8,
-non-divisor factors), `--cases full` device-filling configurations run on a slice of the problem.
+non-divisor factors), `--cases full` device-filling configurations run on a slice of the problem,
+`--cases designs` every design of MM and CNN and designs of MTTKRP, TTM and TTMc at test sizes with
+the random legal configurations of the C-simulation tests (tests/engine/csim/csim_cases.py), and a
+summary line: how many are within 5%.
 """
 from __future__ import annotations
 
@@ -31,7 +34,14 @@ from engine.sim.simulate import simulate  # noqa: E402
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine" / "csim"))
+from csim_cases import cnn_cases, configuration, mm_cases, tensor_cases  # noqa: E402
 from fidelity_cases import FULL_SIZE, SAMPLE, FidelityCase  # noqa: E402
+
+
+def every_design() -> tuple[FidelityCase, ...]:
+    """The C-simulation tests' cases (every MM and CNN design, tensor kernels) as fidelity cases."""
+    return tuple(FidelityCase(c.kernel, c.design, c.defines, tuple(configuration(c).items()))
+                 for c in (*mm_cases(), *cnn_cases(), *tensor_cases()))
 
 
 def run(case: FidelityCase, out: Path) -> dict:
@@ -58,19 +68,29 @@ def project_descriptor(project: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", choices=["test", "full", "all"], default="test")
+    parser.add_argument("--cases", choices=["test", "full", "all", "designs"], default="test")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    cases = {"test": SAMPLE, "full": FULL_SIZE, "all": SAMPLE + FULL_SIZE}[args.cases]
+    cases = every_design() if args.cases == "designs" else {"test": SAMPLE, "full": FULL_SIZE,
+                                                            "all": SAMPLE + FULL_SIZE}[args.cases]
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6}  bottleneck (model / csim)")
+    within = {"model": 0, "sim": 0}
     for case in cases:
-        r = run(case, out)
+        try:
+            r = run(case, out)
+        except Exception as error:  # noqa: BLE001 (one failing case must not hide the others' rows)
+            print(f"{case.label} {dict(case.params)}: {type(error).__name__}: {error}", flush=True)
+            continue
+        within["model"] += abs(r["model"] / r["timed"] - 1) <= 0.05
+        within["sim"] += abs(r["sim"] / r["timed"] - 1) <= 0.05
         print(f"{r['label']:46} {r['model']:>11,.0f} {r['sim']:>11,} {r['timed']:>11,} "
               f"{r['model'] / r['timed'] - 1:>+10.1%} {r['sim'] / r['timed'] - 1:>+9.1%}  "
               f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f}  {r['bottleneck']} / {r['slowest']}",
               flush=True)
+    print(f"\nwithin 5% of the timed C simulation: model {within['model']}/{len(cases)}, "
+          f"simulator {within['sim']}/{len(cases)}")
 
 
 if __name__ == "__main__":

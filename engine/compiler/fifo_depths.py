@@ -16,11 +16,12 @@ Rules:
   7,241 predicted; 8,596 with one row block, 7,731 with two or three, 7,531 with 256 words);
   drains (the same FIFO kind, data flowing back) likewise;
 - a FIFO that feeds operands into PEs (`to_pe`, `to_boundary_pe`, an input `pe_chain`) holds the
-  skew of the PEs it feeds, capped at one tile of PE iterations. PEs that pass data to each other
-  every iteration run as a wavefront: a PE lags its neighbour by the PE's pipeline depth where
-  partial results flow between them (a reduction along a space loop) and by CHAIN_HOP cycles where
-  only operands do. The feeders, barrier-synchronised per tile by their ping-pong buffers, must
-  write a tile's words well before a far PE reads them; with 2 words each tile paid the skew again.
+  skew of the PEs it feeds, capped at one tile of PE iterations. PEs that pass partial results to
+  each other every iteration (a reduction along a space loop) run as a wavefront: a PE lags its
+  neighbour by the PE's pipeline depth, CHAIN_HOP cycles more than its feeder lags the neighbouring
+  feeder (operands alone move between PEs as fast as between feeders: no skew). The feeders,
+  barrier-synchronised per tile by their ping-pong buffers, must write a tile's words well before a
+  far PE reads them; with 2 words each tile paid the skew again.
   The cycle simulator and the timed C simulation measured it (MM 64^3 `k__i-j.k` i_t1=16 j_t1=16
   k_t1=8 i_t2=4 j_t2=4, float, 8 PEs on a reduction chain: 19,135 simulated cycles with 2 words,
   17,230 with one tile (64 words), 16,983 predicted; `j-k__i-j.k` int16: 5,880 with 2 words, 5,670
@@ -38,7 +39,7 @@ from engine.compiler.architecture.symbols import smin
 from engine.compiler.descriptor import evaluate, expression
 
 DEFAULT_DEPTH = 2
-CHAIN_HOP = 2  # cycles a PE lags the neighbour it receives operands from (one FIFO hop)
+CHAIN_HOP = 2  # cycles a module lags the neighbour it receives words from (one FIFO hop)
 SRL_WORDS = 32  # words of a shift-register FIFO per LUT and bit
 BLOCKS = 2  # row blocks a `to_row_heads` FIFO holds: as many as the row's ping-pong buffers
 
@@ -78,17 +79,13 @@ def skew_depth(pattern: str, reversed_: bool, along: str | None, space: list[str
 
 
 def pe_hops(fifos: list[tuple[str, str, str | None, bool]], reduction_chains: set[str], pe_depth: int) -> dict[str, int]:
-    """Lag between neighbouring PEs along each space loop: `fifos` as (pattern, array, along,
-    reversed); `reduction_chains` the space loops along which partial results pass every iteration."""
-    hops: dict[str, int] = {}
-    for pattern, _, along, reversed_ in fifos:
-        if pattern != "pe_chain":
-            continue
-        if along in reduction_chains:
-            hops[along] = pe_depth
-        elif not reversed_:
-            hops[along] = max(hops.get(along, 0), CHAIN_HOP)
-    return hops
+    """Lag between neighbouring PEs along each space loop, against their feeders: `fifos` as
+    (pattern, array, along, reversed); `reduction_chains` the space loops along which partial
+    results pass every iteration."""
+    # operands alone move from PE to PE as fast as the feeders' own chains move them, so only the
+    # slower hop of partial sums skews the PEs against their feeders
+    return {along: pe_depth - CHAIN_HOP for pattern, _, along, _ in fifos
+            if pattern == "pe_chain" and along in reduction_chains}
 
 
 def architecture_skew_depth(fifo: Fifo, arch) -> sympy.Expr | None:

@@ -9,5 +9,6 @@ from engine.search.space import SearchSpace
 
 def fingerprint(search: SearchSpace) -> str:
     s = search.model.symbolic
-    text = "|".join(str(e) for e in (s.latency, s.resources["DSP"], s.resources["BRAM18K"]))
+    # every resource `fits` reads: an entry that no longer fits must not stay the one to beat
+    text = "|".join(str(e) for e in (s.latency, *(s.resources[r] for r in ("DSP", "BRAM18K", "URAM", "LUT", "FF"))))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -44,11 +44,10 @@ def test_row_fifos_hold_two_row_blocks_and_the_others_two_words(prepared):
     row = ("A_L2_in", "A_L1_in", "A", "to_row_heads")
     # 12 modules per row, each buffering i_t2 = 12 elements, 4 elements per word, two blocks
     assert depths[row] == 2 * 12 * 12 // values["A_in_pack_l2"] == 72
-    # the PEs' skew: partial sums pass along k (12 PEs, 14 cycles each), operands along i (5 PEs);
-    # one tile of PE iterations (i_t2 * j_t1 / j_t2 = 84) is enough
-    skewed = {k: d for k, d in depths.items() if k[3] in ("to_pe", "to_boundary_pe") and k[0] != "PE"
-              and not k[0].startswith("C_")}
-    assert skewed and set(skewed.values()) == {84}
+    # the PEs' skew: partial sums pass along k (12 PEs, 14 - 2 cycles each), so the operand FIFOs into
+    # the PEs hold one tile of PE iterations (i_t2 * j_t1 / j_t2 = 84), not 11 * 12 words
+    skewed = {("A_L1_in", "PE", "A", "to_pe"), ("B_L2_in", "PE", "B", "to_boundary_pe")}
+    assert {depths[k] for k in skewed} == {84}
     assert {d for k, d in depths.items() if k != row and k not in skewed} == {DEFAULT_DEPTH}
 
 
