@@ -66,7 +66,8 @@ def _statements(space: DesignSpace) -> dict:
 
 def _packing(p: PackingParameter) -> dict:
     return {"name": p.name, "role": "data_packing", "group": p.group, "level": p.level, "bounds": [1, p.upper],
-            "constraints": [{"kind": "power_of_two"}, {"kind": "divides_expression", "of": str(p.innermost)}],
+            "constraints": [{"kind": "power_of_two"}, {"kind": "divides_expression", "of": str(p.innermost)},
+                            *({"kind": "divides_expression", "of": str(s)} for s in p.steps)],
             "tunable": True, "inferred_unless_given": True,
             "rate": str(p.rate) if p.rate is not None else None,
             "minimum": str(p.minimum) if p.minimum is not None else None}

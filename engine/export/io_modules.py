@@ -6,12 +6,15 @@ loop moves one *chunk* per iteration, the largest number of elements that divide
 touches (the input and output streams' packing factors, the buffer's word, the DRAM bus word) and
 every box edge it cuts (the box's innermost extent, where this instance's own box starts in it).
 With the packing factors the models infer (powers of two dividing the innermost extent of the box
-they pack) a chunk is a whole word, so a loop runs once per word, as the models count; where a
-reference's boxes overlap (a halo such as `w + q`) or a factor given by hand does not divide, the
-chunk shrinks, down to one element, and the code stays correct but slower (docs/export.md).
+they pack and, at the DRAM level, where every box starts: AutoSA's rule) a chunk is a whole word,
+so a loop runs once per word, as the models count; on chip, where a reference's boxes overlap (a
+halo such as `w + q`) the chunk shrinks to what divides both. A DRAM factor given by hand that would
+make a word straddle two boxes is refused.
 
-DRAM reads and writes are unconditional, affine loops over whole bus words (bursts), except in the
-element-wise fallback above, which keeps the last bus word read. Double buffering is AutoSA's:
+DRAM reads and writes are unconditional, affine loops over whole bus words (bursts); a storer fed
+words narrower than the bus assembles each bus word on chip first. Only partial results combined
+with what DRAM holds (reloads) are still written element by element through a read of DRAM.
+Double buffering is AutoSA's:
 the first block is loaded alone, then on every tile a `_load` helper (enabled at the first tile of
 a block, for the next block) and a `_feed` helper are called side by side in one basic block on
 the ping and pong buffers, so HLS overlaps them.
@@ -22,6 +25,7 @@ import math
 import re
 
 from engine.export.cpp import product, total
+from engine.export.interface import ExportError
 from engine.export.plan import PE_INPUT_PATTERNS, Group, Instance, _int
 
 
@@ -71,7 +75,7 @@ class IOModules:
             port = plan.interface.port(group.array)
             sizes.append(port.word_elements)
             if not self._dram_aligned(group, port.word_elements, []):
-                return 1
+                raise self._misaligned(group, port, incoming)
         else:
             sizes.append(plan.streams[s["in"]].pack)
         if "next" in s:
@@ -79,8 +83,18 @@ class IOModules:
         sizes.append(self._buffer_pack(inst) if feeds_pes else plan.streams[s["child"]].pack)
         chunk = math.gcd(*sizes)
         if module["dram"] and chunk != plan.interface.port(group.array).word_elements:
-            return 1  # DRAM is read in whole bus words or, in the fallback, element by element
+            raise self._misaligned(group, plan.interface.port(group.array), incoming)
         return chunk
+
+    def _misaligned(self, group: Group, port, box) -> ExportError:
+        """A DRAM word that would straddle two boxes: only a packing factor given by hand can ask
+        for one (the inferred ones divide every box and where it starts)."""
+        level = next(m["level"] for m in self.plan.modules.values()
+                     if m["array"] == group.array and m["dram"] and m["kind"] == "io")
+        name = f"{group.name}_in_pack_l{level}"
+        return ExportError(f"{name}={port.word_elements}: {group.array}'s boxes ({'x'.join(map(str, box))} elements) "
+                           f"do not all start on a {port.word_elements}-element DRAM word; give a power of two "
+                           f"dividing the box and where boxes start, or leave it to be inferred")
 
     def _dram_aligned(self, group: Group, word: int, pe_dims: list[str]) -> bool:
         """Every box of this group (a tile's, or a PE's inside it when `pe_dims` are given) starts
@@ -219,11 +233,7 @@ class IOModules:
         t = f"{group.array}_t"
         offsets = [self.offset_in(group, d, dims, within) for d in range(len(own))]
         port = plan.interface.port(group.array)
-        if module["dram"] and chunk == 1 and port.word_elements > 1:
-            c.line("/* boxes that do not start on a bus word: element by element, each bus word read once */")
-            c.line(f"{port.word_type} word = {{}};")
-            c.line("int word_index = -1;")
-        elif not module["dram"]:
+        if not module["dram"]:
             c.line(f"chunk_reader<{t}, {plan.streams[s['in']].pack}, {chunk}> from_parent;")
         if "next" in s:
             c.line(f"chunk_writer<{t}, {plan.streams[s['next']].pack}, {chunk}> forward;")
@@ -235,16 +245,9 @@ class IOModules:
         with c.loops(loops, pipeline=True):
             position = self._chunk_position(last, chunk)
             coords = [_tidy(total([self.origin(group, d), f"d{d}"])) for d in range(len(incoming))]
-            if module["dram"] and chunk == port.word_elements:
+            if module["dram"]:
                 address = self._word_address(group, port, coords, f"w{last}")
                 c.line(f"const packed<{t}, {chunk}> chunk = {port.name}[{address}];")
-            elif module["dram"]:
-                c.line(f"const int address = {self._element_address(group, port, coords)};")
-                with c.block(f"if (address / {port.word_elements} != word_index)"):
-                    c.line(f"word_index = address / {port.word_elements};")
-                    c.line(f"word = {port.name}[word_index];")
-                c.line(f"packed<{t}, 1> chunk;")
-                c.line(f"chunk.lane[0] = word.lane[address % {port.word_elements}];")
             else:
                 c.line(f"const packed<{t}, {chunk}> chunk = from_parent.get(in);")
             if "next" in s:
@@ -433,13 +436,25 @@ class IOModules:
         first = self._first_condition()
         overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
         word = port.word_elements
-        aligned = (box[-1] % word == 0 and own_pack % word == 0 and self._dram_aligned(group, word, pe_dims))
+        boxes_aligned = box[-1] % word == 0 and self._dram_aligned(group, word, pe_dims)
+        if not boxes_aligned:
+            level = next(m["level"] for m in plan.modules.values()
+                         if m["array"] == group.array and m["dram"] and m["kind"] == "drain")
+            raise ExportError(f"{group.name}_out_pack_l{level}={word}: {group.array}'s PE boxes "
+                              f"({'x'.join(map(str, box))} elements) do not all start on a {word}-element DRAM "
+                              f"word; give a power of two dividing the box and where boxes start, or leave it "
+                              f"to be inferred")
+        if boxes_aligned and own_pack < word and word % own_pack == 0 and overwrite and not first:
+            self._store_assembled(inst, box, pe_dims, own_pack)
+            return
+        aligned = boxes_aligned and own_pack % word == 0
         chunk = word if aligned else 1
         t = f"{group.array}_t"
         last = len(box) - 1
         segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
         if not aligned and word > 1:
-            c.line("/* PE boxes that do not start on a bus word: element by element, each word read once */")
+            # only partial results combined with DRAM (reloads) still come here: element by element
+            c.line("/* partial results narrower than a bus word, combined with DRAM element by element */")
             c.line(f"{port.word_type} word = {{}};")
             c.line("int word_index = -1;")
         with c.loops(segment_loops):
@@ -474,6 +489,37 @@ class IOModules:
                 self._drop_if_unused(position, f"d{last}")
         if not aligned and word > 1:
             c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
+
+    def _store_assembled(self, inst: Instance, box: tuple[int, ...], pe_dims: list[str], own_pack: int) -> None:
+        """Each PE's box to DRAM a bus word per iteration, each word assembled on chip from the
+        narrower words the drain chain delivers (as many reads per iteration: II = their number):
+        whole-word writes in an unconditional affine loop, nothing read back."""
+        plan, c = self.plan, self.code
+        group = plan.acc
+        port = plan.interface.port(group.array)
+        word, t, last = port.word_elements, f"{group.array}_t", len(box) - 1
+        parts = word // own_pack
+        segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
+        with c.loops(segment_loops):
+            loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+            loops.append((f"store_d{last}_words", f"w{last}", box[-1] // word))
+            with c.loops(loops, pipeline=True, ii=parts):
+                position = self._chunk_position(last, word)
+                coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
+                          for d in range(len(box))]
+                c.line(f"{port.word_type} value;")
+                with c.block(f"for (int part = 0; part < {parts}; part++)"):
+                    c.pragma("HLS unroll")
+                    c.line(f"const packed<{t}, {own_pack}> piece = own.read();")
+                    with c.block(f"for (int k = 0; k < {own_pack}; k++)"):
+                        c.pragma("HLS unroll")
+                        c.line(f"value.lane[part * {own_pack} + k] = piece.lane[k];")
+                pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
+                            for l, k in group.reference.coefficients(last).items()
+                            if l in pe_dims and plan.loops[l].pes > 1]
+                address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
+                c.line(f"{port.name}[{address}] = value;")
+                self._drop_if_unused(position, f"d{last}")
 
     def _combine(self, slot: str, value: str, overwrite: bool, first: str) -> str:
         plan = self.plan

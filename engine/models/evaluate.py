@@ -29,12 +29,16 @@ def _compile(args, exprs, *, cse: bool = True):
 
 
 def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None,
-                  minimum: np.ndarray | None = None) -> np.ndarray:
-    """Elements per word: the largest power of two <= upper dividing the extent; for a buffered
-    level, no wider than the next power of two of the rate it must load at, but (a buffer feeding
-    the PEs) no narrower than the SIMD lanes it feeds per cycle."""
+                  minimum: np.ndarray | None = None, steps: list[np.ndarray] = ()) -> np.ndarray:
+    """Elements per word: the largest power of two <= upper dividing the extent (and, at the DRAM
+    level, every step where a box starts); for a buffered level, no wider than the next power of two
+    of the rate it must load at, but (a buffer feeding the PEs) no narrower than the SIMD lanes it
+    feeds per cycle."""
     x = np.rint(extent).astype(np.int64)
     widest = np.minimum(x & -x, upper)
+    for step in steps:
+        s = np.rint(step).astype(np.int64)
+        widest = np.minimum(widest, np.where(s > 0, s & -s, upper))
     pack = widest
     if rate is not None:
         needed = np.exp2(np.ceil(np.log2(np.maximum(rate, 1.0)))).astype(np.int64)
@@ -79,33 +83,44 @@ class PerformanceModel:
                 + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
         self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
         self._fast = _compile(args, fast)
+        # per packing factor: extent, rate, minimum, then its steps
+        self._extent_exprs = [[p.innermost, p.rate if p.rate is not None else 0,
+                               p.minimum if p.minimum is not None else 0, *p.steps] for p in self.packing]
         self._extents = _compile([symbol(n) for n in self.tunable],  # small expressions: CSE costs more than it saves
-                                 [e for p in self.packing
-                                  for e in (p.innermost, p.rate if p.rate is not None else 0,
-                                            p.minimum if p.minimum is not None else 0)],
-                                 cse=False)
+                                 [e for exprs in self._extent_exprs for e in exprs], cse=False)
 
     def _arguments(self, params: dict) -> list:
         values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
         extents = self._extents(*values) if self.packing else []
         shape = np.shape(values[0])
         packs = []
-        for k, p in enumerate(self.packing):
+        at = 0
+        for p, exprs in zip(self.packing, self._extent_exprs):
+            mine, at = extents[at:at + len(exprs)], at + len(exprs)
             given = params.get(p.name)
             if given is not None:
                 packs.append(np.asarray(given, dtype=np.float64))
                 continue
-            extent = np.broadcast_to(extents[3 * k], shape)
-            rate = np.broadcast_to(extents[3 * k + 1], shape) if p.rate is not None else None
-            minimum = np.broadcast_to(extents[3 * k + 2], shape) if p.minimum is not None else None
-            packs.append(infer_packing(extent, p.upper, rate, minimum).astype(np.float64))
+            extent = np.broadcast_to(mine[0], shape)
+            rate = np.broadcast_to(mine[1], shape) if p.rate is not None else None
+            minimum = np.broadcast_to(mine[2], shape) if p.minimum is not None else None
+            steps = [np.broadcast_to(x, shape) for x in mine[3:]]
+            packs.append(infer_packing(extent, p.upper, rate, minimum, steps).astype(np.float64))
         return values + packs
 
     def packing_blocks(self, params: dict) -> dict[str, np.ndarray]:
-        """Extent of the block each packing factor must divide, at these tuning parameters."""
+        """What each packing factor must divide, at these tuning parameters: the extent of the block
+        it packs (and at the DRAM level the steps where boxes start: their greatest common divisor)."""
         values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
         extents = self._extents(*values) if self.packing else []
-        return {p.name: np.rint(extents[3 * k]).astype(np.int64) for k, p in enumerate(self.packing)}
+        blocks, at = {}, 0
+        for p, exprs in zip(self.packing, self._extent_exprs):
+            mine, at = extents[at:at + len(exprs)], at + len(exprs)
+            block = np.rint(np.asarray(mine[0], dtype=np.float64)).astype(np.int64)
+            for step in mine[3:]:
+                block = np.gcd(block, np.rint(np.asarray(step, dtype=np.float64)).astype(np.int64))
+            blocks[p.name] = block
+        return blocks
 
     def inferred_packing(self, params: dict) -> dict[str, np.ndarray]:
         args = self._arguments(params)

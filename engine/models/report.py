@@ -23,7 +23,8 @@ def packing_violations(model: PerformanceModel, values: dict[str, int]) -> list[
         elif v & (v - 1):
             problems.append(f"{p.name}={v} must be a power of two")
         elif block % v:
-            problems.append(f"{p.name}={v} must divide its block's innermost extent {block}")
+            where = " and where the boxes start along it" if p.steps else ""
+            problems.append(f"{p.name}={v} must divide {block} (its block's innermost extent{where})")
     return problems
 
 

@@ -11,4 +11,6 @@ def fingerprint(search: SearchSpace) -> str:
     s = search.model.symbolic
     # every resource `fits` reads: an entry that no longer fits must not stay the one to beat
     text = "|".join(str(e) for e in (s.latency, *(s.resources[r] for r in ("DSP", "BRAM18K", "URAM", "LUT", "FF"))))
+    # and how the packing factors the expressions read are inferred
+    text += "|" + "|".join(f"{p.name}:{p.innermost}:{p.upper}:{p.rate}:{p.minimum}:{p.steps}" for p in search.model.packing)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

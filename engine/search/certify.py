@@ -125,6 +125,10 @@ class BoxBounds:
         pack_exprs = []
         for p in self.packing:
             pack_exprs += [p.innermost, p.rate if p.rate is not None else 0, p.minimum if p.minimum is not None else 0]
+        self.step_slots = []  # per packing factor: where its steps (engine/models/evaluate.infer_packing) are
+        for p in self.packing:
+            self.step_slots.append(range(len(pack_exprs), len(pack_exprs) + len(p.steps)))
+            pack_exprs += list(p.steps)
         pack_exprs = [sympy.sympify(e).xreplace(subs) for e in pack_exprs]
         # extents that are monomials of box variables: powers of two surely dividing them bound the
         # inferred factor from below (a multiple of a fixed SIMD factor has at least its low bit)
@@ -267,6 +271,13 @@ class BoxBounds:
                 plo = np.where(point, lowbit, self._surely_dividing(k, lo, hi))
                 phi = np.where(point, lowbit, _prev_pow2(ehi))
                 plo, phi = np.minimum(plo, p.upper), np.minimum(phi, p.upper)
+                for slot in self.step_slots[k]:  # the DRAM level divides where boxes start, too
+                    slo, shi = (np.rint(np.broadcast_to(x, lo.shape[:1])) for x in ranges[slot])
+                    # a step of 0 (one tile) constrains nothing: only a surely positive step caps the factor
+                    at = (slo == shi) & (slo >= 1)
+                    low = np.bitwise_and(slo.astype(np.int64), -slo.astype(np.int64)).astype(np.float64)
+                    plo = np.minimum(plo, np.where(at, low, np.where(shi >= 1, 1.0, plo)))
+                    phi = np.minimum(phi, np.where(at, low, np.where(slo >= 1, _prev_pow2(np.maximum(shi, 1.0)), phi)))
                 widest_lo, widest_hi = plo, phi
                 if p.rate is not None:  # no wider than the rate needs (engine/models/evaluate.infer_packing)
                     rlo, rhi = (np.broadcast_to(x, lo.shape[:1]) for x in ranges[3 * k + 1])

@@ -210,11 +210,9 @@ class _Program:
                 b = self._tr(base)
                 out = out * (b ** int(exp) if exp > 0 else 1.0 / b ** int(-exp))
         elif isinstance(e, sympy.Min) or getattr(e.func, "__name__", "") == "smin":
-            # only in resource use (the depth of a skew FIFO, engine/compiler/fifo_depths.py): a variable
-            # below each argument, so the program's resource bound is a relaxation; `fits` decides
-            out = self._int(f"__min_{len(self.memo)}", 0, None)
-            for a in e.args:
-                self.model.c.add(out <= self._tr(a))
+            # only in resource use (the depth of a skew FIFO, engine/compiler/fifo_depths.py: the lag,
+            # capped at a tile): the cap, an upper bound of the minimum, so the answers still fit
+            out = self._tr(e.args[-1])
         elif isinstance(e, sympy.ceiling):
             x = self._tr(e.args[0])  # a ceiling not of the tile-count form: its own integer
             c = self._int(f"__ceil_{len(self.memo)}", None, None)

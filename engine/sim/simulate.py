@@ -90,7 +90,7 @@ def check_values(descriptor: dict, values: dict[str, int]) -> None:
             elif c["kind"] == "divides_expression":
                 block = round(evaluate(c["of"], values))
                 if block % v:
-                    problems.append(f"{name}={v} must divide its block's innermost extent {block}")
+                    problems.append(f"{name}={v} must divide {c['of']} = {block} (an extent or where boxes start)")
     if problems:
         raise DesignError(f"{descriptor['design']['id']}: " + "; ".join(problems))
 

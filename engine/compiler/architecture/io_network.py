@@ -18,7 +18,7 @@ import sympy
 from engine.compiler.architecture.footprint import footprint, innermost_extent
 from engine.compiler.architecture.io_groups import IOGroup
 from engine.compiler.architecture.modules import Buffer, Fifo, Loop, Module, PackingParameter, Phase
-from engine.compiler.architecture.symbols import DesignSymbols, symbol
+from engine.compiler.architecture.symbols import DesignSymbols, smin, symbol
 
 AXI_BITS = 512
 
@@ -52,8 +52,26 @@ class _GroupNetwork:
         minimum = self.simd_pack() if feeds_pes else None
         self.packing.append(PackingParameter(name, self.g.name, level,
                                              innermost_extent(self.g.access, ranges, self.layout),
-                                             AXI_BITS // self.g.element_bits, rate, minimum))
+                                             AXI_BITS // self.g.element_bits, rate, minimum,
+                                             self.box_steps() if level == self.top else ()))
         return symbol(name)
+
+    def box_steps(self) -> tuple[sympy.Expr, ...]:
+        """Where the boxes DRAM moves start along the array's innermost stored dimension: a tile's
+        (its loops' coefficients times their first-level factors, the subscript's constant), and
+        for drains, which store the PEs' boxes one by one, a PE's inside the tile. A loop of one
+        tile (or one PE) starts no other box: its step is 0, which constrains nothing."""
+        if not self.g.access.index:
+            return ()
+        last = self.layout[-1] if self.layout else len(self.g.access.index) - 1
+        subscript = self.g.access.index[last]
+        steps = [smin(self.syms.tiles(loop) - 1, 1) * abs(c) * self.syms.t1(loop) for loop, c in subscript.terms]
+        if self.direction == "out":
+            steps += [smin(self.syms.pes(loop) - 1, 1) * abs(c) * self.syms.pe_range(loop)
+                      for loop, c in subscript.terms if loop in self.space]
+        if subscript.const:
+            steps.append(sympy.Integer(abs(subscript.const)))
+        return tuple(steps)
 
     def rate(self, data_per_event: sympy.Expr) -> sympy.Expr:
         """Elements a buffered module must move per cycle of PE computation to keep up with it."""

@@ -79,7 +79,9 @@ class PackingParameter:
     of the transferred block along the array's last stored dimension, so words never straddle rows.
     A level that keeps a buffer takes the narrowest such word that still moves its data within the
     PEs' computing time (`rate`: elements per PE cycle), because a wide, shallow buffer spends block
-    RAMs on width it does not need.
+    RAMs on width it does not need. The DRAM-facing level's factor also divides every `step` (where
+    tiles, and for drains the PEs' boxes, start along that dimension: AutoSA's rule), so every box
+    starts on a bus word and no word straddles two boxes: DRAM moves whole words only.
     """
 
     name: str
@@ -89,6 +91,7 @@ class PackingParameter:
     upper: int
     rate: sympy.Expr | None = None
     minimum: sympy.Expr | None = None  # a buffer feeding the PEs: at least the SIMD lanes it feeds per cycle
+    steps: tuple[sympy.Expr, ...] = ()  # the DRAM-facing level: where boxes start in a row; the factor divides each
 
 
 @dataclass(frozen=True)
