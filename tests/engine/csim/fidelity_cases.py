@@ -1,7 +1,7 @@
 """Configurations on which the model, the cycle simulator and the timed C simulation of the exported
 code are compared (tests/engine/csim/test_fidelity.py, bench/bench_fidelity.py): every dataflow
-class of MM (2-D, 1-D, reduction in space, a k-space 2-D, SIMD on the space loop k), CNN, float / int16 / int8, and
-partitioning factors that do not divide their loops."""
+class of MM (2-D, 1-D, reduction in space, a k-space 2-D, SIMD on the space loop k), CNN, float /
+int16 / int8, and partitioning factors that do not divide their loops."""
 from __future__ import annotations
 
 from dataclasses import dataclass
