@@ -148,7 +148,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     overhead = OPERATORS["module_overhead"]
     io_count = sympy.Add(*(m.count for m in arch.modules if m.kind != "pe"))
     fifo_bits = sympy.Add(*(f.count * f.width_bits for f in arch.fifos))
-    lut = (pe.count * overhead["pe"]["lut"] + lanes * OPERATORS[dtype]["lut_per_lane"]
+    op_lut = sum(OPERATORS[dtype][op].get("lut", 0) * n for op, n in ops.items())  # fabric dividers, sqrt
+    lut = (pe.count * overhead["pe"]["lut"] + lanes * (OPERATORS[dtype]["lut_per_lane"] + op_lut)
            + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"])
     ff = (pe.count * overhead["pe"]["ff"] + lanes * OPERATORS[dtype]["ff_per_lane"]
           + io_count * overhead["io"]["ff"] + fifo_bits * overhead["fifo_ff_per_bit"])
