@@ -70,15 +70,15 @@ class SimdChoice:
 
 
 def parallel_loops(band: Band, deps: Dependences) -> list[str]:
-    carried = deps.validity + deps.reduction
-    return [loop for loop in band.loops
-            if all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in carried)]
+    ranges = [band.distance_ranges(dep) for dep in deps.validity + deps.reduction]  # once per dependence
+    return [loop for d, loop in enumerate(band.loops) if all(r[d] == (0, 0) for r in ranges)]
 
 
 def reduction_loops(band: Band, deps: Dependences) -> list[str]:
     parallel = set(parallel_loops(band, deps))
-    return [loop for loop in band.loops if loop not in parallel
-            and all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in deps.validity)]
+    ranges = [band.distance_ranges(dep) for dep in deps.validity]
+    return [loop for d, loop in enumerate(band.loops) if loop not in parallel
+            and all(r[d] == (0, 0) for r in ranges)]
 
 
 def simd_candidates(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> list[SimdChoice]:
