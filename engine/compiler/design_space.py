@@ -51,13 +51,15 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     designs = []
     for dataflow in enumerate_dataflows(model, band, deps):
         simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), band)
-        # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) is listed after the other
+        # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
         on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
+        variants = []
         for choice in [simd] + ([on_space] if on_space is not None else []):
             hiding = tuple(l for l in parallel if l != (choice.loop if choice else None)
                            and band.extents[band.index(l)] > 1)
-            params = tuning_parameters(kernel, band, list(hiding), choice)
-            for perm in classes:
+            variants.append((hiding, choice, tuning_parameters(kernel, band, list(hiding), choice)))
+        for perm in classes:
+            for hiding, choice, params in variants:
                 designs.append(Design(kernel.name, band.loops, band.extents, dataflow, perm, hiding, choice, params))
     return DesignSpace(kernel, model, deps, band, tuple(designs))
 
