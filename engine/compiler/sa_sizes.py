@@ -127,13 +127,23 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
             raise DesignError(f"--design {chosen.id} has space loops [{','.join(chosen.space_loops)}] but "
                               f"--sa-sizes space_time[{sizes.space_time}] is [{','.join(space_loops)}]")
     else:
-        chosen = autosa_design(space, space_loops, _simd_variant(space, space_loops, sizes))
+        on_space = _simd_variant(space, space_loops, sizes)
+        chosen = autosa_design(space, space_loops, on_space)
         if chosen is None:
-            chosen = next(d for d in space.designs if d.space_loops == space_loops
-                          and d.simd_on_space == _simd_variant(space, space_loops, sizes))
+            chosen = next(d for d in space.designs if d.space_loops == space_loops and d.simd_on_space == on_space)
             note = (f"AutoSA's loop order ({','.join(autosa_loop_order(space, space_loops))}) is in no "
                     f"permutation class; chose {chosen.id}, pick another with --design")
+        twin = _twin(space, chosen)
+        if twin is not None and len(twin.latency_hiding_loops) == len(chosen.latency_hiding_loops) and sizes.simd:
+            note = "; ".join(filter(None, [note, f"SIMD on {chosen.simd_loop} as with --simd-touch-space; "
+                                                 f"--design {twin.id} puts it on {twin.simd_loop}"]))
     return SaSelection(chosen, _params(space, chosen, sizes), note)
+
+
+def _twin(space: DesignSpace, design: Design) -> Design | None:
+    """The design of the same dataflow and class with SIMD on the other kind of loop, if any."""
+    return next((d for d in space.designs if d.space_loops == design.space_loops
+                 and d.permutation == design.permutation and d.simd_on_space != design.simd_on_space), None)
 
 
 def _simd_variant(space: DesignSpace, space_loops: tuple[str, ...], sizes: SaSizes) -> bool:
@@ -186,9 +196,9 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> dict[str, int
 
 def _wrong_latency(space: DesignSpace, design: Design, latency, hiding) -> None:
     names = ",".join(hiding) if hiding else "none"
-    other = [d for d in space.designs if d.space_loops == design.space_loops and d.permutation == design.permutation
-             and d.simd_on_space != design.simd_on_space and len(d.latency_hiding_loops) == len(latency)]
-    hint = f" ({other[0].id} takes {len(latency)}: SIMD on {other[0].simd_loop})" if other else ""
+    twin = _twin(space, design)
+    hint = (f" ({twin.id} takes {len(latency)}: SIMD on {twin.simd_loop})"
+            if twin is not None and len(twin.latency_hiding_loops) == len(latency) else "")
     raise DesignError(f"--sa-sizes latency has {len(latency)} factors; expected {len(hiding)}, one per "
                       f"latency-hiding loop of {design.id} in AutoSA's order ({names}){hint}")
 

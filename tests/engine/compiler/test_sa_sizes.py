@@ -78,7 +78,12 @@ def test_round_trip_for_every_design(request, kernel):
         if not ambiguous:
             assert plain.params == params
         if autosa_design(space, design.space_loops, design.simd_on_space) == design and not ambiguous:
-            assert plain.design == design and not plain.note
+            assert plain.design == design
+            # the string fits both SIMD variants: the note names the other one
+            told = design.simd_on_space and any(
+                not d.simd_on_space and d.space_loops == design.space_loops
+                and len(d.latency_hiding_loops) == len(design.latency_hiding_loops) for d in space.designs)
+            assert ("--simd-touch-space; --design" in plain.note) == told, plain.note
 
 
 def test_simd_touch_space_strings(mm):
@@ -93,7 +98,16 @@ def test_simd_touch_space_strings(mm):
     assert sel.design.id == "k__i-k.j" and sel.params["j_t2"] == 4
     sel = select(mm, "{kernel[]->space_time[5];kernel[]->array_part[16,16,16];kernel[]->latency[4,2];"
                      "kernel[]->simd[8]}")
-    assert sel.design.id.endswith("__simd-k") and sel.design.space_loops == ("j", "k")
+    assert sel.design.id.endswith("__simd-k") and sel.design.space_loops == ("j", "k") and not sel.note
+
+
+def test_cnn_string_fits_both_simd_variants(cnn):
+    """CNN [i] hides latency on o, h, w with SIMD on i (space) or on q (time): the string cannot
+    tell them apart, so the --simd-touch-space design is chosen and the note names the other."""
+    sel = select(cnn, "{kernel[]->space_time[3];kernel[]->array_part[16,8,8,8,3,3];kernel[]->latency[2,2,2];"
+                      "kernel[]->simd[4]}")
+    assert sel.design.simd_loop == "i" and sel.design.simd_on_space and sel.params["i_t2"] == 4
+    assert "--design i__" in sel.note and "puts it on q" in sel.note
 
 
 def test_autosa_order_class(mm, cnn):
