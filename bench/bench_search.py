@@ -2,7 +2,7 @@
 
     python bench/bench_search.py [--seeds 3] [--designs ...]
 
-For every one of the 18 designs: the hybrid tuner's share of the best-known throughput after 1 s
+For every one of the 27 designs: the hybrid tuner's share of the best-known throughput after 1 s
 and 5 s (median of the seeds; targets >= 95% and >= 99%), every baseline's share after 5 s (the
 hybrid should beat them all), and samples per second. Single thread.
 """

@@ -4,7 +4,7 @@
     python bench/update_best_known.py --rescore --methods          (re-score stale entries only)
     python bench/update_best_known.py --methods --certify 60       (prove each entry: bound and gap)
 
-For each of the 18 MM designs at 1024^3 on the U250 (fp32, 0.7 cap, 300 MHz), runs each method
+For each of the 27 MM designs at 1024^3 on the U250 (fp32, 0.7 cap, 300 MHz), runs each method
 with each seed and keeps the best latency any run found, with its parameters and how it was found.
 An entry whose model fingerprint no longer matches the code is replaced, not compared; with
 --rescore its parameters are first evaluated again under the current model and kept as the entry to

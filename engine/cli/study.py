@@ -18,7 +18,7 @@ HELP = ("reproduce a study of the Odyssey paper (methods, mutation, latency-mode
         "model-accuracy, mm-architectures, vgg16-conv12, networks)")
 PAPER_DEFINES = ["I=1024", "J=1024", "K=1024"]
 
-EPILOG = "studies (default budget per run; time on MM 1024^3, all 18 designs, 1 seed):\n" + "\n".join(
+EPILOG = "studies (default budget per run; time on MM 1024^3, all 27 designs, 1 seed):\n" + "\n".join(
     f"  {s.name:16} {s.what}\n  {'':16} {s.help_duration()}" for s in STUDIES.values()) + """
 
 Without --kernel the problem is the paper's: resources/kernels/mm.c with I=J=K=1024 (-D overrides

@@ -34,19 +34,33 @@ class Design:
         return self.simd.loop if self.simd else None
 
     @property
+    def simd_on_space(self) -> bool:
+        """SIMD on a space loop (AutoSA --simd-touch-space): the PEs along it reduce `l_t2` lanes each."""
+        return self.simd_loop is not None and self.simd_loop in self.space_loops
+
+    @property
+    def split_space_loops(self) -> tuple[str, ...]:
+        """Space loops strip-mined by `l_t2` inside the PE (latency hiding or SIMD): `l_t1/l_t2` PEs."""
+        return tuple(loop for loop in self.space_loops
+                     if loop in self.latency_hiding_loops or loop == self.simd_loop)
+
+    @property
     def id(self) -> str:
-        """Stable and shell-safe: space loops, then the permutation groups, e.g. `i-j__i-j.k`."""
+        """Stable and shell-safe: space loops, then the permutation groups, e.g. `i-j__i-j.k`; a
+        design with SIMD on a space loop ends in `__simd-<loop>`, e.g. `k__i-j.k__simd-k`."""
         groups = ".".join("-".join(group) for group in self.permutation.groups)
-        return f"{'-'.join(self.space_loops)}__{groups}"
+        suffix = f"__simd-{self.simd_loop}" if self.simd_on_space else ""
+        return f"{'-'.join(self.space_loops)}__{groups}{suffix}"
 
     @property
     def name(self) -> str:
-        return f"{self.kernel} {self.dataflow} {self.permutation}"
+        suffix = f" simd({self.simd_loop})" if self.simd_on_space else ""
+        return f"{self.kernel} {self.dataflow} {self.permutation}{suffix}"
 
     @property
     def array_shape(self) -> tuple[str, ...]:
         """PEs along each space loop, in terms of the tuning parameters."""
-        return tuple(f"{loop}_t1/{loop}_t2" if loop in self.latency_hiding_loops else f"{loop}_t1"
+        return tuple(f"{loop}_t1/{loop}_t2" if loop in self.split_space_loops else f"{loop}_t1"
                      for loop in self.space_loops)
 
     def param(self, name: str) -> TuningParameter:
@@ -67,6 +81,8 @@ class Design:
             "array_shape": list(self.array_shape),
             "latency_hiding_loops": list(self.latency_hiding_loops),
             "simd_loop": self.simd_loop,
+            "simd_on_space": self.simd_on_space,
+            "split_space_loops": list(self.split_space_loops),
             "simd_layout": {a: list(order) for a, order in (self.simd.layout if self.simd else {}).items()},
             "params": [p.to_json() for p in self.params],
         }

@@ -18,7 +18,8 @@ from engine.compiler.legality import check_space_loops, check_uniform
 from engine.compiler.permutation import permutation_classes
 from engine.compiler.polyhedral import PolyhedralModel, build_model
 from engine.compiler.space_time import enumerate_dataflows
-from engine.compiler.tuning import choose_simd, parallel_loops, simd_candidates, tuning_parameters
+from engine.compiler.tuning import (choose_simd, parallel_loops, simd_candidates, space_simd_choice,
+                                   tuning_parameters)
 from engine.errors import DesignError
 
 
@@ -50,11 +51,16 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     designs = []
     for dataflow in enumerate_dataflows(model, band, deps):
         simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), band)
-        hiding = tuple(l for l in parallel if l != (simd.loop if simd else None)
-                       and band.extents[band.index(l)] > 1)
-        params = tuning_parameters(kernel, band, list(hiding), simd)
+        # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
+        on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
+        variants = []
+        for choice in [simd] + ([on_space] if on_space is not None else []):
+            hiding = tuple(l for l in parallel if l != (choice.loop if choice else None)
+                           and band.extents[band.index(l)] > 1)
+            variants.append((hiding, choice, tuning_parameters(kernel, band, list(hiding), choice)))
         for perm in classes:
-            designs.append(Design(kernel.name, band.loops, band.extents, dataflow, perm, hiding, simd, params))
+            for hiding, choice, params in variants:
+                designs.append(Design(kernel.name, band.loops, band.extents, dataflow, perm, hiding, choice, params))
     return DesignSpace(kernel, model, deps, band, tuple(designs))
 
 

@@ -12,8 +12,12 @@
 - AutoSA has no loop permutation: its tile loops run in its loop order, which belongs to at most
   one permutation class (Odyssey Thm. 3.1). That class's design is chosen unless the caller names
   a design (of the same dataflow) for the permutation.
-Designs with SIMD on a space loop (AutoSA's --simd-touch-space) do not exist here yet; a string that
-implies one is refused with a message saying so.
+- A dataflow with a reduction space loop has two designs per class: SIMD on a time loop, and SIMD
+  on that space loop (AutoSA's --simd-touch-space --local-reduce, id suffix `__simd-<loop>`). The
+  string does not say which loop `simd` vectorises; the number of `latency` factors does when the
+  two designs hide latency on different loops (MM [k]: latency[i] is SIMD on j, latency[i,j] SIMD
+  on k). Otherwise (or without `latency`) the space-loop variant is chosen, as AutoSA's MM and CNN
+  scripts use --simd-touch-space; `--design` picks the other.
 """
 from __future__ import annotations
 
@@ -22,7 +26,6 @@ from dataclasses import dataclass
 
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.tuning import simd_candidates
 from engine.errors import DesignError
 
 FIELDS = ("space_time", "array_part", "latency", "simd")
@@ -90,11 +93,13 @@ def autosa_loop_order(space: DesignSpace, space_loops: tuple[str, ...]) -> tuple
     return space_loops + tuple(loop for loop in space.band.loops if loop not in space_loops)
 
 
-def autosa_design(space: DesignSpace, space_loops: tuple[str, ...]) -> Design | None:
-    """The design whose permutation class contains AutoSA's tile-loop order, if there is one."""
+def autosa_design(space: DesignSpace, space_loops: tuple[str, ...], simd_on_space: bool | None = None
+                  ) -> Design | None:
+    """The design whose permutation class contains AutoSA's tile-loop order, if there is one
+    (`simd_on_space`: of the SIMD-on-a-space-loop variants, or not; None: the first listed)."""
     order = autosa_loop_order(space, space_loops)
     for design in space.designs:
-        if design.space_loops != space_loops:
+        if design.space_loops != space_loops or simd_on_space not in (None, design.simd_on_space):
             continue
         start, fits = 0, True
         for group in design.permutation.groups:
@@ -122,12 +127,39 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
             raise DesignError(f"--design {chosen.id} has space loops [{','.join(chosen.space_loops)}] but "
                               f"--sa-sizes space_time[{sizes.space_time}] is [{','.join(space_loops)}]")
     else:
-        chosen = autosa_design(space, space_loops)
+        on_space = _simd_variant(space, space_loops, sizes)
+        chosen = autosa_design(space, space_loops, on_space)
         if chosen is None:
-            chosen = next(d for d in space.designs if d.space_loops == space_loops)
+            chosen = next(d for d in space.designs if d.space_loops == space_loops and d.simd_on_space == on_space)
             note = (f"AutoSA's loop order ({','.join(autosa_loop_order(space, space_loops))}) is in no "
                     f"permutation class; chose {chosen.id}, pick another with --design")
+        twin = _twin(space, chosen)
+        if twin is not None and len(twin.latency_hiding_loops) == len(chosen.latency_hiding_loops) and sizes.simd:
+            note = "; ".join(filter(None, [note, f"SIMD on {chosen.simd_loop} as with --simd-touch-space; "
+                                                 f"--design {twin.id} puts it on {twin.simd_loop}"]))
     return SaSelection(chosen, _params(space, chosen, sizes), note)
+
+
+def _twin(space: DesignSpace, design: Design) -> Design | None:
+    """The design of the same dataflow and class with SIMD on the other kind of loop, if any."""
+    return next((d for d in space.designs if d.space_loops == design.space_loops
+                 and d.permutation == design.permutation and d.simd_on_space != design.simd_on_space), None)
+
+
+def _simd_variant(space: DesignSpace, space_loops: tuple[str, ...], sizes: SaSizes) -> bool:
+    """Does the string mean the design with SIMD on a space loop (see the module docstring)?"""
+    variants = {d.simd_on_space: d for d in space.designs if d.space_loops == space_loops}
+    if True not in variants:
+        return False
+    if False not in variants:
+        return True
+    if sizes.simd is not None and all(v == 1 for v in sizes.simd) and not variants[False].simd_loop:
+        return False
+    if sizes.latency is not None:
+        counts = {flag: len(d.latency_hiding_loops) for flag, d in variants.items()}
+        if counts[True] != counts[False] and len(sizes.latency) in counts.values():
+            return len(sizes.latency) == counts[True]
+    return True
 
 
 def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> dict[str, int]:
@@ -156,9 +188,6 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> dict[str, int
                 raise DesignError(f"--sa-sizes simd factor {sizes.simd[0]}: expected a positive power of two")
             params[f"{design.simd_loop}_t2"] = sizes.simd[0]
         elif any(v != 1 for v in sizes.simd):
-            space_simd = _space_simd_loops(space, design)
-            if space_simd:
-                raise _space_simd_error(design, space_simd, f"simd{list(sizes.simd)}")
             expected = f"one factor, for loop {design.simd_loop}" if design.simd_loop else "no SIMD factor"
             raise DesignError(f"--sa-sizes simd has {len(sizes.simd)} factor(s); design {design.id} takes "
                               f"{expected}")
@@ -166,27 +195,12 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> dict[str, int
 
 
 def _wrong_latency(space: DesignSpace, design: Design, latency, hiding) -> None:
-    space_simd = _space_simd_loops(space, design)
-    if space_simd and design.simd_loop is not None and len(latency) == len(hiding) + 1:
-        raise _space_simd_error(design, space_simd, f"latency{list(latency)} (one factor per parallel loop, "
-                                                    f"{design.simd_loop} included)")
     names = ",".join(hiding) if hiding else "none"
+    twin = _twin(space, design)
+    hint = (f" ({twin.id} takes {len(latency)}: SIMD on {twin.simd_loop})"
+            if twin is not None and len(twin.latency_hiding_loops) == len(latency) else "")
     raise DesignError(f"--sa-sizes latency has {len(latency)} factors; expected {len(hiding)}, one per "
-                      f"latency-hiding loop of {design.id} in AutoSA's order ({names})")
-
-
-def _space_simd_loops(space: DesignSpace, design: Design) -> list[str]:
-    """Space loops of the design that SIMD could vectorise (AutoSA's --simd-touch-space)."""
-    candidates = simd_candidates(space.kernel, space.band, space.dependences, ())
-    ranked = sorted(candidates, key=lambda c: (not c.is_reduction, len(c.layout)))  # as AutoSA and Odyssey: k in MM
-    return [c.loop for c in ranked if c.loop in design.space_loops]
-
-
-def _space_simd_error(design: Design, loops: list[str], what: str) -> DesignError:
-    keep = f"SIMD on {design.simd_loop}" if design.simd_loop else "no SIMD"
-    return DesignError(f"--sa-sizes {what} implies SIMD on space loop {loops[0]} (AutoSA --simd-touch-space); "
-                       f"designs with SIMD on a space loop are not built yet: {design.id} has {keep}, "
-                       f"latency hiding on {','.join(design.latency_hiding_loops) or 'no loop'}")
+                      f"latency-hiding loop of {design.id} in AutoSA's order ({names}){hint}")
 
 
 def to_sa_sizes(space: DesignSpace, design: Design, params: dict[str, int]) -> str:

@@ -11,6 +11,13 @@
   When several loops qualify we take a reduction loop first (an adder tree in the PE, as AutoSA and
   Odyssey do for MM and CNN), then the loop that allows the widest SIMD, then the one needing fewest
   layout changes, then the innermost.
+- SIMD on a space loop (AutoSA's --simd-touch-space --local-reduce): a space loop that is a
+  reduction loop with stride-0/1 references is strip-mined by `l_t2` as well; the array has
+  `l_t1/l_t2` PEs along it and each PE reduces its `l_t2` lanes locally before passing the partial
+  result on. Every dataflow with such a space loop gets this variant beside its time-loop SIMD
+  design (MM [k], [i,k], [j,k] and CNN [i], [o,i], [h,i], [w,i]: Odyssey's designs, which all
+  vectorise k / i). A parallel space loop is not offered: its lanes would be more PEs under one
+  controller, which the partitioning factor already gives.
 """
 from __future__ import annotations
 
@@ -63,15 +70,15 @@ class SimdChoice:
 
 
 def parallel_loops(band: Band, deps: Dependences) -> list[str]:
-    carried = deps.validity + deps.reduction
-    return [loop for loop in band.loops
-            if all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in carried)]
+    ranges = [band.distance_ranges(dep) for dep in deps.validity + deps.reduction]  # once per dependence
+    return [loop for d, loop in enumerate(band.loops) if all(r[d] == (0, 0) for r in ranges)]
 
 
 def reduction_loops(band: Band, deps: Dependences) -> list[str]:
     parallel = set(parallel_loops(band, deps))
-    return [loop for loop in band.loops if loop not in parallel
-            and all(band.distance_ranges(dep)[band.index(loop)] == (0, 0) for dep in deps.validity)]
+    ranges = [band.distance_ranges(dep) for dep in deps.validity]
+    return [loop for d, loop in enumerate(band.loops) if loop not in parallel
+            and all(r[d] == (0, 0) for r in ranges)]
 
 
 def simd_candidates(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> list[SimdChoice]:
@@ -86,11 +93,20 @@ def simd_candidates(kernel: Kernel, band: Band, deps: Dependences, space: tuple[
     return choices
 
 
+def _simd_key(choice: SimdChoice, band: Band) -> tuple:
+    width = min(MAX_SIMD, _power_of_two_floor(band.extents[band.index(choice.loop)]))
+    return (not choice.is_reduction, -width, len(choice.layout), -band.index(choice.loop))
+
+
 def choose_simd(choices: list[SimdChoice], band: Band) -> SimdChoice | None:
-    def key(choice: SimdChoice):
-        width = min(MAX_SIMD, _power_of_two_floor(band.extents[band.index(choice.loop)]))
-        return (not choice.is_reduction, -width, len(choice.layout), -band.index(choice.loop))
-    return min(choices, key=key) if choices else None
+    return min(choices, key=lambda c: _simd_key(c, band)) if choices else None
+
+
+def space_simd_choice(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> SimdChoice | None:
+    """The reduction space loop to vectorise (AutoSA --simd-touch-space --local-reduce), if any.
+    At most one space loop is a reduction loop (space_time.py), so there is at most one."""
+    choices = [c for c in simd_candidates(kernel, band, deps, ()) if c.loop in space and c.is_reduction]
+    return choose_simd(choices, band)
 
 
 def _stride_one_layout(kernel: Kernel, band: Band, loop: str) -> dict[str, tuple[int, ...]] | None:

@@ -153,7 +153,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     # FIFOs the skew rule deepens are shift registers: a LUT per bit and SRL_WORDS words
     srl_luts = sympy.Add(*(f.count * f.width_bits * sympy.ceiling(skew / SRL_WORDS) for f in arch.fifos
                            if (skew := architecture_skew_depth(f, arch)) is not None))
-    lut = (pe.count * overhead["pe"]["lut"] + lanes * OPERATORS[dtype]["lut_per_lane"]
+    op_lut = sum(OPERATORS[dtype][op].get("lut", 0) * n for op, n in ops.items())  # fabric dividers, sqrt
+    lut = (pe.count * overhead["pe"]["lut"] + lanes * (OPERATORS[dtype]["lut_per_lane"] + op_lut)
            + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"] + srl_luts)
     ff = (pe.count * overhead["pe"]["ff"] + lanes * OPERATORS[dtype]["ff_per_lane"]
           + io_count * overhead["io"]["ff"] + fifo_bits * overhead["fifo_ff_per_bit"])

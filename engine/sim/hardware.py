@@ -59,7 +59,8 @@ class _Builder:
         design = descriptor["design"]
         self.band = list(design["band_loops"])
         self.space = list(descriptor["topology"]["space_loops"])
-        hiding = set(design["latency_hiding_loops"])
+        # space loops strip-mined inside the PE (latency hiding, or SIMD on a space loop since 1.2)
+        hiding = set(design.get("split_space_loops", design["latency_hiding_loops"]))
         t1 = {l: values[f"{l}_t1"] for l in self.band}
         self.pe_range = {l: (values[f"{l}_t2"] if l in hiding else 1) if l in self.space else t1[l]
                          for l in self.band}

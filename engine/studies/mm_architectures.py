@@ -1,6 +1,6 @@
 """Study `mm-architectures`: which of the MM designs wins and why (Odyssey Fig. 10, Table 6).
 
-Every design of the kernel (by default the 18 of mm.c at 1024^3) is tuned (a one-layer network run
+Every design of the kernel (by default the 27 of mm.c at 1024^3) is tuned (a one-layer network run
 on Dask, engine/network). Fig. 10: each design's best throughput normalised to the best design, and
 its DSP use. Table 6: per dataflow, the three loop orderings side by side: latency and PE count
 relative to the ordering that keeps the output on chip (<[i,j],k> for MM), total BRAM and each
@@ -56,7 +56,9 @@ def run_mm_architectures(space: DesignSpace, device: Device, *, designs: list[st
     rows = []
     for design_id, gops in layer.designs.items():
         design, pair = by_id[design_id], pairs.get(design_id)
-        row = {"design": design_id, "dataflow": _df(design.space_loops), "ordering": str(design.permutation),
+        # a dataflow's SIMD-on-space-loop designs are a group of three orderings of their own
+        row = {"design": design_id, "dataflow": _df(design.space_loops)
+               + (f" simd({design.simd_loop})" if design.simd_on_space else ""), "ordering": str(design.permutation),
                "throughput_gops": gops, "normalised": layer.share(design_id)}
         if pair is not None and pair.best is not None:
             d = pair_details(job, sizes, design_id, pair.best.params)

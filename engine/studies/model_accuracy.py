@@ -5,7 +5,7 @@ For every design of each workload, random legal configurations (non-divisor arra
 factors included: the first draw of each design is redrawn until one factor does not divide its
 loop) are evaluated by the model (`evaluate_configuration`) and simulated; error = (model -
 simulated) / simulated. Without `--kernel` the workloads are the paper's: MM [I,J,K] = [64,64,64]
-(18 designs) and CNN [I,O,H,W,P,Q] = [16,16,16,16,3,3] (30 designs); with `--kernel` the given
+(27 designs) and CNN [I,O,H,W,P,Q] = [16,16,16,16,3,3] (42 designs); with `--kernel` the given
 kernel at its sizes. DSP and BRAM18K are the model's (the paper compares them with HLS synthesis
 reports, which we do not have; the simulator does not count resources). Writes model_accuracy.csv,
 model_accuracy.png (predicted vs simulated, like Fig. 6) and summary.txt.

@@ -54,7 +54,7 @@ class ConcreteTiling:
         return f"({l} mod {self.t1[l]})"
 
     def pe_index(self, l: str) -> str:
-        return f"floor({self.point(l)}/{self.t2[l]})" if l in self.design.latency_hiding_loops else self.point(l)
+        return f"floor({self.point(l)}/{self.t2[l]})" if l in self.design.split_space_loops else self.point(l)
 
     def pe_compute(self) -> isl.Set:
         """Iterations of the first PE, SIMD lanes folded: (tile loops, time loops, latency hiding)."""

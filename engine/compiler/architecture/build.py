@@ -12,7 +12,7 @@ from engine.compiler.architecture.pe import build_pe
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.ir import BinOp, Expr, UnaryOp
+from engine.compiler.ir import BinOp, Call, Expr, UnaryOp
 from engine.compiler.tuning import DTYPE_BITS
 from engine.errors import DesignError
 from engine.resources import RESOURCES
@@ -33,7 +33,7 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     compute = compute_info(space, statements)
     groups = io_groups(space, design, bits)
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
-    depth = sum(OPERATORS[compute["dtype"]][op]["latency"] for op in compute["ops"] if op in ("mul", "add")) + 2
+    depth = pipeline_depth(compute)
     pe = build_pe(syms, groups, add_latency, depth)
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
@@ -47,10 +47,20 @@ def compute_info(space: DesignSpace, statements) -> dict:
     reads = {ref.array for stmt in statements for ref in stmt.reads()}
     dtypes = [space.kernel.arrays[a].dtype for a in reads] or [space.kernel.arrays[statements[0].target.array].dtype]
     dtype = max(dtypes, key=lambda t: DTYPE_BITS[t] + (100 if t in ("float", "double") else 0))
-    unsupported = [op for op in ops if op not in ("mul", "add")]
+    table = OPERATORS[dtype]
+    unsupported = [op for op in ops if not isinstance(table.get(op), dict)]
     if unsupported:
-        raise DesignError(f"the compute statement uses {', '.join(unsupported)}, which has no DSP model yet")
+        known = ", ".join(op for op, entry in table.items() if isinstance(entry, dict))
+        raise DesignError(f"the compute statement uses {', '.join(unsupported)} on {dtype}, which "
+                          f"resources/operators.json does not cost; it costs {known}")
     return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text}
+
+
+def pipeline_depth(compute: dict) -> int:
+    """PE pipeline depth: the latencies of the operator kinds the statement uses (division and
+    square root included, resources/operators.json), plus reading and writing the operands."""
+    table = OPERATORS[compute["dtype"]]
+    return sum(table[op]["latency"] for op in compute["ops"]) + 2
 
 
 def _count_ops(expr: Expr, ops: Counter) -> None:
@@ -60,3 +70,7 @@ def _count_ops(expr: Expr, ops: Counter) -> None:
         _count_ops(expr.rhs, ops)
     elif isinstance(expr, UnaryOp):
         _count_ops(expr.operand, ops)
+    elif isinstance(expr, Call):
+        ops[expr.op] += 1
+        for arg in expr.args:
+            _count_ops(arg, ops)

@@ -40,6 +40,7 @@ class DesignSymbols:
         self.sizes = dict(zip(design.band_loops, design.problem_size))
         self.hiding = set(design.latency_hiding_loops)
         self.simd_loop = design.simd_loop
+        self.split = set(design.split_space_loops)  # space loops with l_t1/l_t2 PEs
 
     def t1(self, loop: str) -> sympy.Expr:
         return symbol(f"{loop}_t1")
@@ -60,7 +61,7 @@ class DesignSymbols:
 
     def pes(self, loop: str) -> sympy.Expr:
         """PEs along a space loop."""
-        return self.t1(loop) / self.t2(loop) if loop in self.hiding else self.t1(loop)
+        return self.t1(loop) / self.t2(loop) if loop in self.split else self.t1(loop)
 
     @property
     def pe_grid(self) -> tuple[sympy.Expr, ...]:
@@ -77,7 +78,7 @@ class DesignSymbols:
     def pe_range(self, loop: str) -> sympy.Expr:
         """How many values of `loop` one PE sees inside one tile."""
         if loop in self.design.space_loops:
-            return self.t2(loop) if loop in self.hiding else sympy.Integer(1)
+            return self.t2(loop) if loop in self.split else sympy.Integer(1)
         return self.t1(loop)
 
     @property

@@ -11,7 +11,7 @@ from engine.cli.main import main
 def test_json_lists_every_design_with_its_parameters(bundled, capsys):
     assert main(["designs", str(bundled("mm")), "--preset", "small", "--json"]) == 0
     designs = json.loads(capsys.readouterr().out)
-    assert len(designs) == 18
+    assert len(designs) == 27  # 18 + 9 with SIMD on the space loop k
     first = designs[0]
     assert {"id", "name", "space_loops", "permutation", "simd_loop", "params"} <= set(first)
     for param in first["params"]:
@@ -24,9 +24,9 @@ def test_json_lists_every_design_with_its_parameters(bundled, capsys):
 def test_table_has_one_row_per_design(bundled, capsys):
     assert main(["designs", str(bundled("cnn")), "-D", "O=16", "-D", "I=16"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("cnn: 30 designs over loops o=16 h=56 w=56 i=16 p=3 q=3")
+    assert out[0].startswith("cnn: 42 designs over loops o=16 h=56 w=56 i=16 p=3 q=3")
     assert out[1].split()[:6] == ["id", "space", "array", "shape", "permutation", "simd"]
-    assert len(out) == 3 + 30
+    assert len(out) == 3 + 42  # 30 + 12 with SIMD on the space loop i
 
 
 def test_console_script_runs_in_a_fresh_process(bundled):
@@ -39,4 +39,4 @@ def test_console_script_runs_in_a_fresh_process(bundled):
 
 def test_preset_sizes_can_be_overridden(bundled, capsys):
     assert main(["designs", str(bundled("mm")), "--preset", "small", "-D", "K=32"]) == 0
-    assert capsys.readouterr().out.startswith("mm: 18 designs over loops i=64 j=64 k=32")
+    assert capsys.readouterr().out.startswith("mm: 27 designs over loops i=64 j=64 k=32")

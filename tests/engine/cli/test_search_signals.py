@@ -83,7 +83,9 @@ def test_sigterm_and_sighup_store_the_run_as_interrupted(bundled, tmp_path, sig)
 
 def test_sigkill_leaves_an_incomplete_run_with_what_was_checkpointed(bundled, tmp_path):
     db = tmp_path / "runs.sqlite"
-    search = Search(bundled("mm"), db, "--preset", "small", "--method", "random", "--seconds", "120")
+    # 180 s over mm's 27 designs: over 6 s a design, so the design running at the kill has been
+    # checkpointed running (a checkpoint every 2 s) rather than just after the one before it ended
+    search = Search(bundled("mm"), db, "--preset", "small", "--method", "random", "--seconds", "180")
     search.wait_for_progress()
     search.read(3.0)  # a checkpoint at least every 2 s
     _, match = search.lines[-1]

@@ -9,6 +9,9 @@ from engine.errors import DesignError
 
 MM_NAMES = {f"mm {df} {perm}" for df in ["[i]", "[j]", "[k]", "[i,j]", "[i,k]", "[j,k]"]
             for perm in ["<[i,j],k>", "<[j,k],i>", "<[i,k],j>"]}
+# SIMD on the reduction space loop k (AutoSA --simd-touch-space --local-reduce)
+MM_SPACE_SIMD = {f"mm {df} {perm} simd(k)" for df in ["[k]", "[i,k]", "[j,k]"]
+                 for perm in ["<[i,j],k>", "<[j,k],i>", "<[i,k],j>"]}
 
 
 def canonical(design):
@@ -17,9 +20,26 @@ def canonical(design):
 
 
 def test_mm_has_odyssey_table_2_designs_by_name(bundled):
+    """18 dataflow x class designs with SIMD on a time loop, and the 9 whose space loops include the
+    reduction loop k once more with SIMD on k: 27."""
     space = compile_kernel(bundled("mm"), defines=["I=64", "J=64", "K=64"])
-    assert {d.name for d in space.designs} == MM_NAMES
-    assert len(space.designs) == 18
+    assert {d.name for d in space.designs} == MM_NAMES | MM_SPACE_SIMD
+    assert len(space.designs) == 27
+
+
+def test_every_odyssey_gemm_design_has_exactly_one_design_with_its_parameters(bundled):
+    """Odyssey's 18 GEMM designs: six dataflows x three classes, latency hiding on i and j and SIMD
+    k_t2 on k, so tunable i_t1, j_t1, k_t1, i_t2, j_t2, k_t2 with k_t2 the SIMD factor."""
+    space = compile_kernel(bundled("mm"), defines=["I=64", "J=64", "K=64"])
+    for name in MM_NAMES:
+        dataflow = name.split()[1]
+        matching = [d for d in space.designs if str(d.dataflow) == dataflow and name.split()[2] == str(d.permutation)
+                    and {p.name: p.role for p in d.params} == {
+                        "i_t1": "array_partition", "j_t1": "array_partition", "k_t1": "array_partition",
+                        "i_t2": "latency_hiding", "j_t2": "latency_hiding", "k_t2": "simd"}]
+        assert len(matching) == 1, name
+        shape = {"i": "i_t1/i_t2", "j": "j_t1/j_t2", "k": "k_t1/k_t2"}
+        assert matching[0].array_shape == tuple(shape[l] for l in matching[0].space_loops)
 
 
 MM_VARIANT = """\
@@ -50,7 +70,7 @@ def test_mm_written_differently_has_the_same_designs(tmp_path, order, a, b):
                 [("i",), ("j",), ("k",), ("i", "j"), ("i", "k"), ("j", "k")]
                 for r, q in [(("i", "j"), ("k",)), (("j", "k"), ("i",)), (("i", "k"), ("j",))]}
     assert {canonical(d) for d in designs} == expected
-    assert len(designs) == 18
+    assert len(designs) == 27  # 18 + SIMD on k for the 3 dataflows with k in space x 3 classes
 
 
 CNN_DATAFLOWS = ["o", "h", "w", "i", "o,h", "o,w", "o,i", "h,w", "h,i", "w,i"]
@@ -62,7 +82,9 @@ def test_cnn_has_odyssey_table_2_designs(bundled):
     expected = {(frozenset(df.split(",")), tuple(frozenset(g.split(",")) for g in cls))
                 for df in CNN_DATAFLOWS for cls in CNN_CLASSES}
     assert {canonical(d) for d in space.designs} == expected
-    assert len(space.designs) == 30
+    # 30, and the 4 dataflows with the reduction loop i in space x 3 classes again with SIMD on i
+    assert len(space.designs) == 42
+    assert len([d for d in space.designs if d.simd_on_space]) == 12
     # names keep loops in source order inside each bracket
     assert "cnn [o,h] <[h,w,i,p,q],o>" in {d.name for d in space.designs}
 
@@ -75,39 +97,42 @@ def test_mttkrp_has_9_dataflows_and_4_classes(bundled):
     reduction loops in space, the accumulation chain jumps back across the array when the inner one
     wraps around (distance 1 - L). 4 + 5 = 9.
     Classes: the loops each reference does not use: D -> {k,l}, A -> {j}, B -> {i,l}, C -> {i,k}:
-    4 distinct classes. 9 x 4 = 36.
+    4 distinct classes. 9 x 4 = 36, plus SIMD on the reduction space loop (k or l) for the 6
+    dataflows that have one x 4 classes = 60.
     """
     space = compile_kernel(bundled("mttkrp"), defines=["I=16", "J=16", "K=16", "L=16"])
     assert {str(d.dataflow) for d in space.designs} == {
         "[i]", "[j]", "[k]", "[l]", "[i,j]", "[i,k]", "[i,l]", "[j,k]", "[j,l]"}
     assert {str(d.permutation) for d in space.designs} == {
         "<[i,j],[k,l]>", "<[i,k,l],j>", "<[j,k],[i,l]>", "<[j,l],[i,k]>"}
-    assert len(space.designs) == 36
+    assert len(space.designs) == 60
 
 
 def test_ttm_has_10_dataflows_and_3_classes(bundled):
     """C[i][j][k] += A[i][j][l] * B[l][k]; one reduction loop (l), unit-vector reuse everywhere.
 
     Dataflows: all 4 single loops and all 6 pairs (only one reduction loop, so no pair is ruled
-    out) = 10. Classes: C -> {l}, A -> {k}, B -> {i,j} = 3. 10 x 3 = 30.
+    out) = 10. Classes: C -> {l}, A -> {k}, B -> {i,j} = 3. 10 x 3 = 30, plus SIMD on l for
+    [l], [i,l], [j,l], [k,l] x 3 classes = 42.
     """
     space = compile_kernel(bundled("ttm"), defines=["I=16", "J=16", "K=16", "L=16"])
     assert len({d.dataflow for d in space.designs}) == 10
     assert {str(d.permutation) for d in space.designs} == {"<[i,j,k],l>", "<[i,j,l],k>", "<[k,l],[i,j]>"}
-    assert len(space.designs) == 30
+    assert len(space.designs) == 42
 
 
 def test_ttmc_has_14_dataflows_and_4_classes(bundled):
     """D[i][j][k] += A[i][l][m] * B[l][j] * C[m][k]; reduction loops l and m.
 
     Dataflows: 5 single loops + 10 pairs - [l,m] (two reduction loops) = 14. Classes: D -> {l,m},
-    A -> {j,k}, B -> {i,k,m}, C -> {i,j,l} = 4. 14 x 4 = 56.
+    A -> {j,k}, B -> {i,k,m}, C -> {i,j,l} = 4. 14 x 4 = 56, plus SIMD on the reduction space
+    loop for the 8 dataflows with l or m in space ([l], [m], and i, j, k paired with l or m) x 4 = 88.
     """
     space = compile_kernel(bundled("ttmc"), defines=["I=8", "J=8", "K=8", "L=8", "M=8"])
     assert len({d.dataflow for d in space.designs}) == 14
     assert "[l,m]" not in {str(d.dataflow) for d in space.designs}
     assert len({d.permutation for d in space.designs}) == 4
-    assert len(space.designs) == 56
+    assert len(space.designs) == 88
 
 
 def test_a_kernel_nobody_showed_us_conv1d(write_kernel):
@@ -125,7 +150,8 @@ def test_a_kernel_nobody_showed_us_batched_int16_mm(write_kernel):
             Z[b][i][j] = Z[b][i][j] + X[b][i][k] * Y[b][k][j];
         """, prelude="short X[4][16][16], Y[4][16][16], Z[4][16][16];\n")
     space = compile_kernel(path)
-    assert len({d.dataflow for d in space.designs}) == 10 and len(space.designs) == 30
+    # 10 dataflows x 3 classes, plus SIMD on k for [k], [b,k], [i,k], [j,k] x 3 classes
+    assert len({d.dataflow for d in space.designs}) == 10 and len(space.designs) == 42
     assert space.kernel.arrays["Z"].dtype == "int16"
 
 
@@ -144,21 +170,26 @@ def test_odyssey_table_3_parameters_for_mm_ij(bundled):
     assert not [p for p in design.params if p.role == "data_packing"]  # per I/O level: the descriptor's
 
 
-def test_simd_loop_is_a_time_loop(bundled):
+def test_simd_loop_is_a_time_loop_unless_the_design_says_space(bundled):
     space = compile_kernel(bundled("mm"), defines=["I=64", "J=64", "K=64"])
     for design in space.designs:
-        assert design.simd_loop not in design.space_loops
+        assert (design.simd_loop in design.space_loops) == design.simd_on_space
+        assert design.id.endswith("__simd-k") == design.simd_on_space
     assert space.design("k__i-j.k").simd_loop == "j"  # k is a space loop; j needs no layout change
+    variant = space.design("k__i-j.k__simd-k")
+    assert variant.simd_loop == "k" and variant.latency_hiding_loops == ("i", "j")
+    assert variant.array_shape == ("k_t1/k_t2",) and variant.simd.layout == {"B": (1, 0)}
+    assert space.design("mm [k] <[i,j],k> simd(k)") == variant
 
 
 def test_cnn_simd_is_the_input_channel_loop(bundled):
     space = compile_kernel(bundled("cnn"), defines=["O=16", "I=16", "H=16", "W=16"])
-    assert {d.simd_loop for d in space.designs if "i" not in d.space_loops} == {"i"}
+    assert {d.simd_loop for d in space.designs if "i" not in d.space_loops or d.simd_on_space} == {"i"}
 
 
 def test_ids_are_stable_unique_and_looked_up(bundled):
     first = [d.id for d in compile_kernel(bundled("cnn")).designs]
     second = [d.id for d in compile_kernel(bundled("cnn")).designs]
-    assert first == second and len(set(first)) == 30
+    assert first == second and len(set(first)) == 42
     with pytest.raises(DesignError, match="no design 'nope'"):
         compile_kernel(bundled("mm")).design("nope")

@@ -57,18 +57,57 @@ def _configuration(design) -> dict[str, int]:
 
 @pytest.mark.parametrize("kernel", ["mm", "cnn"])
 def test_round_trip_for_every_design(request, kernel):
+    """MM 27 = 18 + 9 (SIMD on k for [k], [i,k], [j,k] x 3 classes); CNN 42 = 30 + 12 (SIMD on i for
+    [i], [o,i], [h,i], [w,i] x 3 classes)."""
     space = request.getfixturevalue(kernel)
-    assert len(space.designs) == {"mm": 18, "cnn": 30}[kernel]
+    assert len(space.designs) == {"mm": 27, "cnn": 42}[kernel]
     for design in space.designs:
         params = _configuration(design)
         text = to_sa_sizes(space, design, params)
         back = select(space, text, design=design.id)
         assert (back.design, back.params) == (design, params), text
-        # without --design: the same dataflow and parameters, in the class AutoSA's loop order is in
+        # without --design: the same dataflow and parameters, in the class AutoSA's loop order is in;
+        # when both SIMD variants take as many latency factors (CNN [i]: o,h,w either way), the
+        # string cannot tell them apart and the space-loop variant (--simd-touch-space) is meant
         plain = select(space, text)
-        assert plain.design.space_loops == design.space_loops and plain.params == params
-        if autosa_design(space, design.space_loops) == design:
-            assert plain.design == design and not plain.note
+        assert plain.design.space_loops == design.space_loops
+        ambiguous = not design.simd_on_space and any(
+            d.simd_on_space and d.space_loops == design.space_loops
+            and len(d.latency_hiding_loops) == len(design.latency_hiding_loops) for d in space.designs)
+        assert plain.design.simd_on_space == (design.simd_on_space or ambiguous), text
+        if not ambiguous:
+            assert plain.params == params
+        if autosa_design(space, design.space_loops, design.simd_on_space) == design and not ambiguous:
+            assert plain.design == design
+            # the string fits both SIMD variants: the note names the other one
+            told = design.simd_on_space and any(
+                not d.simd_on_space and d.space_loops == design.space_loops
+                and len(d.latency_hiding_loops) == len(design.latency_hiding_loops) for d in space.designs)
+            assert ("--simd-touch-space; --design" in plain.note) == told, plain.note
+
+
+def test_simd_touch_space_strings(mm):
+    """MM [k] (space_time[2]): latency[i,j] + simd[k] is AutoSA --simd-touch-space (SIMD on k, the
+    Odyssey design), latency[i] + simd on j the time-loop variant."""
+    sel = select(mm, "{kernel[]->space_time[2];kernel[]->array_part[16,16,16];kernel[]->latency[4,8];"
+                     "kernel[]->simd[4]}")
+    assert sel.design.id == "k__i-k.j__simd-k"
+    assert sel.params == {"k_t1": 16, "i_t1": 16, "j_t1": 16, "i_t2": 4, "j_t2": 8, "k_t2": 4}
+    sel = select(mm, "{kernel[]->space_time[2];kernel[]->array_part[16,16,16];kernel[]->latency[4];"
+                     "kernel[]->simd[4]}")
+    assert sel.design.id == "k__i-k.j" and sel.params["j_t2"] == 4
+    sel = select(mm, "{kernel[]->space_time[5];kernel[]->array_part[16,16,16];kernel[]->latency[4,2];"
+                     "kernel[]->simd[8]}")
+    assert sel.design.id.endswith("__simd-k") and sel.design.space_loops == ("j", "k") and not sel.note
+
+
+def test_cnn_string_fits_both_simd_variants(cnn):
+    """CNN [i] hides latency on o, h, w with SIMD on i (space) or on q (time): the string cannot
+    tell them apart, so the --simd-touch-space design is chosen and the note names the other."""
+    sel = select(cnn, "{kernel[]->space_time[3];kernel[]->array_part[16,8,8,8,3,3];kernel[]->latency[2,2,2];"
+                      "kernel[]->simd[4]}")
+    assert sel.design.simd_loop == "i" and sel.design.simd_on_space and sel.params["i_t2"] == 4
+    assert "--design i__" in sel.note and "puts it on q" in sel.note
 
 
 def test_autosa_order_class(mm, cnn):
@@ -114,8 +153,8 @@ def test_designs_json_carries_the_index(bundled, capsys):
     ("{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8]}",
      "latency has 1 factors; expected 2"),
     ("{kernel[]->space_time[3];kernel[]->array_part[16,0,16]}", "expected a positive integer or -1"),
-    ("{kernel[]->space_time[4];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];kernel[]->simd[2]}",
-     "implies SIMD on space loop k (AutoSA --simd-touch-space); designs with SIMD on a space loop are not built yet"),
+    ("{kernel[]->space_time[4];kernel[]->array_part[16,16,16];kernel[]->latency[8,8,8];kernel[]->simd[2]}",
+     "latency has 3 factors; expected 2"),
 ])
 def test_bad_strings_are_one_line_exit_2(bundled, capsys, text, phrase):
     assert main(["model", str(bundled("mm")), "--preset", "small", "--sa-sizes", text]) == 2

@@ -27,6 +27,7 @@ class Case:
     defines: tuple[tuple[str, int], ...]
     max_t1: int
     seed: int
+    params: tuple[tuple[str, int], ...] = ()  # a given configuration instead of a random one
 
     @property
     def id(self) -> str:
@@ -43,6 +44,8 @@ def _space(kernel: str, defines):
 def configuration(case: Case) -> dict[str, int]:
     """A random legal configuration; a partitioning factor that does not divide its loop is drawn
     on purpose whenever the draw allows one."""
+    if case.params:
+        return dict(case.params)
     space = _space(case.kernel, case.defines)
     design = space.design(case.design)
     sizes = dict(space.design(case.design).to_json()["problem_size"])
@@ -87,6 +90,27 @@ def tensor_cases() -> tuple[Case, ...]:
                     break
         cases += [Case(kernel, d, sizes + (("DATA_T", DTYPES[(n + k) % 3]),), 5, 7 + k) for k, d in enumerate(chosen)]
     return tuple(cases)
+
+
+@functools.cache
+def space_simd_cases() -> tuple[Case, ...]:
+    """SIMD on a space loop with 4 and 8 lanes (random draws mostly give 1 or 2), non-divisor
+    partitioning factors on the other loops, every data type."""
+    def given(kernel, design, defines, seed, **params):
+        return Case(kernel, design, tuple(defines.items()), 0, seed, tuple(params.items()))
+    return (
+        given("mm", "k__i-j.k__simd-k", {"I": 60, "J": 50, "K": 64, "DATA_T": "float"}, 100,
+              i_t1=16, j_t1=12, k_t1=32, i_t2=4, j_t2=3, k_t2=8),
+        given("mm", "i-k__i-k.j__simd-k", {"I": 64, "J": 64, "K": 70, "DATA_T": "int16_t"}, 101,
+              i_t1=12, j_t1=16, k_t1=16, i_t2=3, j_t2=4, k_t2=4),
+        given("mm", "j-k__j-k.i__simd-k", {"I": 50, "J": 64, "K": 64, "DATA_T": "int8_t"}, 102,
+              i_t1=10, j_t1=16, k_t1=32, i_t2=5, j_t2=4, k_t2=8),
+        given("cnn", "i__o-h-w.i-p-q__simd-i", {"O": 8, "I": 16, "H": 10, "W": 12, "P": 3, "Q": 3, "DATA_T": "float"},
+              103, o_t1=4, h_t1=5, w_t1=6, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=5, w_t2=3, i_t2=4),
+        given("cnn", "h-i__o-i-p-q.h-w__simd-i", {"O": 8, "I": 16, "H": 10, "W": 8, "P": 3, "Q": 3,
+                                                  "DATA_T": "int16_t"},
+              104, o_t1=4, h_t1=4, w_t1=8, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=2, w_t2=4, i_t2=8),
+    )
 
 
 def export_case(case: Case, root: Path) -> Path:

@@ -1,7 +1,7 @@
 """Configurations on which the model, the cycle simulator and the timed C simulation of the exported
 code are compared (tests/engine/csim/test_fidelity.py, bench/bench_fidelity.py): every dataflow
-class of MM (2-D, 1-D, reduction in space, a k-space 2-D), CNN, float / int16 / int8, and
-partitioning factors that do not divide their loops."""
+class of MM (2-D, 1-D, reduction in space, a k-space 2-D, SIMD on the space loop k), CNN, float /
+int16 / int8, and partitioning factors that do not divide their loops."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,3 +46,14 @@ FULL_SIZE = (
     case("cnn", "o-h__o-h-w.i-p-q", {"O": 64, "I": 64, "H": 28, "W": 28, "P": 3, "Q": 3}, o_t1=64, h_t1=28, w_t1=28,
          i_t1=64, p_t1=3, q_t1=3, o_t2=4, h_t2=2, w_t2=4, i_t2=8),
 )
+
+# SIMD on a space loop (AutoSA --simd-touch-space --local-reduce): the counterparts of the k-space
+# designs above, and a CNN design vectorising its space loop i
+SIMD_ON_SPACE = (
+    case("mm", "k__i-j.k__simd-k", MM64, i_t1=16, j_t1=16, k_t1=16, i_t2=4, j_t2=4, k_t2=4),
+    case("mm", "j-k__i-j.k__simd-k", {**MM64, "DATA_T": "int16_t"}, i_t1=16, j_t1=16, k_t1=16, i_t2=4, j_t2=4,
+         k_t2=4),
+    case("cnn", "o-i__o-h-w.i-p-q__simd-i", CNN, o_t1=8, h_t1=7, w_t1=14, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=7,
+         w_t2=2, i_t2=4),
+)
+SAMPLE = SAMPLE + SIMD_ON_SPACE
