@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--layer-barrier", action="store_true",
                        help="a layer waits for the whole of its producers (default: the rows it reads)")
         p.add_argument("--conventional", action="store_true", help="conventional tiling (X rows not partitioned)")
+        p.add_argument("--post-processors", type=float, default=0.0, metavar="F",
+                       help="post-processor tile aggregations per slice, per pod (SOSA's pairs: 0.5; "
+                            "default 0: unbounded)")
     gran.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the shapes on this Dask cluster")
     scale.add_argument("--arrays", default="512,256,128,64,32,16",
                        help="square array sizes (default 512,256,128,64,32,16)")
@@ -81,7 +84,7 @@ def _workloads(names, batch):
 
 def _options(args) -> ScheduleOptions:
     return ScheduleOptions(conventional=args.conventional, aggregation=args.aggregation,
-                           row_aligned=not args.layer_barrier)
+                           row_aligned=not args.layer_barrier, post_processors_per_pod=args.post_processors)
 
 
 def _sizes(text: str, option: str) -> list[int]:
