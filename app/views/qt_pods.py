@@ -2,6 +2,7 @@
 engine/pods' schedule and replay on a worker thread, shown as the pod grid (each pod's busy share),
 the interconnect's figures, a Gantt chart of tile operations per pod, busy pods per slice, the
 energy split; and the granularity heat map (SOSA Fig. 5) of a shape sweep at the power budget.
+The post-processor's rate (tile aggregations a slice per pod) is unbounded at 0.
 
 Several checked networks are scheduled together (multi-tenancy). Bad settings (a Butterfly over a
 pod count that is not a power of two, a system over the power budget, an unreadable network file)
@@ -15,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
                                QListWidget, QListWidgetItem, QPushButton, QSpinBox, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
@@ -43,6 +44,7 @@ class PodSettings:
     interconnect: str = "butterfly-2"
     aggregation: str = "post-processor"
     batch: int = 1
+    post_processors: float = 0.0  # tile aggregations a slice per pod (0: unbounded)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ def run_pods(settings: PodSettings) -> PodOutcome:
         raise EngineError(f"{settings.pods} pods of {system.shape} need {system.peak_power():.0f} W at peak, over "
                           f"the {technology.tdp_w:g} W budget: fewer pods or a smaller array")
     workloads = [load_pod_workload(n, batch=settings.batch) for n in settings.networks]
-    sched, result = run_workloads(workloads, system, ScheduleOptions(aggregation=settings.aggregation))
+    sched, result = run_workloads(workloads, system, ScheduleOptions(
+        aggregation=settings.aggregation, post_processors_per_pod=settings.post_processors))
     ic = system.interconnect
     interconnect = {"name": ic.name, "ports": ic.ports, "stages": ic.stages(), "blocking": ic.blocking,
                     "latency_cycles": ic.latency_cycles(technology), "pj_per_byte": ic.pj_per_byte(technology),
@@ -145,6 +148,13 @@ class QtPods(QWidget):
         self.interconnect.setCurrentText("butterfly-2")
         self.aggregation = QComboBox()
         self.aggregation.addItems(AGGREGATIONS)
+        self.post_processors = QDoubleSpinBox()
+        self.post_processors.setRange(0.0, 4.0)
+        self.post_processors.setSingleStep(0.125)
+        self.post_processors.setDecimals(3)
+        self.post_processors.setSpecialValueText("unbounded")
+        self.post_processors.setToolTip("tile aggregations the post-processor completes a slice, per pod "
+                                        "(SOSA's pairs: 0.5)")
         self.schedule_button = QPushButton("Schedule")
         self.schedule_button.clicked.connect(self.start_schedule)
         self.sweep_button = QPushButton("Granularity sweep")
@@ -161,6 +171,7 @@ class QtPods(QWidget):
         form.addRow("Pods", self.pods)
         form.addRow("Interconnect", self.interconnect)
         form.addRow("Partial sums", self.aggregation)
+        form.addRow("Post-processor", self.post_processors)
         form.addRow("Batch", self.batch)
         controls = QVBoxLayout()
         controls.addWidget(QLabel("Networks"))
@@ -240,7 +251,8 @@ class QtPods(QWidget):
                         for k in range(self.networks.count())
                         if self.networks.item(k).checkState() == Qt.Checked)
         return PodSettings(checked, self.rows.value(), self.cols.value(), self.pods.value(),
-                           self.interconnect.currentText(), self.aggregation.currentText(), self.batch.value())
+                           self.interconnect.currentText(), self.aggregation.currentText(), self.batch.value(),
+                           self.post_processors.value())
 
     def add_network(self, path: str, checked: bool = True) -> None:
         item = QListWidgetItem(path.rsplit("/", 1)[-1])

@@ -70,6 +70,15 @@ def test_two_checked_networks_are_scheduled_together(qtbot, view, tmp_path):
     assert view.outcome.summary["workloads"] == ["small", "other"]
 
 
+def test_a_bounded_post_processor_is_passed_to_the_engine(qtbot, view, tmp_path):
+    view.post_processors.setValue(0.125)  # 2 aggregations a slice on 16 pods
+    run(qtbot, view, view.schedule_button)
+    system = build_system(8, 8, 16, "butterfly-2", load_technology())
+    _, expected = run_workloads([load_pod_workload(tmp_path / "small.json")], system,
+                                ScheduleOptions(post_processors_per_pod=0.125))
+    assert view.outcome.summary["cycles"] == expected.cycles
+
+
 def test_a_butterfly_over_a_pod_count_not_a_power_of_two_is_one_line(qtbot, view):
     view.pods.setValue(12)
     run(qtbot, view, view.schedule_button)
