@@ -165,6 +165,28 @@ def slice_sizes(stage_sizes: dict[str, int], params: dict[str, int], define_of: 
     return sizes
 
 
+def _array_space(job, envelope: dict[str, int], params: dict[str, int], define_of: dict[str, str]):
+    """The sizes an array is exported at: its stage's largest layer, each loop grown to its tile when
+    the tile is larger (the padding the search's model computes); when that kernel has no systolic
+    array (a 1-tap window padded to 2), the stage's sizes with such tiles cut to the loop (and their
+    latency-hiding factors to a divisor), the same computation on the stage's layers."""
+    padded = dict(envelope)
+    for loop, name in define_of.items():
+        padded[name] = max(padded[name], params[f"{loop}_t1"])
+    try:
+        return padded, sized_space(job, padded), dict(params)
+    except EngineError:
+        pass
+    clamped = dict(params)
+    for loop, name in define_of.items():
+        t1 = min(clamped[f"{loop}_t1"], envelope[name])
+        clamped[f"{loop}_t1"] = t1
+        for key in [k for k in clamped if k.startswith(f"{loop}_t") and k != f"{loop}_t1"]:
+            while t1 % clamped[key]:
+                clamped[key] = clamped[key] // 2 if clamped[key] & (clamped[key] - 1) == 0 else clamped[key] - 1
+    return dict(envelope), sized_space(job, envelope), clamped
+
+
 def _slice_space(job, envelope: dict[str, int], params: dict[str, int], define_of: dict[str, str]):
     """The smallest slice the kernel compiles at: every loop cut to its tile; else only loops of two
     tiles or more (a short loop cut to a tile may leave the kernel without a systolic array, e.g. a
@@ -195,25 +217,29 @@ def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim:
     records = []
     for k, array in enumerate(answer.plan.arrays, start=1):
         if array.result.design is None:
-            records.append({"array": k, "exported": None, "csim": "nothing fits this share"})
+            records.append({"array": k, "exported": None, "csim": "nothing fits this share", "csim_passed": False})
             continue
         envelope: dict[str, int] = {}
         for name in array.layers:
             for key, value in layers[name].sizes.items():
                 envelope[key] = max(envelope.get(key, 0), value)
         share = load_device(run.device, usable_ratio=device.usable_ratio * array.share)
-        space = sized_space(job, envelope)
-        folder = export_project(space, space.design(array.result.design), array.result.params,
-                                out / f"array-{k}", device=share, force=True)
-        record = {"array": k, "design": array.result.design, "share": array.share, "exported": str(folder)}
-        if csim:
-            small, small_space = _slice_space(job, envelope, array.result.params, define_of)
-            sliced = export_project(small_space, small_space.design(array.result.design), array.result.params,
-                                    out / f"array-{k}-slice", device=share, force=True, allow_over_budget=True)
-            result = run_csim(sliced)
-            record.update({"slice": small, "slice_exported": str(sliced), "csim": result.summary,
-                           "csim_passed": result.passed})
-            log(f"array {k} ({array.result.design}, slice {' '.join(f'{a}={b}' for a, b in small.items())}): "
-                f"{result.summary}")
+        record = {"array": k, "design": array.result.design, "share": array.share}
+        try:
+            sizes, space, params = _array_space(job, envelope, array.result.params, define_of)
+            folder = export_project(space, space.design(array.result.design), params,
+                                    out / f"array-{k}", device=share, force=True)
+            record.update({"sizes": sizes, "params": params, "exported": str(folder)})
+            if csim:
+                small, small_space = _slice_space(job, sizes, params, define_of)
+                sliced = export_project(small_space, small_space.design(array.result.design), params,
+                                        out / f"array-{k}-slice", device=share, force=True, allow_over_budget=True)
+                result = run_csim(sliced)
+                record.update({"slice": small, "slice_exported": str(sliced), "csim": result.summary,
+                               "csim_passed": result.passed})
+        except EngineError as error:
+            record.update({"exported": record.get("exported"), "csim": f"FAIL: {error}", "csim_passed": False})
+        log(f"array {k} ({array.result.design}, slice "
+            f"{' '.join(f'{a}={b}' for a, b in record.get('slice', {}).items())}): {record.get('csim')}")
         records.append(record)
     return records
