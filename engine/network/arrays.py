@@ -190,9 +190,10 @@ def _array_space(job, envelope: dict[str, int], params: dict[str, int], define_o
 def _slice_space(job, envelope: dict[str, int], params: dict[str, int], define_of: dict[str, str]):
     """The smallest slice the kernel compiles at: every loop cut to its tile; else only loops of two
     tiles or more (a short loop cut to a tile may leave the kernel without a systolic array, e.g. a
-    3-tap window cut to 2); else the stage itself."""
+    3-tap window cut to 2); else, loop by loop from the longest, each cut kept where the kernel still
+    compiles (a stage mixing 7x7 and 1x1 windows)."""
     tried = []
-    for sizes in (slice_sizes(envelope, params, define_of), slice_sizes(envelope, params, define_of, 2), envelope):
+    for sizes in (slice_sizes(envelope, params, define_of), slice_sizes(envelope, params, define_of, 2)):
         if sizes in tried:
             continue
         tried.append(sizes)
@@ -200,7 +201,18 @@ def _slice_space(job, envelope: dict[str, int], params: dict[str, int], define_o
             return sizes, sized_space(job, sizes)
         except EngineError:
             continue
-    raise EngineError("the array's stage does not compile at any slice")
+    sizes, space = dict(envelope), None
+    for loop, name in sorted(define_of.items(), key=lambda item: -envelope[item[1]]):
+        cut = min(sizes[name], params[f"{loop}_t1"])
+        if cut == sizes[name]:
+            continue
+        trial = {**sizes, name: cut}
+        try:
+            space = sized_space(job, trial)
+            sizes = trial
+        except EngineError:
+            continue
+    return sizes, space if space is not None else sized_space(job, sizes)
 
 
 def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim: bool = True,
