@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
         self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
 
         view = self.menuBar().addMenu("&View")
-        for k, name in enumerate(("Topology", "Bottleneck", "Compare")):
+        for k, name in enumerate(("Topology", "Bottleneck", "Compare", "Pods")):
             action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
             action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
             view.addAction(action)

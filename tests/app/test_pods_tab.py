@@ -105,3 +105,8 @@ def test_the_window_has_a_pods_tab(make_window, compiled):
     compiled(window)
     tabs = [window.views.tabText(k) for k in range(window.views.count())]
     assert "Pods" in tabs and window.views.widget(tabs.index("Pods")) is window.pods
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    pods = next(a for a in view_menu.actions() if a.text() == "Pods")
+    assert pods.shortcut().toString() == "Ctrl+4"
+    pods.trigger()
+    assert window.views.currentWidget() is window.pods
