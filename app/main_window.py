@@ -35,6 +35,7 @@ from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
+from app.views.qt_pods import QtPods
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -76,6 +77,8 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(self.compare_view, "Compare")
+        self.pods = QtPods()
+        self.views.addTab(self.pods, "Pods")
         self.points = DesignPoints(self.selection.cache, self)
         self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
@@ -177,7 +180,7 @@ class MainWindow(QMainWindow):
         self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
 
         view = self.menuBar().addMenu("&View")
-        for k, name in enumerate(("Topology", "Bottleneck", "Compare")):
+        for k, name in enumerate(("Topology", "Bottleneck", "Compare", "Pods")):
             action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
             action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
             view.addAction(action)
@@ -519,6 +522,7 @@ class MainWindow(QMainWindow):
         self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()
+        self.pods.wait()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from engine.errors import EngineError
 from engine.models.device import load_device
+from engine.network.arrays import MultiArrayOptions, cluster_submit, export_arrays, plan_arrays
 from engine.network.designs import network_designs
-from engine.network.report import text_report, write_files
+from engine.network.report import arrays_report, text_report, write_arrays_csv, write_files
 from engine.network.runner import Cluster, Event, SingleArrayOptions, execute, pair_tasks
 from engine.network.store import NetworkStore
 from engine.network.workload import load_network
@@ -45,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="optimise the K best designs (by geometric mean) as the single array (default 3)")
     parser.add_argument("--single-seconds", type=float, metavar="S",
                         help="budget per single-array design (default: half the layers x the pair budget)")
+    parser.add_argument("--arrays", type=_array_counts, metavar="N",
+                        help="also plan N arrays pipelining the network on the device (N, A-B or A,B,...; "
+                             "see docs/network.md), compared with the best single array")
+    parser.add_argument("--export-arrays", action="store_true",
+                        help="with --arrays: export each array (DIR/arrays-N/array-K) and C-simulate a one-tile slice")
     parser.add_argument("--resume", type=int, metavar="RUN_ID", help="finish a stored network run")
     parser.add_argument("--list", action="store_true", help="list the stored network runs")
     parser.add_argument("-o", "--out", type=Path, help="folder for the CSV and PNG files (default network-NAME-RUN)")
@@ -69,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         _check_out(args.out)
         if args.single_designs < 0:
             raise EngineError("--single-designs must be 0 or more")
+        if args.export_arrays and not args.arrays:
+            raise EngineError("--export-arrays needs --arrays N")
         with Cluster(args.scheduler, args.workers) as cluster:  # fails before anything is stored
             if stored is None:
                 run_id = _create(store, args)
@@ -92,15 +100,46 @@ def run(args: argparse.Namespace) -> int:
                 signal.signal(signal.SIGINT, previous)
                 line.close()
             store.set_status(run_id, status)
+            multi = _arrays(args, stored, store, answers, cluster, out) if args.arrays and status == "finished" else []
     files = write_files(answers, out)
     if args.json:
-        print(json.dumps({"run_id": run_id, "status": status, **answers.to_json()}, indent=2))
+        extra = {"multi_array": [m.to_json() | {"exports": e} for m, e in multi]} if args.arrays else {}
+        print(json.dumps({"run_id": run_id, "status": status, **answers.to_json(), **extra}, indent=2))
     else:
         print(text_report(answers), end="")
+        if multi:
+            print(arrays_report([m for m, _ in multi]), end="")
         print(f"{status}; stored as network run {run_id}; files: {', '.join(str(f) for f in files)}")
         if status == "interrupted":
             print(f"resume with: systolic network --resume {run_id}")
     return 130 if status == "interrupted" else 0
+
+
+def _array_counts(text: str) -> tuple[int, ...]:
+    try:
+        if "-" in text:
+            low, high = (int(x) for x in text.split("-"))
+            counts = tuple(range(low, high + 1))
+        else:
+            counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a count of arrays (2), a range (2-4) or a list (2,3)")
+    return counts
+
+
+def _arrays(args, stored, store, answers, cluster, out: Path) -> list:
+    """Plan each count of arrays on the cluster; export and C-simulate them when asked."""
+    found = []
+    for n in args.arrays:
+        _log(f"planning {n} arrays ...")
+        answer = plan_arrays(stored, store, answers, n, cluster_submit(cluster.client),
+                             MultiArrayOptions(designs=max(1, args.single_designs)))
+        exports = export_arrays(stored, answer, out / f"arrays-{n}", log=_log) if args.export_arrays else []
+        found.append((answer, exports))
+    write_arrays_csv([m for m, _ in found], out)
+    return found
 
 
 def _create_checks(args) -> None:
@@ -112,6 +151,9 @@ def _create_checks(args) -> None:
     if (args.seconds is not None and args.seconds <= 0) or (args.samples is not None and args.samples <= 0):
         raise EngineError("the budget per pair must be positive")
     args.loaded_network = load_network(args.network)
+    if args.arrays and max(args.arrays) > len(args.loaded_network.layers):
+        raise EngineError(f"--arrays {max(args.arrays)}: {args.loaded_network.name} has "
+                          f"{len(args.loaded_network.layers)} layers, and each array needs one")
     designs = network_designs(args.kernel, args.loaded_network, defines=args.defines)
     args.design_ids = [designs.space.design(d).id for d in args.design]
 

@@ -159,3 +159,32 @@ def _single_png(a: NetworkAnswers, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path
+
+
+def arrays_report(answers: list) -> str:
+    """(d) N arrays pipelining the network (engine/network/arrays.py: MultiArrayAnswer), one table."""
+    rows = []
+    for m in answers:
+        stages = " | ".join(f"{a.layers[0]}..{a.layers[-1]} {100 * a.share:.0f}% {a.result.design or 'none'}"
+                            for a in m.plan.arrays)
+        rows.append([str(m.arrays), f"{m.plan.interval_cycles:,.0f}", _fmt(m.network_gops),
+                     "-" if m.speedup is None else f"{m.speedup:.2f}x", "yes" if m.fits else "NO",
+                     f"{m.used['DSP']:.0f}", f"{m.used['BRAM18K']:.0f}", stages])
+    return ("(d) N arrays pipelining the network (stages of consecutive layers; a share of the device each)\n"
+            + _table(["arrays", "interval", "GOP/s", "vs single", "fits", "DSP", "BRAM18K", "stages"], rows) + "\n")
+
+
+def write_arrays_csv(answers: list, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for m in answers:
+        for k, a in enumerate(m.plan.arrays, start=1):
+            rows.append([m.arrays, f"{m.plan.interval_cycles:.0f}", f"{m.network_gops:.3f}",
+                         "" if m.speedup is None else f"{m.speedup:.4f}", int(m.fits), k, " ".join(a.layers),
+                         f"{a.share:.4f}", a.result.design or "", f"{a.result.latency:.0f}",
+                         " ".join(f"{p}={v}" for p, v in (a.result.params or {}).items()),
+                         f"{(a.result.resources or {}).get('DSP', 0):.0f}",
+                         f"{(a.result.resources or {}).get('BRAM18K', 0):.0f}"])
+    return _csv(out / "arrays.csv", ["arrays", "interval_cycles", "network_gops", "vs_single", "fits", "array",
+                                     "layers", "share", "design", "stage_latency_cycles", "params", "dsp",
+                                     "bram18k"], rows)

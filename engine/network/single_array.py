@@ -13,18 +13,24 @@ max(N, t1), and those are the numbers reported (`exact_check` records the larges
 
 The search is the project's tuner (`engine/search`) on NetworkSearchSpace, a SearchSpace whose
 evaluation is the network's; it is seeded by each layer's best configuration of the design.
+
+A task may give the array a share of the device (`share`, a fraction of every resource's budget):
+the multi-array planner (multi_array.py) optimises each of its arrays this way. Layer models are
+kept per worker process (`layer_model`), so the planner's many tasks build each one once.
 """
 from __future__ import annotations
 
+import copy
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from engine.compiler.design import Design
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
-from engine.models.device import load_device
+from engine.models.device import RESOURCE_NAMES, Device, load_device
 from engine.models.evaluate import FastEvaluation, PerformanceModel
 from engine.network.task import Job, loop_define_map, reference_space, sized_space, warm_up
 from engine.search.methods import strategy_class
@@ -41,6 +47,7 @@ class SingleTask:
     samples: int | None
     seed: int
     seeds: tuple[tuple[tuple[str, int], ...], ...] = ()  # configurations to try first (each layer's best)
+    share: float = 1.0  # the fraction of the device's budget (every resource) this array may use
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class SingleArrayResult:
     seconds: float
     exact_check: float | None = None  # largest relative difference, fast padded model vs rebuilt model
     notes: tuple[str, ...] = ()
+    resources: dict[str, float] | None = None  # every resource, the largest over the layers (RESOURCE_NAMES)
 
 
 class NetworkSearchSpace(SearchSpace):
@@ -87,6 +95,33 @@ class NetworkSearchSpace(SearchSpace):
         return Batch(latency, dsp, bram, ok, latency)
 
 
+_models_lock = threading.Lock()
+_models: dict[tuple, PerformanceModel] = {}
+
+
+def share_device(device: Device, share: float) -> Device:
+    """The device with `share` of every resource's budget (the usable ratio scaled)."""
+    return replace(device, usable_ratio=device.usable_ratio * share)
+
+
+def layer_model(job: Job, sizes: dict[str, int] | None, design: str, device: Device) -> PerformanceModel:
+    """The design's model at these sizes (None: the envelope's, compiled with the network's designs), judged against `device` (built once per process and job;
+    a share of the device only changes the budget `fits` reads, so the built model is shared)."""
+    key = (job.kernel_text, job.defines, job.envelope, None if sizes is None else tuple(sorted(sizes.items())), design, job.device)
+    with _models_lock:
+        model = _models.get(key)
+    if model is None:
+        space = reference_space(job) if sizes is None else sized_space(job, dict(sizes))
+        model = PerformanceModel(space, space.design(design), load_device(job.device))
+        with _models_lock:
+            _models[key] = model
+    if model.device == device:
+        return model
+    judged = copy.copy(model)
+    judged.device = device
+    return judged
+
+
 def padded_sizes(design: Design, sizes: dict[str, int], params: dict[str, int], define_of: dict[str, str]) -> dict[str, int]:
     """A layer's sizes with every loop grown to its tile when the tile is larger."""
     padded = dict(sizes)
@@ -99,19 +134,16 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     job = task.job
     warm_up(job.method)
     started = time.perf_counter()
-    device = load_device(job.device)
+    device = share_device(load_device(job.device), task.share)
     reference = reference_space(job)
     envelope_design = reference.design(task.design)
     define_of = loop_define_map(job)
     notes: list[str] = []
     try:
         unique = list(dict.fromkeys(sizes for _name, sizes in task.layers))  # repeated layers: one model
-        layer_models = []
-        for sizes in unique:
-            space = sized_space(job, dict(sizes))
-            layer_models.append(PerformanceModel(space, space.design(task.design), device))
+        layer_models = [layer_model(job, dict(sizes), task.design, device) for sizes in unique]
         counts = [sum(1 for _name, sizes in task.layers if sizes == u) for u in unique]
-        space = NetworkSearchSpace(PerformanceModel(reference, envelope_design, device), layer_models, counts)
+        space = NetworkSearchSpace(layer_model(job, None, task.design, device), layer_models, counts)
     except EngineError as error:
         return SingleArrayResult(task.design, None, None, {}, None, None, 0, time.perf_counter() - started,
                                  notes=(str(error),))
@@ -128,9 +160,10 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     if best_params is None:
         return SingleArrayResult(task.design, None, None, {}, None, None, samples, time.perf_counter() - started,
                                  notes=tuple(notes) + ("no configuration fits the device on every layer",))
-    layer_latency, dsp, bram, check = _exact(job, task, envelope_design, define_of, best_params, space, device)
-    return SingleArrayResult(task.design, best_params, float(sum(layer_latency.values())), layer_latency, dsp, bram,
-                             samples, time.perf_counter() - started, check, tuple(notes))
+    layer_latency, resources, check = _exact(job, task, envelope_design, define_of, best_params, space, device)
+    return SingleArrayResult(task.design, best_params, float(sum(layer_latency.values())), layer_latency,
+                             resources["DSP"], resources["BRAM18K"], samples, time.perf_counter() - started, check,
+                             tuple(notes), resources)
 
 
 def _best_seed(space: NetworkSearchSpace, seeds) -> tuple[dict | None, float]:
@@ -144,27 +177,28 @@ def _best_seed(space: NetworkSearchSpace, seeds) -> tuple[dict | None, float]:
 
 def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str], params: dict[str, int],
            space: NetworkSearchSpace, device):
-    """Each layer's latency from its model rebuilt at the padded sizes (only where padding applies)."""
+    """Each layer's latency from its model rebuilt at the padded sizes (only where padding applies),
+    the largest use of every resource over the layers, and the largest fast-vs-rebuilt difference."""
     arrays = {n: np.asarray([v]) for n, v in params.items()}
-    unique = list(dict.fromkeys(sizes for _name, sizes in task.layers))
-    fast = dict(zip(unique, space.per_layer(arrays)))
     latency: dict[str, float] = {}
-    dsp = bram = 0.0
+    resources = {r: 0.0 for r in RESOURCE_NAMES}
     worst = 0.0
-    exact_by_sizes: dict[tuple, tuple] = {}
+    by_sizes: dict[tuple, tuple] = {}
     for name, sizes in task.layers:
-        lat, d, b, _ = fast[sizes]
-        sizes = dict(sizes)
-        padded = padded_sizes(design, sizes, params, define_of)
-        if padded != sizes:
-            key = tuple(sorted(padded.items()))
-            if key not in exact_by_sizes:
-                padded_space = sized_space(job, padded)
-                model = PerformanceModel(padded_space, padded_space.design(task.design), device)
-                exact_by_sizes[key] = model.evaluate_fast(arrays)
-            exact = exact_by_sizes[key]
-            worst = max(worst, abs(float(exact[0][0]) - float(lat[0])) / float(exact[0][0]))
-            lat, d, b, _ = exact
-        latency[name] = float(lat[0])
-        dsp, bram = max(dsp, float(d[0])), max(bram, float(b[0]))
-    return latency, dsp, bram, worst
+        padded = padded_sizes(design, dict(sizes), params, define_of)
+        key = tuple(sorted(padded.items()))
+        if key not in by_sizes:
+            model = layer_model(job, dict(sizes), task.design, device)
+            fast = model.latency_and_resources(arrays)
+            try:
+                exact = layer_model(job, padded, task.design, device).latency_and_resources(arrays)
+            except EngineError:  # the padded kernel has no systolic array (a 1-tap window padded to 2):
+                exact = fast     # the layer's own model, which computes the padded tile, stands
+            if padded != dict(sizes):
+                e, f = float(np.ravel(exact[0])[0]), float(np.ravel(fast[0])[0])
+                worst = max(worst, abs(e - f) / e)
+            by_sizes[key] = exact
+        lat, used = by_sizes[key]
+        latency[name] = float(np.ravel(lat)[0])
+        resources = {r: max(resources[r], float(np.ravel(used[r])[0])) for r in RESOURCE_NAMES}
+    return latency, resources, worst

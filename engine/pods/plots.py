@@ -45,13 +45,8 @@ def heat_map(points: list[GranularityPoint], path: Path, *, title: str) -> Path:
 def gantt(sched: Schedule, path: Path, *, title: str, max_pods: int = 256) -> Path:
     """Pods (rows) x slices (columns): each cell coloured by the GEMM its tile operation belongs to,
     white when the pod is idle; at most `max_pods` pods are drawn."""
-    tiling = sched.tiling
-    pods = min(sched.system.pods, max_pods)
-    grid = np.full((pods, max(sched.slices, 1)), np.nan)
-    gemm = tiling.block_gemm[tiling.op_block]
-    for offset in range(int(sched.op_span.max(initial=1))):
-        held = (sched.op_span > offset) & (sched.op_pod < pods)
-        grid[sched.op_pod[held], sched.op_slice[held] + offset] = gemm[held] % 20
+    grid = gantt_grid(sched, max_pods) % 20
+    pods = grid.shape[0]
     fig = _figure(10, 5)
     ax = fig.add_subplot()
     ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="tab20", vmin=0, vmax=19,
@@ -62,6 +57,25 @@ def gantt(sched: Schedule, path: Path, *, title: str, max_pods: int = 256) -> Pa
     fig.tight_layout()
     fig.savefig(path)
     return path
+
+
+def gantt_grid(sched: Schedule, max_pods: int = 256) -> np.ndarray:
+    """Pods x slices: the GEMM index of the tile operation a pod holds in a slice, NaN when idle
+    (the first `max_pods` pods)."""
+    tiling = sched.tiling
+    pods = min(sched.system.pods, max_pods)
+    grid = np.full((pods, max(sched.slices, 1)), np.nan)
+    gemm = tiling.block_gemm[tiling.op_block]
+    for offset in range(int(sched.op_span.max(initial=1))):
+        held = (sched.op_span > offset) & (sched.op_pod < pods)
+        grid[sched.op_pod[held], sched.op_slice[held] + offset] = gemm[held]
+    return grid
+
+
+def pod_busy(sched: Schedule) -> np.ndarray:
+    """Each pod's share of the schedule's slices spent holding a tile operation."""
+    held = np.bincount(sched.op_pod, weights=sched.op_span, minlength=sched.system.pods)
+    return held / max(sched.slices, 1)
 
 
 def scale_chart(rows, path: Path, *, title: str, paper: dict | None = None) -> Path:

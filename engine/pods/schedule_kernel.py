@@ -55,9 +55,12 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 @numba.njit(cache=True)
 def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
-               q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open):
+               q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open,
+               block_aggs, post_free, bounded):
     """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
-    (`start_end`: that block's end so far).
+    (`start_end`: that block's end so far). With `bounded`, a block's `block_aggs` tile aggregations
+    take post-processor units (`post_free`: units left per slice), from the slice its last op ends,
+    and the block is ready a slice after its last aggregation (+ `post`).
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
     capacity = idle.shape[0]
@@ -96,7 +99,23 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
                 end = s + span
             while first_open < capacity and idle[first_open] == 0:
                 first_open += 1
-        ready[block] = end + post
+        last = end
+        if bounded and block_aggs[block] > 0:
+            need, t = block_aggs[block], end
+            while need > 0 and t < capacity:  # room first: an overflow must not leave half the units taken
+                need -= min(need, post_free[t])
+                t += 1
+            if need > 0:
+                return position, block_first[block] + block_count[block], end, first_open, True
+            need, t = block_aggs[block], end
+            while need > 0:
+                taken = min(need, post_free[t])
+                post_free[t] -= taken
+                need -= taken
+                if taken:
+                    last = t + 1
+                t += 1
+        ready[block] = last + post
     return n_blocks, 0, 0, first_open, False
 
 

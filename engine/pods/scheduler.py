@@ -49,6 +49,8 @@ class Schedule:
     op_q_bank: np.ndarray     # bank a chained op reads its input partial sum from (-1: none)
     op_q_plane: np.ndarray
     block_ready: np.ndarray   # first slice a row block's output can be read
+    post_processors: int = 0  # tile aggregations the post-processor completes per slice (0: unbounded)
+    post_used: np.ndarray | None = None  # aggregations per slice when bounded
 
 
 def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
@@ -107,9 +109,24 @@ class _State:
             self.arrays[key] = fresh
 
 
-def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
+def block_aggregations(tiling: Tiling) -> np.ndarray:
+    """Tile aggregations the post-processor does for each row block: summing the partial sums of a
+    reduction over j takes (ops in it - 1) two-tile additions; chained operations need none."""
+    ops = tiling.block_op_count
+    chained = np.bincount(tiling.op_block[tiling.op_pred >= 0], minlength=len(ops))
+    sums = ops - chained  # partial sums that reach the post-processor
+    columns = -(-tiling.gemm_sizes[tiling.block_gemm, 2] // tiling.cols) if len(ops) else ops
+    return np.maximum(0, sums - columns).astype(np.int64)
+
+
+def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0) -> Schedule:
+    """`post_processors` > 0 bounds the tile aggregations the SIMD post-processor completes per slice
+    (SOSA 4.2: post-processors sum two partial-sum tiles in a slice, in pairs); 0 leaves them unbounded."""
     if (tiling.rows, tiling.cols) != (system.rows, system.cols):
         raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
+    if post_processors < 0:
+        raise EngineError(f"post-processor units must be 0 (unbounded) or more, got {post_processors}")
+    aggs = block_aggregations(tiling)
     spans = op_spans(tiling, system).astype(np.int64)
     deps = tiling.block_deps
     dep_ptr = np.zeros(len(deps) + 1, dtype=np.int64)
@@ -120,6 +137,7 @@ def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
     out = np.zeros((tiling.ops, 10), dtype=np.int64)
     state = _State(system)
     a = state.arrays
+    post_free = np.full(len(a["idle"]), post_processors, dtype=np.int64)
     block = op = end = first_open = 0
     while True:
         block, op, end, first_open, overflow = run_kernel(
@@ -127,11 +145,16 @@ def schedule(tiling: Tiling, system: PodSystem) -> Schedule:
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
-            state.stages, state.ports, first_open)
+            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0)
         if not overflow:
             break
-        state.grow(max(2 * len(a["idle"]), first_open + int(spans[op]) + 64))
+        size = max(2 * len(a["idle"]), first_open + int(spans[min(op, len(spans) - 1)]) + 64)
+        state.grow(size)
         a = state.arrays
+        grown = np.full(len(a["idle"]), post_processors, dtype=np.int64)
+        grown[:len(post_free)] = post_free
+        post_free = grown
     used = int(np.max(out[:, 0] + spans)) if tiling.ops else 0
     return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
-                    out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready)
+                    out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready, post_processors,
+                    post_processors - post_free if post_processors > 0 else None)

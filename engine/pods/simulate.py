@@ -132,6 +132,8 @@ def _check(sched: Schedule) -> None:
         if begin < need:
             raise ScheduleViolation(f"row block {block} starts at slice {begin}, before its input is written "
                                     f"(slice {need})")
+    if sched.post_processors and sched.post_used is not None and np.any(sched.post_used > sched.post_processors):
+        raise ScheduleViolation("the post-processor is given more tile aggregations than it completes in a slice")
     chained = tiling.op_pred >= 0
     if np.any(sched.op_slice[chained] < ends[tiling.op_pred[chained]]):
         raise ScheduleViolation("a tile operation reads a partial sum before it is written")

@@ -41,6 +41,13 @@ class ScheduleOptions:
     conventional: bool = False
     aggregation: str = "post-processor"
     row_aligned: bool = True
+    post_processors_per_pod: float = 0.0  # tile aggregations a slice, per pod (0: unbounded)
+
+    def post_processor_units(self, pods: int) -> int:
+        if self.post_processors_per_pod < 0:
+            raise EngineError(f"post-processors per pod must be 0 (unbounded) or more, "
+                              f"got {self.post_processors_per_pod:g}")
+        return max(1, round(self.post_processors_per_pod * pods)) if self.post_processors_per_pod > 0 else 0
 
 
 def run_workloads(workloads: list[PodWorkload], system: PodSystem,
@@ -49,7 +56,7 @@ def run_workloads(workloads: list[PodWorkload], system: PodSystem,
     tiling = tile_workloads(workloads, system.rows, system.cols, partition=options.partition,
                             conventional=options.conventional, aggregation=options.aggregation,
                             row_aligned=options.row_aligned)
-    sched = schedule(tiling, system)
+    sched = schedule(tiling, system, options.post_processor_units(system.pods))
     return sched, simulate(sched)
 
 

@@ -44,3 +44,15 @@ def test_bundled_bert_base():
     assert len(bert.gemms) == 12 * (6 + 2 * 12)
     # 12 layers x (4 x 768^2 + 2 x 768 x 3072) x 100 tokens + attention 12 heads x 2 x 100 x 100 x 64
     assert bert.macs == 12 * 100 * (4 * 768 * 768 + 2 * 768 * 3072) + 12 * 12 * 2 * 100 * 100 * 64
+
+
+def test_bundled_densenet121_concatenates_its_blocks():
+    dense = load_pod_workload("densenet121")
+    assert len(dense.gemms) == 1 + 2 * (6 + 12 + 24 + 16) + 3  # stem, two convolutions a layer, transitions
+    by_name = {g.name: g for g in dense.gemms}
+    # a layer's 1x1 reads its block's input and every earlier 3x3 of the block: 64 + 5 x 32 channels
+    assert by_name["block1-6-1x1"].depth == 64 + 5 * 32
+    assert set(by_name["block1-6-1x1"].inputs) == {"conv1", *(f"block1-{l}-3x3" for l in range(1, 6))}
+    assert by_name["block1-6-3x3"].cols == 32 and by_name["block1-6-3x3"].depth == 128 * 9
+    assert by_name["transition3"].depth == 1024 and by_name["transition3"].cols == 512
+    assert by_name["block4-16-3x3"].rows == 9 * 9

@@ -86,3 +86,24 @@ def test_a_tampered_schedule_is_caught(technology):
     sched.op_pod[op] = 0
     with pytest.raises(ScheduleViolation):
         simulate(sched)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+@pytest.mark.parametrize("units", [1, 3])
+def test_a_bounded_post_processor_sums_every_partial_sum_within_its_rate_and_delays_readers(seed, units, technology):
+    from engine.pods.scheduler import block_aggregations  # noqa: PLC0415
+    workload = random_workload(seed)
+    system = build_system(8, 8, 8, "butterfly-2", technology)
+    tiling = tile_workloads(workload, 8, 8)
+    free = schedule(tiling, system)
+    bounded = schedule(tiling, system, post_processors=units)
+    check_schedule(bounded)
+    assert bounded.post_used.max(initial=0) <= units
+    assert bounded.post_used.sum() == block_aggregations(tiling).sum() > 0
+    for block, deps in enumerate(tiling.block_deps):  # readers start after the last aggregation of what they read
+        lo = tiling.block_first_op[block]
+        begin = bounded.op_slice[lo:lo + tiling.block_op_count[block]].min()
+        assert all(begin >= bounded.block_ready[d] for d in deps)
+    # one aggregation per (row block, column tile) and partial sum beyond the first; none when chained
+    chained = tile_workloads(workload, 8, 8, aggregation="chain")
+    assert block_aggregations(chained).sum() == 0
