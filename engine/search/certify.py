@@ -3,14 +3,17 @@ configuration of the design, hence how far the configuration can be from the opt
 a better configuration; or a proof that no configuration fits the device.
 
 Branch and bound over boxes of the tunable parameters (an integer range per parameter):
-- a box's lower bound on latency and on each resource the search's feasibility checks (DSP and
-  BRAM18K, `SearchSpace.evaluate`) comes from interval evaluation of the design's symbolic model
+- a box's lower bound on latency and on each resource the search's feasibility checks (every one
+  of RESOURCE_NAMES, `PerformanceModel.fits`) comes from interval evaluation of the design's symbolic model
   (engine/models/interval.py); data-packing factors, inferred from the tuning parameters, get the
   range their inference rule allows over the box;
-- a box is pruned when some resource's lower bound is over the budget (nothing in it fits) or when
+- a box is pruned when its resource lower bounds, rounded as the evaluator rounds counts, fail
+  `PerformanceModel.fits` itself (nothing in it fits: the test is the search's own) or when
   its latency bound is within the target gap of the incumbent (nothing in it is better by more);
 - the latency is bounded in two forms and the larger bound kept (BoxBounds says which and why); a
-  resource that is a monomial of box variables caps that product where the latency divides by it, so
+  product of box variables that a resource is a monomial of (the PE count times the SIMD lanes in
+  DSP) is capped, per box, by every resource: c_r * product + rest_r <= budget_r with rest_r bounded
+  from below over the box; where the latency divides by the product, the capped range is used, so
   the latency bound holds at the configurations of the box that fit;
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
   two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
@@ -35,10 +38,11 @@ import sympy
 from engine.compiler.architecture.symbols import symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
+from engine.models.device import RESOURCE_NAMES
 from engine.models.interval import interval_program
 from engine.search.space import Config, SearchSpace
 
-RESOURCES = ("DSP", "BRAM18K")  # pruned on these; LUT and FF (also in the search's fits) only make the bound weaker, not wrong
+RESOURCES = RESOURCE_NAMES  # every resource PerformanceModel.fits checks
 ROUNDING = 1e-12  # relative float error allowed for in a latency bound (see engine/models/interval.py)
 
 
@@ -131,7 +135,7 @@ class BoxBounds:
         self.extent_monomials = [_monomial(pack_exprs[3 * k], self.names, 1.0) for k in range(len(self.packing))]
         self._packs = interval_program(pack_exprs, self.names, nonnegative=self.names) if self.packing else None
         symbolic = model.symbolic
-        exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
+        exprs = [sympy.sympify(e).xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
         # a second form of the latency, bounded too (the larger lower bound holds): each tile count
         # ceiling(N/m) written as p/m with p the padded extent, each divisor d as m/q, expanded, so that
         # a tile count meets its tile size in one product (N^3/(PEs x lanes) appears as such)
@@ -147,18 +151,28 @@ class BoxBounds:
         second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
             *(a.xreplace(counts) if a.could_extract_minus_sign() else a for a in t.args)))
         # a resource that is a monomial of box variables caps that product at every configuration that
-        # fits (5 q_i q_j k_t2 <= DSP budget); where the latency divides by the product, the product is
-        # one input whose range is capped so, instead of the product of its factors' ranges
+        # fits (5 q_i q_j k_t2 <= DSP budget), and so does every resource holding the product in a term
+        # (LUT = 430 q_i q_j k_t2 + rest <= LUT budget, rest bounded below over the box); where the
+        # latency divides by the product, the product is one input whose range is capped so, instead
+        # of the product of its factors' ranges
         budgets = np.array([space.device.budget(r) for r in RESOURCES])
-        self.capped = []  # (input name, [(column, exponent)], cap)
+        limits = np.floor(budgets) + 0.5
+        self.capped = []  # (input name, [(column, exponent)], [(resource, coefficient, rest output)])
+        rests = []
         for r, e in enumerate(exprs[1:len(RESOURCES) + 1]):
-            monomial = _monomial(e, self.names, np.floor(budgets[r]) + 0.5)
+            monomial = _monomial(e, self.names, limits[r])
             if monomial is None or any(x <= 0 for _, x in monomial[1]):
                 continue
             name = f"__product_{RESOURCES[r]}"
             product = sympy.Mul(*(symbol(self.names[k]) ** x for k, x in monomial[1]))
             second = second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
-            self.capped.append((name, monomial[1], monomial[0]))
+            caps = []
+            for s, resource in enumerate(exprs[1:len(RESOURCES) + 1]):
+                coefficient, rest = _split_product(resource, product)
+                if coefficient > 0:
+                    caps.append((s, coefficient, len(rests)))
+                    rests.append(rest)
+            self.capped.append((name, monomial[1], caps))
         exprs.append(second)
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
@@ -183,6 +197,8 @@ class BoxBounds:
             self.parts.append(parts)
         inputs = (self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
                   + [name for name, _, _ in self.capped])
+        self._rests = interval_program(rests, inputs[:len(inputs) - len(self.capped)],
+                                       nonnegative=inputs) if rests else None
         self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
         # the search rounds a resource count to an integer before comparing it with the budget
@@ -281,12 +297,19 @@ class BoxBounds:
             mlo, mhi = los[self.names[k]], his[self.names[k]]
             los[f"{g.t1}_p"] = np.maximum(extent, np.ceil(extent / mhi) * mlo)
             his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
-        for name, powers, cap in self.capped:
-            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
-            his[name] = np.maximum(los[name], np.minimum(
-                np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0), np.floor(cap)))
-        out = self._model(los, his)
         n = lo.shape[0]
+        split = np.zeros((n, len(RESOURCES)))  # c_r * product + rest_r: a lower bound of resource r too
+        rests = self._rests(los, his) if self._rests is not None else []
+        for name, powers, caps in self.capped:
+            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            cap = np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            for r, coefficient, rest in caps:
+                rest_lo = np.broadcast_to(rests[rest][0], (n,))
+                split[:, r] = np.maximum(split[:, r], coefficient * los[name] + rest_lo)
+                cap = np.minimum(cap, np.floor((self.limits[r] - rest_lo) / coefficient * (1 + ROUNDING)))
+            # a cap below the least product: that resource's split bound is over the budget already
+            his[name] = np.maximum(los[name], cap)
+        out = self._model(los, his)
         latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
         latency = np.floor(latency * (1 - ROUNDING))
         resources = np.empty((n, len(RESOURCES)))
@@ -301,7 +324,7 @@ class BoxBounds:
                     bound = np.where((los[pack] <= value) & (value <= his[pack]), bound, np.inf)
                     least[pack] = np.minimum(least.get(pack, np.inf), bound)
             total = total + sum(least.values(), np.zeros(n))
-            resources[:, r] = np.maximum(whole, total) * (1 - ROUNDING)
+            resources[:, r] = np.maximum(np.maximum(whole, total), split[:, r]) * (1 - ROUNDING)
         return latency, resources
 
 
@@ -316,6 +339,18 @@ def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.E
         powers[v] = powers.get(v, 0) + k * e
     powers[capped] = -k
     return sympy.Mul(*(b ** e for b, e in powers.items()))
+
+
+def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
+    """expr written c * product + rest with c a constant (0 when no term is a constant times it)."""
+    coefficient, rest = 0.0, []
+    for term in sympy.Add.make_args(sympy.expand(expr, deep=False)):
+        ratio = term / product
+        if ratio.is_Number:
+            coefficient += float(ratio)
+        else:
+            rest.append(term)
+    return coefficient, sympy.Add(*rest)
 
 
 def _lowbit(x: np.ndarray) -> np.ndarray:
@@ -392,7 +427,7 @@ class Certifier:
         batch = self.space.evaluate(columns)
         legal = feasible_mask(self.space.design, columns)
         if legal.any():
-            self.need = np.minimum(self.need, [batch.dsp[legal].min(), batch.bram[legal].min()])
+            self.need = np.minimum(self.need, [batch.resources[r][legal].min() for r in RESOURCES])
         fitness = batch.fitness
         if fitness.size and np.isfinite(fitness.min()):
             k = int(np.argmin(fitness))
@@ -457,7 +492,9 @@ class Certifier:
             self._leaves(lo[small], hi[small])
         lo, hi = lo[~small], hi[~small]
         latency, resources = self.bounds.bound(lo, hi)
-        fits = np.all(resources <= self.bounds.limits, axis=1)
+        # the search's own test, on the bounds rounded as the evaluator rounds counts: rint is monotone,
+        # so a box whose rounded bounds do not fit holds no configuration that fits
+        fits = self.space.model.fits({r: np.rint(resources[:, k]) for k, r in enumerate(RESOURCES)})
         if (~fits).any():
             self.need = np.minimum(self.need, resources[~fits].min(axis=0))
         self.pruned += int(np.count_nonzero(~fits))
@@ -473,7 +510,9 @@ class Certifier:
         if self.incumbent is None:
             if len(open_lb):  # out of time before finding any feasible configuration
                 return Certificate(design, None, None, open_min, None, False, **common)
-            ratios = self.need / self.bounds.budgets
+            budgets = self.bounds.budgets
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = np.where(budgets > 0, self.need / budgets, np.where(self.need > 0, np.inf, 0.0))
             tight = int(np.argmax(ratios))
             name = RESOURCES[tight]
             alone = (f"every configuration needs at least {self.need[tight]:.0f} {name}, over the budget of "

@@ -121,7 +121,7 @@ def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, 
         where = box[inside]
         fits = batch.feasible[inside]  # the latency bound holds where the configuration fits
         assert np.all(latency[where][fits] <= batch.latency[inside][fits])
-        exact = np.stack([batch.dsp[inside], batch.bram[inside]], axis=1)
+        exact = np.stack([batch.resources[r][inside] for r in RESOURCES], axis=1)
         assert np.all(resources[where] <= exact + 1e-9), RESOURCES
         checked += int(inside.sum())
     assert checked > 1000 and dropped > 0
@@ -139,7 +139,7 @@ def test_a_wide_box_bounds_sampled_configurations():
     latency, resources = bounds.bound(lo, hi)  # not contracted: the box holds every sample
     batch = search.evaluate(columns)
     assert latency[0] <= batch.latency[batch.feasible].min()
-    assert np.all(resources[0] <= [batch.dsp.min(), batch.bram.min()])
+    assert np.all(resources[0] <= [batch.resources[r].min() for r in RESOURCES])
 
 
 def test_nothing_fits_is_a_proof_naming_the_tightest_resource():
