@@ -21,7 +21,9 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
 - boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
   largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
-  evaluator (the model and the legality and feasibility rules), which may improve the incumbent.
+  evaluator (the model and the legality and feasibility rules), which may improve the incumbent;
+  a box left open has its top corner and a random point evaluated the same way (a poor start is
+  improved long before the boxes get small).
 
 The proven bound is the smallest of: the incumbent, the bounds of boxes pruned by bound, the bounds
 of boxes still open when time runs out. gap = incumbent / bound - 1: the incumbent's latency is at
@@ -148,8 +150,12 @@ class BoxBounds:
         # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
         counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)
                   for g in space.loops}
+        # ... except where the count meets its tile size: m * ceiling(N/m) is the padded extent p,
+        # whose range is much tighter than the product of the two ranges
+        pairs = [(symbol(g.t1), sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)), symbol(f"{g.t1}_p"))
+                 for g in space.loops]
         second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
-            *(a.xreplace(counts) if a.could_extract_minus_sign() else a for a in t.args)))
+            *(_pair(a.xreplace(counts), pairs) if a.could_extract_minus_sign() else a for a in t.args)))
         # a resource that is a monomial of box variables caps that product at every configuration that
         # fits (5 q_i q_j k_t2 <= DSP budget), and so does every resource holding the product in a term
         # (LUT = 430 q_i q_j k_t2 + rest <= LUT budget, rest bounded below over the box); where the
@@ -242,6 +248,23 @@ class BoxBounds:
                 lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
                 hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
         return lo, hi, np.all(lo <= hi, axis=1)
+
+    def sample(self, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Parameter points (rows, without quotient columns) drawn in boxes: the top corner of each box
+        and one point at random (log-uniform), made legal where it is cheap (powers of two, m = d * q,
+        m a multiple of d); whatever is still illegal is refused by the evaluator."""
+        u = rng.random(lo.shape)
+        drawn = np.floor(np.exp(np.log(lo) + u * (np.log(hi + 1.0) - np.log(lo)))).astype(np.int64)
+        points = np.concatenate([hi, np.clip(drawn, lo, hi)])
+        for k in self.pow2:
+            points[:, k] = _prev_pow2(points[:, k]).astype(np.int64)
+        for d, m, q in self.quotients:
+            points[:, m] = points[:, d] * points[:, q]
+        for d, m in self.divides:
+            points[:, m] = np.maximum(points[:, d], points[:, m] // np.maximum(points[:, d], 1) * points[:, d])
+        p = len(self.params)
+        ok = np.all((points[:, :p] >= self.lower[:p]) & (points[:, :p] <= self.upper[:p]), axis=1)
+        return points[ok, :p]
 
     def inside(self, box: np.ndarray, points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Which parameter points (rows; `box` is each one's box) have their quotients in the box."""
@@ -341,6 +364,25 @@ def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.E
     return sympy.Mul(*(b ** e for b, e in powers.items()))
 
 
+def _pair(term: sympy.Expr, pairs: list[tuple[sympy.Expr, sympy.Expr, sympy.Symbol]]) -> sympy.Expr:
+    """A product term with each m^a * ceiling(N/m)^b written p^min(a, b) * (what is left)."""
+    coefficient, factors = term.as_coeff_mul()
+    powers: dict = {}
+    for f in factors:
+        base, e = f.as_base_exp()
+        powers[base] = powers.get(base, 0) + e
+    changed = False
+    for m, count, padded in pairs:
+        a, b = sympy.sympify(powers.get(m, 0)), sympy.sympify(powers.get(count, 0))
+        k = min(int(a), int(b)) if a.is_Integer and b.is_Integer else 0
+        if k > 0:
+            powers[m], powers[count], powers[padded] = a - k, b - k, powers.get(padded, 0) + k
+            changed = True
+    if not changed:
+        return term
+    return coefficient * sympy.Mul(*(base ** e for base, e in powers.items()))
+
+
 def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
     """expr written c * product + rest with c a constant (0 when no term is a constant times it)."""
     coefficient, rest = 0.0, []
@@ -413,6 +455,7 @@ class Certifier:
         if seconds <= 0:
             raise EngineError(f"the time budget must be positive (got {seconds} s)")
         self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
+        self.rng = np.random.default_rng(0)
         self.bounds = BoxBounds(space)
         self.incumbent: tuple[float, Config] | None = None
         self.explored = self.pruned = 0
@@ -501,7 +544,10 @@ class Certifier:
         lo, hi, latency = lo[fits], hi[fits], latency[fits]
         by_bound = latency >= self._threshold()
         self._prune_by_bound(latency[by_bound])
-        return lo[~by_bound], hi[~by_bound], latency[~by_bound]
+        lo, hi, latency = lo[~by_bound], hi[~by_bound], latency[~by_bound]
+        if len(lo):
+            self._offer(self.bounds.columns(self.bounds.sample(lo, hi, self.rng)))
+        return lo, hi, latency
 
     def _certificate(self, open_lb: np.ndarray, given, seconds: float) -> Certificate:
         design = self.space.design.id

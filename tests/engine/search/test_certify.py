@@ -3,6 +3,8 @@ with a zero gap the proof finds the optimum itself), box bounds against every co
 boxes, and the proof that nothing fits."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -162,3 +164,12 @@ def test_a_poor_start_is_improved_and_the_gap_is_reported():
     for key in ("design", "params", "latency_cycles", "lower_bound_cycles", "gap", "proven", "boxes_explored",
                 "boxes_pruned", "seconds"):
         assert key in data
+
+
+def test_nothing_fits_names_a_resource_other_than_dsp_when_it_binds():
+    """Every resource of PerformanceModel.fits is pruned on: LUT alone rules out every configuration."""
+    space, device = _space("mm.c", MM_32, ratio=1.0)
+    device = dataclasses.replace(device, resources=device.resources | {"LUT": 500})  # one PE needs more
+    search = SearchSpace(PerformanceModel(space, space.design("i-j__i-j.k"), device))
+    c = certify(search, None, seconds=20)
+    assert not c.fits and c.proven and c.tightest == "LUT" and "LUT" in c.notes[0]
