@@ -32,6 +32,7 @@ most that fraction above the optimum's (its throughput at most that fraction bel
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,7 +84,8 @@ class Certificate:
                 "lower_bound_cycles": self.lower_bound_cycles, "gap": self.gap, "proven": self.proven,
                 "boxes_explored": self.boxes_explored, "boxes_pruned": self.boxes_pruned,
                 "seconds": self.seconds, "target_gap": self.target_gap, "fits": self.fits,
-                "tightest": self.tightest, "improved": self.improved, "status": self.status}
+                "tightest": self.tightest, "improved": self.improved, "status": self.status,
+                "notes": list(self.notes)}
 
 
 def _next_pow2(x: np.ndarray) -> np.ndarray:
@@ -449,13 +451,15 @@ class Certifier:
     """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
 
     def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
-                 batch: int = 2048):
+                 batch: int = 2048, stop: Callable[[], bool] | None = None):
+        """`stop`: asked between batches; True ends the proof early (as if out of time)."""
         if gap < 0:
             raise EngineError(f"the target gap must be >= 0 (got {gap})")
         if seconds <= 0:
             raise EngineError(f"the time budget must be positive (got {seconds} s)")
         self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
         self.rng = np.random.default_rng(0)
+        self.stop = stop or (lambda: False)
         self.bounds = BoxBounds(space)
         self.incumbent: tuple[float, Config] | None = None
         self.explored = self.pruned = 0
@@ -498,7 +502,7 @@ class Certifier:
         lo = self.bounds.lower[None, :].copy()
         hi = self.bounds.upper[None, :].copy()
         open_lo, open_hi, open_lb = self._process(lo, hi)
-        while len(open_lb) and time.perf_counter() - began < self.seconds:
+        while len(open_lb) and time.perf_counter() - began < self.seconds and not self.stop():
             keep = open_lb < self._threshold()
             self._prune_by_bound(open_lb[~keep])
             open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
@@ -576,7 +580,7 @@ class Certifier:
 
 
 def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
-            leaf: int = 512, batch: int = 2048) -> Certificate:
+            leaf: int = 512, batch: int = 2048, stop: Callable[[], bool] | None = None) -> Certificate:
     """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
-    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch).run(start)
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop).run(start)
 
