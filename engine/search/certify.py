@@ -10,7 +10,7 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
 - a box is pruned when its resource lower bounds, rounded as the evaluator rounds counts, fail
   `PerformanceModel.fits` itself (nothing in it fits: the test is the search's own) or when
   its latency bound is within the target gap of the incumbent (nothing in it is better by more);
-- the latency is bounded in two forms and the larger bound kept (BoxBounds says which and why); a
+- the latency is bounded in three forms and the largest bound kept (BoxBounds says which and why); a
   product of box variables that a resource is a monomial of (the PE count times the SIMD lanes in
   DSP) is capped, per box, by every resource: c_r * product + rest_r <= budget_r with rest_r bounded
   from below over the box; where the latency divides by the product, the capped range is used, so
@@ -182,6 +182,11 @@ class BoxBounds:
                     rests.append(rest)
             self.capped.append((name, monomial[1], caps))
         exprs.append(second)
+        # a third form: the model itself expanded, each m * ceiling(N/m) paired into p, each divisor
+        # kept (a 1-D array whose tile count times its latency-hiding factor is exact stays exact)
+        third = sympy.expand(exprs[0])
+        third = third.replace(lambda t: t.is_Add, lambda t: sympy.Add(*(_pair(a, pairs) for a in t.args)))
+        exprs.append(third)
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
         # which interval arithmetic would take at opposite ends
@@ -221,7 +226,8 @@ class BoxBounds:
     def contract(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Narrow boxes (rows) by bounds and constraints; returns (lo, hi, nonempty)."""
         lo, hi = np.maximum(lo, self.lower), np.minimum(hi, self.upper)
-        for _ in range(2):
+        for _ in range(6):  # to a fixed point (a cap found late narrows what was narrowed before)
+            before_lo, before_hi = lo.copy(), hi.copy()
             for d, m, q in self.quotients:  # d * q = m
                 lo[:, q] = np.maximum(lo[:, q], -(-lo[:, m] // np.maximum(hi[:, d], 1)))
                 hi[:, q] = np.minimum(hi[:, q], hi[:, m] // np.maximum(lo[:, d], 1))
@@ -249,6 +255,8 @@ class BoxBounds:
                 step = np.where(fixed, lo[:, d], 1)
                 lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
                 hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
+            if np.array_equal(lo, before_lo) and np.array_equal(hi, before_hi):
+                break
         return lo, hi, np.all(lo <= hi, axis=1)
 
     def sample(self, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -335,7 +343,8 @@ class BoxBounds:
             # a cap below the least product: that resource's split bound is over the budget already
             his[name] = np.maximum(los[name], cap)
         out = self._model(los, his)
-        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
+        latency = np.maximum.reduce([np.broadcast_to(out[k][0], (n,)) for k in (0, len(RESOURCES) + 1,
+                                                                                len(RESOURCES) + 2)])
         latency = np.floor(latency * (1 - ROUNDING))
         resources = np.empty((n, len(RESOURCES)))
         for r, parts in enumerate(self.parts):
