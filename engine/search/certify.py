@@ -18,8 +18,9 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
   two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
   factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
-- boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
-  largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+- the root box is first cut at each value of its variables of at most 4 values (filter sizes, small
+  SIMD factors); then boxes are taken lowest bound first, a batch at a time, and split in two along
+  the parameter of largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
   evaluator (the model and the legality and feasibility rules), which may improve the incumbent;
   a box left open has its top corner and a random point evaluated the same way (a poor start is
@@ -200,7 +201,7 @@ class BoxBounds:
                 groups[key] = groups.get(key, sympy.Integer(0)) + term
             parts = []
             for key, total in groups.items():
-                if key is None:
+                if key is None or _linear_in(total, key):  # linear in the factor: split would gain little
                     parts.append((len(exprs), None, 0))
                     exprs.append(total)
                     continue
@@ -394,6 +395,14 @@ def _pair(term: sympy.Expr, pairs: list[tuple[sympy.Expr, sympy.Expr, sympy.Symb
     return coefficient * sympy.Mul(*(base ** e for base, e in powers.items()))
 
 
+def _linear_in(expr: sympy.Expr, x: sympy.Symbol) -> bool:
+    """expr is a polynomial of degree at most 1 in x (x nowhere inside a function or a power)."""
+    if not expr.is_polynomial(x):
+        return False
+    return all(sympy.degree(term, x) <= 1 for term in sympy.Add.make_args(sympy.expand(expr, deep=False))
+               if term.is_polynomial(x))
+
+
 def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
     """expr written c * product + rest with c a constant (0 when no term is a constant times it)."""
     coefficient, rest = 0.0, []
@@ -436,6 +445,23 @@ def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     left_hi[rows, k] = mid
     right_lo[rows, k] = mid + 1
     return np.concatenate([lo, right_lo]), np.concatenate([left_hi, hi])
+
+
+def _small_variables_split(lower: np.ndarray, upper: np.ndarray, *, values: int = 4,
+                           boxes: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """The root box cut at every value of its variables of at most `values` values (a filter size,
+    a SIMD factor of 1 or 2), as long as that makes at most `boxes` boxes: interval arithmetic
+    loses most where such a variable occurs twice (padded extent over SIMD lanes), and splitting
+    by the widest ratio would come to them last."""
+    lo, hi = lower[None, :].copy(), upper[None, :].copy()
+    for k in np.argsort(upper - lower, kind="stable"):
+        count = int(upper[k] - lower[k] + 1)
+        if count < 2 or count > values or len(lo) * count > boxes:
+            continue
+        points = np.arange(lower[k], upper[k] + 1)
+        lo, hi = np.repeat(lo, count, axis=0), np.repeat(hi, count, axis=0)
+        lo[:, k] = hi[:, k] = np.tile(points, len(lo) // count)
+    return lo, hi
 
 
 def _points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -508,8 +534,7 @@ class Certifier:
         if start is not None:
             self._offer({n: np.array([int(start[n])]) for n in self.space.names})
             given = self.incumbent
-        lo = self.bounds.lower[None, :].copy()
-        hi = self.bounds.upper[None, :].copy()
+        lo, hi = _small_variables_split(self.bounds.lower, self.bounds.upper)
         open_lo, open_hi, open_lb = self._process(lo, hi)
         while len(open_lb) and time.perf_counter() - began < self.seconds and not self.stop():
             keep = open_lb < self._threshold()
