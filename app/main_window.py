@@ -31,6 +31,7 @@ from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
 from app.views.qt_export_dialog import QtExportDialog
 from app.views.qt_kernel_panel import QtKernelPanel
+from app.views.qt_proof import QtProof
 from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_bottleneck import QtBottleneck
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self.points = DesignPoints(self.selection.cache, self)
         self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
+        self.proof = QtProof(self.selection, self.tree_model, self.search)
 
         middle = QSplitter(Qt.Vertical)
         middle.addWidget(self.views)
@@ -95,7 +97,8 @@ class MainWindow(QMainWindow):
         self.docks = {}
         for name, widget, area in (("Kernel", self.kernel_panel, Qt.LeftDockWidgetArea),
                                    ("Designs", self.tree, Qt.LeftDockWidgetArea),
-                                   ("Design detail", scroll, Qt.RightDockWidgetArea)):
+                                   ("Design detail", scroll, Qt.RightDockWidgetArea),
+                                   ("Proof", self.proof, Qt.RightDockWidgetArea)):
             dock = QDockWidget(name, self)
             dock.setObjectName(name)
             dock.setWidget(widget)
@@ -523,6 +526,7 @@ class MainWindow(QMainWindow):
         self.search.shutdown()
         self.selection.shutdown()
         self.pods.wait()
+        self.proof.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

@@ -1,5 +1,7 @@
 """DesignSpace + search results -> a Qt item model: kernel -> dataflow -> permutation class -> design.
-Columns: name, best-known throughput (GOP/s), DSP, BRAM18K of that best, status. Group rows show
+Columns: name, best-known throughput (GOP/s), DSP, BRAM18K of that best, status, and the proof of
+that best (engine/search/certify.py: "optimal", "within x%" proven or not), which sorts by the
+proven bound (the most throughput any configuration of the design can reach). Group rows show
 the best of their designs. Numbers sort numerically (SORT_ROLE); DESIGN_ROLE holds a design's id."""
 from __future__ import annotations
 
@@ -9,13 +11,13 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from engine.compiler.design_space import DesignSpace
 from engine.search.progress import Candidate
 
-COLUMNS = ("design", "GOP/s", "DSP", "BRAM18K", "status")
+COLUMNS = ("design", "GOP/s", "DSP", "BRAM18K", "status", "proof")
 DESIGN_ROLE = Qt.UserRole + 1
 SORT_ROLE = Qt.UserRole + 2
 
 
 def _blanks() -> list[QStandardItem]:
-    return [_item(sort=-1.0) for _ in COLUMNS[1:4]] + [_item()]
+    return [_item(sort=-1.0) for _ in COLUMNS[1:4]] + [_item(), _item(sort=-1.0)]
 
 
 def _item(text: str = "", sort=None) -> QStandardItem:
@@ -101,7 +103,38 @@ class DesignTreeModel(QStandardItemModel):
             item.setData(float(value), SORT_ROLE)
             item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
 
+    def set_certificate(self, design_id: str, certificate: dict) -> None:
+        """Show a certificate (Certificate.to_json()) in the design's proof column; it sorts by the
+        proven bound in GOP/s (from the row's best: throughput times latency is the design's constant)."""
+        if design_id not in self._rows:
+            return
+        item = self._rows[design_id][5]
+        item.setText(proof_text(certificate))
+        item.setToolTip(certificate.get("status", ""))
+        bound, best = certificate.get("lower_bound_cycles"), self.best.get(design_id)
+        constant = certificate.get("throughput_constant") or (best.throughput_gops * best.latency_cycles
+                                                              if best is not None else None)
+        sort = -1.0
+        if not certificate.get("fits", True):
+            sort = 0.0  # proven: nothing fits
+        elif bound and constant:
+            sort = constant / bound
+        item.setData(float(sort), SORT_ROLE)
+        item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+
     def best_design(self) -> str | None:
         if not self.best:
             return None
         return max(self.best, key=lambda d: self.best[d].throughput_gops)
+
+
+def proof_text(c: dict) -> str:
+    """A certificate in a few words: "optimal", "<= 0.8% off", "<= 7.2% off?" (not closed), "none fits"."""
+    if not c.get("fits", True):
+        return "none fits (proven)"
+    gap = c.get("gap")
+    if gap is None:
+        return "no bound yet"
+    if gap <= 1e-12:
+        return "optimal"
+    return f"<= {100 * gap:.1f}% off" + ("" if c.get("proven") else " (open)")

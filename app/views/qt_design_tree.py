@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QHeaderView, QTreeView
 
 from app.models.design_tree_model import DESIGN_ROLE, DesignTreeModel
 
-COLUMN_WIDTHS = (230, 70, 60, 70, 120)
+COLUMN_WIDTHS = (230, 70, 60, 70, 120, 110)
 
 
 class QtDesignTree(QTreeView):

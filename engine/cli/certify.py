@@ -1,7 +1,8 @@
 """`systolic certify KERNEL.c --design ID`: prove how far a design's best configuration can be from
 the optimum (engine/search/certify.py), starting from --param values, else the best stored run of
 this kernel, sizes and device, else a short search; and `certify_designs`, which
-`systolic search --certify` runs after a search."""
+`systolic search --certify` runs after a search. A certificate of a stored run's best is stored
+with that run (RunStore.put_certificate)."""
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the certificate as JSON")
 
 
-def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict[str, int], str] | None:
-    """The best stored configuration of this design for the same kernel text, sizes and device."""
+def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict[str, int], str, int] | None:
+    """The best stored configuration of this design for the same kernel text, sizes and device:
+    (params, where it comes from, run id)."""
     best = None
     names = [p.name for p in space.design(design).params if p.tunable]
     with RunStore(db) as store:
@@ -48,8 +50,8 @@ def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict
             for d in run.result.designs:
                 if d.design == design and d.best and set(names) <= set(d.best.params) \
                         and (best is None or d.best.latency_cycles < best[0]):
-                    best = (d.best.latency_cycles, dict(d.best.params), f"stored run {summary.id}")
-    return None if best is None else (best[1], best[2])
+                    best = (d.best.latency_cycles, dict(d.best.params), f"stored run {summary.id}", summary.id)
+    return None if best is None else best[1:]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     device = load_device(args.device)
     design = space.design(args.design)
     search = SearchSpace(PerformanceModel(space, design, device))
+    run_id = None
     if args.param:
         start, origin = parse_params(args.param), "--param"
         problems = violations(design, start)
@@ -67,9 +70,12 @@ def run(args: argparse.Namespace) -> int:
         if found is None:
             result = explore(space, device, budget=Budget(seconds=args.search_seconds), designs=[design.id])
             best = result.designs[0].best
-            found = (dict(best.params), f"a {args.search_seconds:g} s search") if best else (None, None)
-        start, origin = found
+            found = (dict(best.params), f"a {args.search_seconds:g} s search", None) if best else (None, None, None)
+        start, origin, run_id = found
     certificate = certify(search, start, gap=args.gap, seconds=args.seconds)
+    if run_id is not None:
+        with RunStore(args.db) as store:
+            store.put_certificate(run_id, certificate.to_json())
     if args.json:
         print(json.dumps(certificate.to_json() | {"start": origin}, indent=2))
         return 0 if certificate.fits else 2
@@ -98,13 +104,16 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
     return "\n".join(lines)
 
 
-def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float,
-                    gap: float = 0.01) -> list[Certificate]:
-    """`systolic search --certify`: a certificate for each design of a search result, from its best."""
+def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float, gap: float = 0.01,
+                    store: RunStore | None = None, run_id: int | None = None) -> list[Certificate]:
+    """`systolic search --certify`: a certificate for each design of a search result, from its best;
+    each stored with run `run_id` of `store` when given."""
     certificates = []
     for d in result.designs:
         search = SearchSpace(PerformanceModel(space, space.design(d.design), device))
         certificates.append(certify(search, dict(d.best.params) if d.best else None, gap=gap, seconds=seconds))
+        if store is not None and run_id is not None:
+            store.put_certificate(run_id, certificates[-1].to_json())
     return certificates
 
 

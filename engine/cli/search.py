@@ -206,7 +206,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         if recorder is not None:
             recorder.finish(status)
     stored = recorder is not None and recorder.error is None
-    certificates = certify_designs(space, device, result, seconds=args.certify) if args.certify else None
+    certificates = certify_designs(space, device, result, seconds=args.certify, store=store,
+                                   run_id=recorder.run_id if stored else None) if args.certify else None
     _print(result, recorder.run_id if stored else None, status, args.json, certificates)
     if recorder is not None and recorder.error is not None:
         raise EngineError(f"the run could not be stored (results printed above): {recorder.error}")

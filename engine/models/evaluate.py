@@ -134,13 +134,13 @@ class PerformanceModel:
     def evaluate_fast(self, params: dict) -> "FastEvaluation":
         """(latency, DSP, BRAM18K, fits): the tuner's inner loop. Counts are whole numbers; the
         generated code multiplies by reciprocals, so results are rounded."""
-        latency, resources = self.latency_and_resources(params)
+        latency, resources = self.evaluate_resources(params)
         return FastEvaluation(latency, resources["DSP"], resources["BRAM18K"], self.fits(resources))
 
-    def latency_and_resources(self, params: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """The fast path's latency and every resource (RESOURCE_NAMES), rounded."""
+    def evaluate_resources(self, params: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """(latency, {resource: count}) for every resource `fits` checks, rounded as in evaluate_fast."""
         latency, *used = (np.rint(np.asarray(v, dtype=np.float64)) for v in self._fast(*self._arguments(params)))
-        return latency, dict(zip(RESOURCE_NAMES, used))
+        return latency, {r: np.broadcast_to(v, np.shape(latency)) for r, v in zip(RESOURCE_NAMES, used)}
 
     def fits(self, resources: dict[str, np.ndarray]) -> np.ndarray:
         """Every resource within the device budget: the one feasibility test of the search, the

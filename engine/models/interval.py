@@ -43,8 +43,7 @@ def _slack(x: np.ndarray) -> np.ndarray:
 
 def _mul(a: Pair, b: Pair) -> Pair:
     (alo, ahi), (blo, bhi) = a, b
-    with np.errstate(invalid="ignore"):
-        p1, p2, p3, p4 = alo * blo, alo * bhi, ahi * blo, ahi * bhi
+    p1, p2, p3, p4 = alo * blo, alo * bhi, ahi * blo, ahi * bhi  # (float warnings are off in __call__)
     # fmin / fmax skip the NaN of 0 * inf (an unbounded factor times an exact zero end) ...
     lo, hi = np.fmin(np.fmin(p1, p2), np.fmin(p3, p4)), np.fmax(np.fmax(p1, p2), np.fmax(p3, p4))
     if np.isnan(lo).any() or np.isnan(hi).any():  # ... unless every product is one: [0, 0] x unbounded
@@ -60,9 +59,8 @@ def _scale(a: Pair, c: float) -> Pair:
 def _reciprocal(a: Pair) -> Pair:
     lo, hi = a
     positive, negative = lo > 0, hi < 0
-    with np.errstate(divide="ignore"):
-        rlo = np.where(positive | negative, 1.0 / np.where(hi == 0, 1.0, hi), -np.inf)
-        rhi = np.where(positive | negative, 1.0 / np.where(lo == 0, 1.0, lo), np.inf)
+    rlo = np.where(positive | negative, 1.0 / np.where(hi == 0, 1.0, hi), -np.inf)
+    rhi = np.where(positive | negative, 1.0 / np.where(lo == 0, 1.0, lo), np.inf)
     rlo = np.where((lo == 0) & (hi > 0), 1.0 / np.where(hi == 0, 1.0, hi), rlo)  # [0, h]: 1/x in [1/h, inf)
     return rlo, rhi
 
@@ -104,8 +102,9 @@ class IntervalProgram:
         for n, (low, _) in zip(self.names, values):
             if n in self._nonnegative_names and np.any(low < 0):
                 raise IntervalError(f"{n} was promised non-negative but its range reaches {low.min()}")
-        for function, args in self._ops:
-            values.append(function(*(values[a] for a in args)))
+        with np.errstate(all="ignore"):  # 0 * inf, 1 / 0 and the like are handled where they arise
+            for function, args in self._ops:
+                values.append(function(*(values[a] for a in args)))
         return [values[k] for k in self.outputs]
 
     # --- compilation -------------------------------------------------------------------------------
@@ -177,9 +176,8 @@ class IntervalProgram:
             a = self._compile(e.args[0])
 
             def logarithm(x):
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    return (np.where(x[0] > 0, np.log(np.maximum(x[0], 0)), -np.inf),
-                            np.where(x[1] > 0, np.log(np.maximum(x[1], 0)), -np.inf))
+                return (np.where(x[0] > 0, np.log(np.maximum(x[0], 0)), -np.inf),
+                        np.where(x[1] > 0, np.log(np.maximum(x[1], 0)), -np.inf))
             return self._emit(logarithm, (a,), False)
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
@@ -229,9 +227,8 @@ class IntervalProgram:
                 lo, hi = xs[0]
                 for x in xs[1:]:
                     lo, hi = lo * x[0], hi * x[1]
-                with np.errstate(invalid="ignore"):
-                    # 0 * inf (a factor unbounded above times an exact zero): 0 below, unbounded above
-                    return np.fmax(lo * c, 0.0), np.fmin(hi * c, np.inf)
+                # 0 * inf (a factor unbounded above times an exact zero): 0 below, unbounded above
+                return np.fmax(lo * c, 0.0), np.fmin(hi * c, np.inf)
             return self._emit(nonnegative_product, args, integral)
 
         def product(*xs):
@@ -256,8 +253,7 @@ class IntervalProgram:
             def real_power(x):
                 if np.any(x[0] < 0):
                     raise IntervalError(f"cannot bound {e}: its base can be negative")
-                with np.errstate(divide="ignore"):
-                    lo, hi = x[0] ** p, x[1] ** p
+                lo, hi = x[0] ** p, x[1] ** p
                 return (lo, hi) if p > 0 else (hi, lo)
             return self._emit(real_power, (a,), False)
         if base.is_Number and base.is_positive:

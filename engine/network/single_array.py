@@ -189,9 +189,9 @@ def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str]
         key = tuple(sorted(padded.items()))
         if key not in by_sizes:
             model = layer_model(job, dict(sizes), task.design, device)
-            fast = model.latency_and_resources(arrays)
+            fast = model.evaluate_resources(arrays)
             try:
-                exact = layer_model(job, padded, task.design, device).latency_and_resources(arrays)
+                exact = layer_model(job, padded, task.design, device).evaluate_resources(arrays)
             except EngineError:  # the padded kernel has no systolic array (a 1-tap window padded to 2):
                 exact = fast     # the layer's own model, which computes the padded tile, stands
             if padded != dict(sizes):

@@ -3,22 +3,28 @@ configuration of the design, hence how far the configuration can be from the opt
 a better configuration; or a proof that no configuration fits the device.
 
 Branch and bound over boxes of the tunable parameters (an integer range per parameter):
-- a box's lower bound on latency and on each resource the search's feasibility checks (DSP and
-  BRAM18K, `SearchSpace.evaluate`) comes from interval evaluation of the design's symbolic model
+- a box's lower bound on latency and on each resource the search's feasibility checks (every one
+  of RESOURCE_NAMES, `PerformanceModel.fits`) comes from interval evaluation of the design's symbolic model
   (engine/models/interval.py); data-packing factors, inferred from the tuning parameters, get the
   range their inference rule allows over the box;
-- a box is pruned when some resource's lower bound is over the budget (nothing in it fits) or when
+- a box is pruned when its resource lower bounds, rounded as the evaluator rounds counts, fail
+  `PerformanceModel.fits` itself (nothing in it fits: the test is the search's own) or when
   its latency bound is within the target gap of the incumbent (nothing in it is better by more);
-- the latency is bounded in two forms and the larger bound kept (BoxBounds says which and why); a
-  resource that is a monomial of box variables caps that product where the latency divides by it, so
+- the latency is bounded in three forms and the largest bound kept (BoxBounds says which and why); a
+  product of box variables that a resource is a monomial of (the PE count times the SIMD lanes in
+  DSP) is capped, per box, by every resource: c_r * product + rest_r <= budget_r with rest_r bounded
+  from below over the box; where the latency divides by the product, the capped range is used, so
   the latency bound holds at the configurations of the box that fit;
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
   two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
   factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
-- boxes are taken lowest bound first, a batch at a time, and split in two along the parameter of
-  largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+- the root box is first cut at each value of its variables of at most 4 values (filter sizes, small
+  SIMD factors); then boxes are taken lowest bound first, a batch at a time, and split in two along
+  the parameter of largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
-  evaluator (the model and the legality and feasibility rules), which may improve the incumbent.
+  evaluator (the model and the legality and feasibility rules), which may improve the incumbent;
+  a box left open has its top corner and a random point evaluated the same way (a poor start is
+  improved long before the boxes get small).
 
 The proven bound is the smallest of: the incumbent, the bounds of boxes pruned by bound, the bounds
 of boxes still open when time runs out. gap = incumbent / bound - 1: the incumbent's latency is at
@@ -27,6 +33,7 @@ most that fraction above the optimum's (its throughput at most that fraction bel
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,10 +42,11 @@ import sympy
 from engine.compiler.architecture.symbols import symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
+from engine.models.device import RESOURCE_NAMES
 from engine.models.interval import interval_program
 from engine.search.space import Config, SearchSpace
 
-RESOURCES = ("DSP", "BRAM18K")  # pruned on these; LUT and FF (also in the search's fits) only make the bound weaker, not wrong
+RESOURCES = RESOURCE_NAMES  # every resource PerformanceModel.fits checks
 ROUNDING = 1e-12  # relative float error allowed for in a latency bound (see engine/models/interval.py)
 
 
@@ -77,7 +85,8 @@ class Certificate:
                 "lower_bound_cycles": self.lower_bound_cycles, "gap": self.gap, "proven": self.proven,
                 "boxes_explored": self.boxes_explored, "boxes_pruned": self.boxes_pruned,
                 "seconds": self.seconds, "target_gap": self.target_gap, "fits": self.fits,
-                "tightest": self.tightest, "improved": self.improved, "status": self.status}
+                "tightest": self.tightest, "improved": self.improved, "status": self.status,
+                "notes": list(self.notes)}
 
 
 def _next_pow2(x: np.ndarray) -> np.ndarray:
@@ -135,7 +144,7 @@ class BoxBounds:
         self.extent_monomials = [_monomial(pack_exprs[3 * k], self.names, 1.0) for k in range(len(self.packing))]
         self._packs = interval_program(pack_exprs, self.names, nonnegative=self.names) if self.packing else None
         symbolic = model.symbolic
-        exprs = [e.xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
+        exprs = [sympy.sympify(e).xreplace(subs) for e in [symbolic.latency] + [symbolic.resources[r] for r in RESOURCES]]
         # a second form of the latency, bounded too (the larger lower bound holds): each tile count
         # ceiling(N/m) written as p/m with p the padded extent, each divisor d as m/q, expanded, so that
         # a tile count meets its tile size in one product (N^3/(PEs x lanes) appears as such)
@@ -148,22 +157,41 @@ class BoxBounds:
         # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
         counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)
                   for g in space.loops}
+        # ... except where the count meets its tile size: m * ceiling(N/m) is the padded extent p,
+        # whose range is much tighter than the product of the two ranges
+        pairs = [(symbol(g.t1), sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)), symbol(f"{g.t1}_p"))
+                 for g in space.loops]
         second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
-            *(a.xreplace(counts) if a.could_extract_minus_sign() else a for a in t.args)))
+            *(_pair(a.xreplace(counts), pairs) if a.could_extract_minus_sign() else a for a in t.args)))
         # a resource that is a monomial of box variables caps that product at every configuration that
-        # fits (5 q_i q_j k_t2 <= DSP budget); where the latency divides by the product, the product is
-        # one input whose range is capped so, instead of the product of its factors' ranges
+        # fits (5 q_i q_j k_t2 <= DSP budget), and so does every resource holding the product in a term
+        # (LUT = 430 q_i q_j k_t2 + rest <= LUT budget, rest bounded below over the box); where the
+        # latency divides by the product, the product is one input whose range is capped so, instead
+        # of the product of its factors' ranges
         budgets = np.array([space.device.budget(r) for r in RESOURCES])
-        self.capped = []  # (input name, [(column, exponent)], cap)
+        limits = np.floor(budgets) + 0.5
+        self.capped = []  # (input name, [(column, exponent)], [(resource, coefficient, rest output)])
+        rests = []
         for r, e in enumerate(exprs[1:len(RESOURCES) + 1]):
-            monomial = _monomial(e, self.names, np.floor(budgets[r]) + 0.5)
+            monomial = _monomial(e, self.names, limits[r])
             if monomial is None or any(x <= 0 for _, x in monomial[1]):
                 continue
             name = f"__product_{RESOURCES[r]}"
             product = sympy.Mul(*(symbol(self.names[k]) ** x for k, x in monomial[1]))
             second = second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
-            self.capped.append((name, monomial[1], monomial[0]))
+            caps = []
+            for s, resource in enumerate(exprs[1:len(RESOURCES) + 1]):
+                coefficient, rest = _split_product(resource, product)
+                if coefficient > 0:
+                    caps.append((s, coefficient, len(rests)))
+                    rests.append(rest)
+            self.capped.append((name, monomial[1], caps))
         exprs.append(second)
+        # a third form: the model itself expanded, each m * ceiling(N/m) paired into p, each divisor
+        # kept (a 1-D array whose tile count times its latency-hiding factor is exact stays exact)
+        third = sympy.expand(exprs[0])
+        third = third.replace(lambda t: t.is_Add, lambda t: sympy.Add(*(_pair(a, pairs) for a in t.args)))
+        exprs.append(third)
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
         # which interval arithmetic would take at opposite ends
@@ -177,7 +205,7 @@ class BoxBounds:
                 groups[key] = groups.get(key, sympy.Integer(0)) + term
             parts = []
             for key, total in groups.items():
-                if key is None:
+                if key is None or _linear_in(total, key):  # linear in the factor: split would gain little
                     parts.append((len(exprs), None, 0))
                     exprs.append(total)
                     continue
@@ -187,6 +215,8 @@ class BoxBounds:
             self.parts.append(parts)
         inputs = (self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
                   + [name for name, _, _ in self.capped])
+        self._rests = interval_program(rests, inputs[:len(inputs) - len(self.capped)],
+                                       nonnegative=inputs) if rests else None
         self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
         # the search rounds a resource count to an integer before comparing it with the budget
@@ -201,7 +231,8 @@ class BoxBounds:
     def contract(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Narrow boxes (rows) by bounds and constraints; returns (lo, hi, nonempty)."""
         lo, hi = np.maximum(lo, self.lower), np.minimum(hi, self.upper)
-        for _ in range(2):
+        for _ in range(6):  # to a fixed point (a cap found late narrows what was narrowed before)
+            before_lo, before_hi = lo.copy(), hi.copy()
             for d, m, q in self.quotients:  # d * q = m
                 lo[:, q] = np.maximum(lo[:, q], -(-lo[:, m] // np.maximum(hi[:, d], 1)))
                 hi[:, q] = np.minimum(hi[:, q], hi[:, m] // np.maximum(lo[:, d], 1))
@@ -229,7 +260,26 @@ class BoxBounds:
                 step = np.where(fixed, lo[:, d], 1)
                 lo[:, m] = np.where(fixed, -(-lo[:, m] // step) * step, lo[:, m])
                 hi[:, m] = np.where(fixed, hi[:, m] // step * step, hi[:, m])
+            if np.array_equal(lo, before_lo) and np.array_equal(hi, before_hi):
+                break
         return lo, hi, np.all(lo <= hi, axis=1)
+
+    def sample(self, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Parameter points (rows, without quotient columns) drawn in boxes: the top corner of each box
+        and one point at random (log-uniform), made legal where it is cheap (powers of two, m = d * q,
+        m a multiple of d); whatever is still illegal is refused by the evaluator."""
+        u = rng.random(lo.shape)
+        drawn = np.floor(np.exp(np.log(lo) + u * (np.log(hi + 1.0) - np.log(lo)))).astype(np.int64)
+        points = np.concatenate([hi, np.clip(drawn, lo, hi)])
+        for k in self.pow2:
+            points[:, k] = _prev_pow2(points[:, k]).astype(np.int64)
+        for d, m, q in self.quotients:
+            points[:, m] = points[:, d] * points[:, q]
+        for d, m in self.divides:
+            points[:, m] = np.maximum(points[:, d], points[:, m] // np.maximum(points[:, d], 1) * points[:, d])
+        p = len(self.params)
+        ok = np.all((points[:, :p] >= self.lower[:p]) & (points[:, :p] <= self.upper[:p]), axis=1)
+        return points[ok, :p]
 
     def inside(self, box: np.ndarray, points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Which parameter points (rows; `box` is each one's box) have their quotients in the box."""
@@ -292,13 +342,21 @@ class BoxBounds:
             mlo, mhi = los[self.names[k]], his[self.names[k]]
             los[f"{g.t1}_p"] = np.maximum(extent, np.ceil(extent / mhi) * mlo)
             his[f"{g.t1}_p"] = np.minimum(extent + mhi - 1, np.ceil(extent / mlo) * mhi)
-        for name, powers, cap in self.capped:
-            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
-            his[name] = np.maximum(los[name], np.minimum(
-                np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0), np.floor(cap)))
-        out = self._model(los, his)
         n = lo.shape[0]
-        latency = np.maximum(np.broadcast_to(out[0][0], (n,)), np.broadcast_to(out[len(RESOURCES) + 1][0], (n,)))
+        split = np.zeros((n, len(RESOURCES)))  # c_r * product + rest_r: a lower bound of resource r too
+        rests = self._rests(los, his) if self._rests is not None else []
+        for name, powers, caps in self.capped:
+            los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            cap = np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
+            for r, coefficient, rest in caps:
+                rest_lo = np.broadcast_to(rests[rest][0], (n,))
+                split[:, r] = np.maximum(split[:, r], coefficient * los[name] + rest_lo)
+                cap = np.minimum(cap, np.floor((self.limits[r] - rest_lo) / coefficient * (1 + ROUNDING)))
+            # a cap below the least product: that resource's split bound is over the budget already
+            his[name] = np.maximum(los[name], cap)
+        out = self._model(los, his)
+        latency = np.maximum.reduce([np.broadcast_to(out[k][0], (n,)) for k in (0, len(RESOURCES) + 1,
+                                                                                len(RESOURCES) + 2)])
         latency = np.floor(latency * (1 - ROUNDING))
         resources = np.empty((n, len(RESOURCES)))
         for r, parts in enumerate(self.parts):
@@ -312,7 +370,7 @@ class BoxBounds:
                     bound = np.where((los[pack] <= value) & (value <= his[pack]), bound, np.inf)
                     least[pack] = np.minimum(least.get(pack, np.inf), bound)
             total = total + sum(least.values(), np.zeros(n))
-            resources[:, r] = np.maximum(whole, total) * (1 - ROUNDING)
+            resources[:, r] = np.maximum(np.maximum(whole, total), split[:, r]) * (1 - ROUNDING)
         return latency, resources
 
 
@@ -327,6 +385,45 @@ def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.E
         powers[v] = powers.get(v, 0) + k * e
     powers[capped] = -k
     return sympy.Mul(*(b ** e for b, e in powers.items()))
+
+
+def _pair(term: sympy.Expr, pairs: list[tuple[sympy.Expr, sympy.Expr, sympy.Symbol]]) -> sympy.Expr:
+    """A product term with each m^a * ceiling(N/m)^b written p^min(a, b) * (what is left)."""
+    coefficient, factors = term.as_coeff_mul()
+    powers: dict = {}
+    for f in factors:
+        base, e = f.as_base_exp()
+        powers[base] = powers.get(base, 0) + e
+    changed = False
+    for m, count, padded in pairs:
+        a, b = sympy.sympify(powers.get(m, 0)), sympy.sympify(powers.get(count, 0))
+        k = min(int(a), int(b)) if a.is_Integer and b.is_Integer else 0
+        if k > 0:
+            powers[m], powers[count], powers[padded] = a - k, b - k, powers.get(padded, 0) + k
+            changed = True
+    if not changed:
+        return term
+    return coefficient * sympy.Mul(*(base ** e for base, e in powers.items()))
+
+
+def _linear_in(expr: sympy.Expr, x: sympy.Symbol) -> bool:
+    """expr is a polynomial of degree at most 1 in x (x nowhere inside a function or a power)."""
+    if not expr.is_polynomial(x):
+        return False
+    return all(sympy.degree(term, x) <= 1 for term in sympy.Add.make_args(sympy.expand(expr, deep=False))
+               if term.is_polynomial(x))
+
+
+def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
+    """expr written c * product + rest with c a constant (0 when no term is a constant times it)."""
+    coefficient, rest = 0.0, []
+    for term in sympy.Add.make_args(sympy.expand(expr, deep=False)):
+        ratio = term / product
+        if ratio.is_Number:
+            coefficient += float(ratio)
+        else:
+            rest.append(term)
+    return coefficient, sympy.Add(*rest)
 
 
 def _lowbit(x: np.ndarray) -> np.ndarray:
@@ -361,6 +458,23 @@ def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([lo, right_lo]), np.concatenate([left_hi, hi])
 
 
+def _small_variables_split(lower: np.ndarray, upper: np.ndarray, *, values: int = 4,
+                           boxes: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """The root box cut at every value of its variables of at most `values` values (a filter size,
+    a SIMD factor of 1 or 2), as long as that makes at most `boxes` boxes: interval arithmetic
+    loses most where such a variable occurs twice (padded extent over SIMD lanes), and splitting
+    by the widest ratio would come to them last."""
+    lo, hi = lower[None, :].copy(), upper[None, :].copy()
+    for k in np.argsort(upper - lower, kind="stable"):
+        count = int(upper[k] - lower[k] + 1)
+        if count < 2 or count > values or len(lo) * count > boxes:
+            continue
+        points = np.arange(lower[k], upper[k] + 1)
+        lo, hi = np.repeat(lo, count, axis=0), np.repeat(hi, count, axis=0)
+        lo[:, k] = hi[:, k] = np.tile(points, len(lo) // count)
+    return lo, hi
+
+
 def _points(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.prod((hi - lo + 1).astype(np.float64), axis=1)
 
@@ -383,12 +497,15 @@ class Certifier:
     """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
 
     def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
-                 batch: int = 2048):
+                 batch: int = 2048, stop: Callable[[], bool] | None = None):
+        """`stop`: asked between batches; True ends the proof early (as if out of time)."""
         if gap < 0:
             raise EngineError(f"the target gap must be >= 0 (got {gap})")
         if seconds <= 0:
             raise EngineError(f"the time budget must be positive (got {seconds} s)")
         self.space, self.gap, self.seconds, self.leaf, self.batch = space, gap, seconds, leaf, batch
+        self.rng = np.random.default_rng(0)
+        self.stop = stop or (lambda: False)
         self.bounds = BoxBounds(space)
         self.incumbent: tuple[float, Config] | None = None
         self.explored = self.pruned = 0
@@ -403,7 +520,7 @@ class Certifier:
         batch = self.space.evaluate(columns)
         legal = feasible_mask(self.space.design, columns)
         if legal.any():
-            self.need = np.minimum(self.need, [batch.dsp[legal].min(), batch.bram[legal].min()])
+            self.need = np.minimum(self.need, [batch.resources[r][legal].min() for r in RESOURCES])
         fitness = batch.fitness
         if fitness.size and np.isfinite(fitness.min()):
             k = int(np.argmin(fitness))
@@ -428,10 +545,9 @@ class Certifier:
         if start is not None:
             self._offer({n: np.array([int(start[n])]) for n in self.space.names})
             given = self.incumbent
-        lo = self.bounds.lower[None, :].copy()
-        hi = self.bounds.upper[None, :].copy()
+        lo, hi = _small_variables_split(self.bounds.lower, self.bounds.upper)
         open_lo, open_hi, open_lb = self._process(lo, hi)
-        while len(open_lb) and time.perf_counter() - began < self.seconds:
+        while len(open_lb) and time.perf_counter() - began < self.seconds and not self.stop():
             keep = open_lb < self._threshold()
             self._prune_by_bound(open_lb[~keep])
             open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
@@ -468,14 +584,19 @@ class Certifier:
             self._leaves(lo[small], hi[small])
         lo, hi = lo[~small], hi[~small]
         latency, resources = self.bounds.bound(lo, hi)
-        fits = np.all(resources <= self.bounds.limits, axis=1)
+        # the search's own test, on the bounds rounded as the evaluator rounds counts: rint is monotone,
+        # so a box whose rounded bounds do not fit holds no configuration that fits
+        fits = self.space.model.fits({r: np.rint(resources[:, k]) for k, r in enumerate(RESOURCES)})
         if (~fits).any():
             self.need = np.minimum(self.need, resources[~fits].min(axis=0))
         self.pruned += int(np.count_nonzero(~fits))
         lo, hi, latency = lo[fits], hi[fits], latency[fits]
         by_bound = latency >= self._threshold()
         self._prune_by_bound(latency[by_bound])
-        return lo[~by_bound], hi[~by_bound], latency[~by_bound]
+        lo, hi, latency = lo[~by_bound], hi[~by_bound], latency[~by_bound]
+        if len(lo):
+            self._offer(self.bounds.columns(self.bounds.sample(lo, hi, self.rng)))
+        return lo, hi, latency
 
     def _certificate(self, open_lb: np.ndarray, given, seconds: float) -> Certificate:
         design = self.space.design.id
@@ -484,7 +605,9 @@ class Certifier:
         if self.incumbent is None:
             if len(open_lb):  # out of time before finding any feasible configuration
                 return Certificate(design, None, None, open_min, None, False, **common)
-            ratios = self.need / self.bounds.budgets
+            budgets = self.bounds.budgets
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = np.where(budgets > 0, self.need / budgets, np.where(self.need > 0, np.inf, 0.0))
             tight = int(np.argmax(ratios))
             name = RESOURCES[tight]
             alone = (f"every configuration needs at least {self.need[tight]:.0f} {name}, over the budget of "
@@ -502,7 +625,7 @@ class Certifier:
 
 
 def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
-            leaf: int = 512, batch: int = 2048) -> Certificate:
+            leaf: int = 512, batch: int = 2048, stop: Callable[[], bool] | None = None) -> Certificate:
     """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
-    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch).run(start)
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop).run(start)
 

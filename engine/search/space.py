@@ -2,8 +2,8 @@
 
 Each original (band) loop l has an array-partitioning factor `l_t1` in 1..N_l and maybe a second
 level `l_t2` (latency hiding: a divisor of l_t1; SIMD: a power-of-two divisor up to the bound).
-A configuration is feasible when it meets every constraint and its DSP and BRAM18K stay within
-the device budget, the Odyssey paper's constraints; infeasible ones get fitness = inf.
+A configuration is feasible when it meets every constraint and every resource (PerformanceModel.fits)
+stays within the device budget; infeasible ones get fitness = inf.
 
 The fitness is the full latency model by default. Studies of the simplifications prior work made
 use other objectives (OBJECTIVES): the larger of compute and off-chip communication (TENET), or the
@@ -52,6 +52,7 @@ class Batch:
     bram: np.ndarray
     feasible: np.ndarray
     objective: np.ndarray  # what the search minimises: the latency unless the space says otherwise
+    resources: dict[str, np.ndarray] | None = None  # every resource `fits` checks, where the evaluator gives them
 
     @property
     def fitness(self) -> np.ndarray:
@@ -90,10 +91,10 @@ class SearchSpace:
             arrays = {n: np.fromiter((c[n] for c in configs), dtype=np.int64, count=len(configs)) for n in self.names}
         else:
             arrays = {n: np.asarray(configs[n], dtype=np.int64) for n in self.names}
-        latency, dsp, bram, fits = self.model.evaluate_fast(arrays)
-        ok = feasible_mask(self.design, arrays) & fits
+        latency, resources = self.model.evaluate_resources(arrays)
+        ok = feasible_mask(self.design, arrays) & self.model.fits(resources)
         objective = latency if self._objective is None else self._objective(arrays)
-        return Batch(latency, dsp, bram, ok, objective)
+        return Batch(latency, resources["DSP"], resources["BRAM18K"], ok, objective, resources)
 
     def throughput(self, latency: float) -> float:
         return 2.0 * self.macs / (latency / (self.device.clock_mhz * 1e6)) / 1e9

@@ -4,7 +4,9 @@ into the same dataclasses, so runs can be listed, reopened, compared and replaye
 
 Tables: `runs` (one row per run, dicts as JSON), `designs` (one row per DesignResult, the best
 configuration in plain columns, Pareto set and notes as JSON) and `trace` (one row per TracePoint,
-so a plot can be redrawn with one query). Each write is one transaction.
+so a plot can be redrawn with one query) and `certificates` (one row per design whose best was
+certified, engine/search/certify.py: the bound and gap in plain columns for sorting, the whole
+certificate as JSON). Each write is one transaction.
 
 A run can be stored as it goes: `begin` creates its row ("running", with the writer's pid and host)
 before the first sample, `put_design` replaces one design's row at each checkpoint and `finish`
@@ -29,7 +31,7 @@ from typing import Self
 from engine.errors import EngineError
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 2: pid, host, updated of a running run; 3: certificates
 STATUSES = ("running", "finished", "interrupted", "failed")  # what a writer may store
 # read back only: a "running" run whose process is gone, and a row that cannot be decoded
 INCOMPLETE, DAMAGED = "incomplete", "damaged"
@@ -53,6 +55,10 @@ CREATE TABLE IF NOT EXISTS trace (
     run_id INTEGER NOT NULL, position INTEGER NOT NULL, step INTEGER NOT NULL, samples INTEGER NOT NULL,
     elapsed REAL NOT NULL, best_latency REAL, PRIMARY KEY (run_id, position, step),
     FOREIGN KEY (run_id, position) REFERENCES designs(run_id, position) ON DELETE CASCADE);
+CREATE TABLE IF NOT EXISTS certificates (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, design TEXT NOT NULL,
+    latency REAL, lower_bound REAL, gap REAL, proven INTEGER NOT NULL, fits INTEGER NOT NULL,
+    certificate TEXT NOT NULL, PRIMARY KEY (run_id, design));
 """
 
 
@@ -138,6 +144,7 @@ class RunStore:
                 raise EngineError(f"{self.path} has run-database schema {version}; this version of "
                                   f"Systolic Studio reads up to {SCHEMA_VERSION}")
             elif version < SCHEMA_VERSION:  # 1 -> 2: who is writing a running run, and when it last did
+                # (2 -> 3: the certificates table, created above)
                 columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
                 for column, kind in (("pid", "INTEGER"), ("host", "TEXT"), ("updated", "REAL")):
                     if column not in columns:
@@ -148,7 +155,7 @@ class RunStore:
         """The file already holds this schema version (so opening it needs no write: read-only is fine)."""
         with self._guard():
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not {"schema_version", "runs", "designs", "trace"} <= tables:
+            if not {"schema_version", "runs", "designs", "trace", "certificates"} <= tables:
                 return False
             return self._conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -274,7 +281,30 @@ class RunStore:
             self._check(db, run_id)
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
+    def put_certificate(self, run_id: int, certificate: dict) -> None:
+        """Store (or replace) the certificate of one design of a run: Certificate.to_json()."""
+        c = certificate
+        with self._transaction("IMMEDIATE") as db:
+            self._check(db, run_id)
+            db.execute("INSERT OR REPLACE INTO certificates VALUES (?,?,?,?,?,?,?,?)", (
+                run_id, str(c["design"]), c.get("latency_cycles"), c.get("lower_bound_cycles"), c.get("gap"),
+                int(bool(c["proven"])), int(bool(c.get("fits", True))), _json(c)))
+
     # -- reading -------------------------------------------------------------------------------
+    def certificates(self, run_id: int) -> dict[str, dict]:
+        """The stored certificates of a run, by design (a row that cannot be decoded is left out)."""
+        with self._transaction() as db:
+            self._check(db, run_id)
+            rows = db.execute("SELECT design, certificate FROM certificates WHERE run_id = ? ORDER BY design",
+                              (run_id,)).fetchall()
+        out = {}
+        for design, text in rows:
+            try:
+                out[design] = _object(text)
+            except ValueError:
+                continue
+        return out
+
     def list_runs(self) -> list[RunSummary]:
         """Every stored run, newest first, with its best design (lowest latency, first on ties)."""
         query = """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.cli.main import main
+from engine.search.store import RunStore
 
 SIZES = ["-D", "I=24", "-D", "J=20", "-D", "K=16"]
 KEYS = {"design", "params", "latency_cycles", "lower_bound_cycles", "gap", "proven", "boxes_explored",
@@ -38,6 +39,19 @@ def test_text_report_starts_from_a_stored_run(bundled, tmp_path, capsys):
     assert main(["certify", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--db", db, "--seconds", "30"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("k__i-j.k: ") and "stored run 1" in out and "bound" in out and "boxes" in out
+    with RunStore(db) as store:  # the certificate is stored with the run its start came from
+        stored = store.certificates(1)
+    assert list(stored) == ["k__i-j.k"] and stored["k__i-j.k"]["lower_bound_cycles"] > 0
+
+
+def test_search_certify_stores_the_certificates_with_the_run(bundled, tmp_path, capsys):
+    db = str(tmp_path / "runs.sqlite")
+    assert main(["search", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--method", "random",
+                 "--samples", "300", "--db", db, "--json", "--certify", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    with RunStore(db) as store:
+        stored = store.certificates(out["run_id"])
+    assert stored == {"k__i-j.k": out["certificates"][0]}
 
 
 def test_nothing_fits_is_reported_as_a_proof(bundled, tmp_path, capsys):

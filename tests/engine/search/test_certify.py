@@ -3,6 +3,8 @@ with a zero gap the proof finds the optimum itself), box bounds against every co
 boxes, and the proof that nothing fits."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -121,7 +123,7 @@ def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, 
         where = box[inside]
         fits = batch.feasible[inside]  # the latency bound holds where the configuration fits
         assert np.all(latency[where][fits] <= batch.latency[inside][fits])
-        exact = np.stack([batch.dsp[inside], batch.bram[inside]], axis=1)
+        exact = np.stack([batch.resources[r][inside] for r in RESOURCES], axis=1)
         assert np.all(resources[where] <= exact + 1e-9), RESOURCES
         checked += int(inside.sum())
     assert checked > 1000 and dropped > 0
@@ -139,7 +141,7 @@ def test_a_wide_box_bounds_sampled_configurations():
     latency, resources = bounds.bound(lo, hi)  # not contracted: the box holds every sample
     batch = search.evaluate(columns)
     assert latency[0] <= batch.latency[batch.feasible].min()
-    assert np.all(resources[0] <= [batch.dsp.min(), batch.bram.min()])
+    assert np.all(resources[0] <= [batch.resources[r].min() for r in RESOURCES])
 
 
 def test_nothing_fits_is_a_proof_naming_the_tightest_resource():
@@ -162,3 +164,12 @@ def test_a_poor_start_is_improved_and_the_gap_is_reported():
     for key in ("design", "params", "latency_cycles", "lower_bound_cycles", "gap", "proven", "boxes_explored",
                 "boxes_pruned", "seconds"):
         assert key in data
+
+
+def test_nothing_fits_names_a_resource_other_than_dsp_when_it_binds():
+    """Every resource of PerformanceModel.fits is pruned on: LUT alone rules out every configuration."""
+    space, device = _space("mm.c", MM_32, ratio=1.0)
+    device = dataclasses.replace(device, resources=device.resources | {"LUT": 500})  # one PE needs more
+    search = SearchSpace(PerformanceModel(space, space.design("i-j__i-j.k"), device))
+    c = certify(search, None, seconds=20)
+    assert not c.fits and c.proven and c.tightest == "LUT" and "LUT" in c.notes[0]

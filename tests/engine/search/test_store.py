@@ -10,7 +10,7 @@ import pytest
 
 from engine.errors import EngineError
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
-from engine.search.store import RunStore, default_database_path
+from engine.search.store import SCHEMA_VERSION, RunStore, default_database_path
 
 
 @pytest.fixture(autouse=True)
@@ -59,7 +59,7 @@ def test_designs_and_traces_live_in_their_own_tables(tmp_path):
     with RunStore(path) as store:
         run_id = save(store)
     db = sqlite3.connect(path)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     assert db.execute("SELECT design, best_latency FROM designs WHERE run_id = ? ORDER BY position",
                       (run_id,)).fetchall() == [("i-j__i-j.k", 1200.5), ("i__i.j-k", None)]
     assert db.execute("SELECT samples, best_latency FROM trace WHERE run_id = ? AND position = 0 ORDER BY step",
@@ -228,7 +228,7 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
         assert store.load(run_id).result == make_result()
         begin(store)
     db = sqlite3.connect(path)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     db.close()
 
 
@@ -289,3 +289,40 @@ def test_a_run_id_sqlite_cannot_hold_is_simply_not_there(tmp_path):
                 store.load(run_id)
             with pytest.raises(EngineError, match=f"no stored run {run_id} in "):
                 store.top_k(run_id)
+
+
+CERTIFICATE = {"design": "i-j__i-j.k", "params": {"i_t1": 4}, "latency_cycles": 1200.5, "lower_bound_cycles": 1190.0,
+               "gap": 1200.5 / 1190.0 - 1, "proven": True, "boxes_explored": 10, "boxes_pruned": 4, "seconds": 0.5,
+               "target_gap": 0.01, "fits": True, "tightest": None, "improved": False, "status": "within 0.88%"}
+
+
+def test_certificates_are_stored_per_run_and_design_and_replaced(tmp_path):
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = save(store)
+        store.put_certificate(run_id, CERTIFICATE)
+        store.put_certificate(run_id, CERTIFICATE | {"lower_bound_cycles": 1195.0})
+        assert store.certificates(run_id) == {"i-j__i-j.k": CERTIFICATE | {"lower_bound_cycles": 1195.0}}
+        with pytest.raises(EngineError, match="no stored run 99"):
+            store.put_certificate(99, CERTIFICATE)
+        store.delete(run_id)
+    db = sqlite3.connect(tmp_path / "runs.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM certificates").fetchone() == (0,)  # gone with its run
+    db.close()
+
+
+def test_a_version_2_database_gets_the_certificates_table_in_place(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        run_id = save(store)
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE certificates")
+    db.execute("UPDATE schema_version SET version = 2")
+    db.commit()
+    db.close()
+    with RunStore(path) as store:
+        assert store.load(run_id).result == make_result()
+        store.put_certificate(run_id, CERTIFICATE)
+        assert list(store.certificates(run_id)) == ["i-j__i-j.k"]
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)] == [(3,)]
+    db.close()

@@ -1,0 +1,169 @@
+"""QtProof(selection, tree_model, search): the selected design's certificate -> a few lines of text,
+and a "Prove" button that runs the certifier (engine/search/certify.py) on the design's best in a
+background TaskWorker, never on the GUI thread. The certificate shows here ("optimal" or "within x%
+of optimal (proven)" beside the best's throughput, the proven bound and the boxes) and in the
+design tree's proof column, and is stored with the latest run of the session (RunStore
+certificates); certificates stored with that run are shown when a design is selected."""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.models.design_selection import DesignSelection
+from app.models.design_tree_model import DesignTreeModel
+from app.models.search_session import SearchSession
+from app.workers.task_worker import TaskWorker
+from engine.errors import EngineError
+from engine.models.evaluate import PerformanceModel
+from engine.search.certify import certify
+from engine.search.space import SearchSpace
+from engine.search.store import RunStore
+
+
+class QtProof(QWidget):
+    def __init__(self, selection: DesignSelection, tree_model: DesignTreeModel, search: SearchSession, parent=None):
+        super().__init__(parent)
+        self.selection, self.tree_model, self.search = selection, tree_model, search
+        self.certificates: dict[str, dict] = {}  # design id -> Certificate.to_json()
+        self._loaded_runs: set[int] = set()
+        self._worker: TaskWorker | None = None
+        self._stop = threading.Event()
+        self.error = ""  # the last proof's failure, shown until the next selection
+        self.text = QLabel("Select a design.")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.seconds = QDoubleSpinBox(minimum=1, maximum=3600, value=20, suffix=" s", decimals=0)
+        self.seconds.setToolTip("time for the proof")
+        self.gap = QDoubleSpinBox(minimum=0, maximum=100, value=1, suffix=" %", decimals=1)
+        self.gap.setToolTip("target gap: the proof stops when the best is proven this close to the optimum")
+        self.button = QPushButton("Prove")
+        self.button.setToolTip("prove the design's best optimal or within the gap (or find a better one)")
+        self.button.clicked.connect(self.prove)
+        row = QHBoxLayout()
+        for widget in (self.button, QLabel("gap"), self.gap, QLabel("time"), self.seconds):
+            row.addWidget(widget)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.text)
+        layout.addStretch(1)
+        selection.changed.connect(self._show)
+
+    @property
+    def busy(self) -> bool:
+        return self._worker is not None
+
+    def _run_id(self) -> int | None:
+        return self.search.run_ids[-1] if self.search.run_ids else None
+
+    def _load_stored(self) -> None:
+        run_id = self._run_id()
+        if run_id is None or run_id in self._loaded_runs:
+            return
+        self._loaded_runs.add(run_id)
+        try:
+            with RunStore(self.search.database) as store:
+                stored = store.certificates(run_id)
+        except EngineError:
+            return
+        for design, certificate in stored.items():
+            self.certificates.setdefault(design, certificate)
+            self.tree_model.set_certificate(design, self.certificates[design])
+
+    def _show(self) -> None:
+        design = self.selection.design
+        if design is None:
+            self.text.setText("Select a design.")
+            return
+        if self.busy:
+            return
+        self._load_stored()
+        self.button.setEnabled(True)
+        certificate = self.certificates.get(design.id)
+        best = self.tree_model.best.get(design.id)
+        if certificate is None:
+            start = "its best so far" if best else "the configuration shown"
+            self.text.setText(f"{design.id}: not proven yet. Prove starts from {start}.")
+            return
+        self.text.setText(describe(certificate, best.throughput_gops * best.latency_cycles if best else None))
+
+    def prove(self) -> None:
+        """Certify the selected design from its best (or the values shown) in a background worker."""
+        design = self.selection.design
+        if design is None or self.busy or self.selection.space is None:
+            return
+        best = self.tree_model.best.get(design.id)
+        names = [p.name for p in design.params if p.tunable]
+        values = best.params if best else self.selection.values
+        start = {n: int(values[n]) for n in names} if all(n in values for n in names) else None
+        model = self.selection.model
+        space, device = self.selection.space, self.selection.device
+        gap, seconds = self.gap.value() / 100, self.seconds.value()
+        self._stop.clear()
+        self.error = ""
+
+        def work():
+            search = SearchSpace(model if model is not None else PerformanceModel(space, design, device))
+            c = certify(search, start, gap=gap, seconds=seconds, stop=self._stop.is_set)
+            data = c.to_json()
+            if c.latency_cycles is not None:
+                data["throughput_constant"] = search.throughput(c.latency_cycles) * c.latency_cycles
+            return data
+
+        self._worker = TaskWorker(work, self, background=True)
+        self._worker.succeeded.connect(self._proved)
+        self._worker.failed.connect(lambda message: self._failed(design.id, message))
+        self._worker.finished.connect(self._done)
+        self.button.setEnabled(False)
+        self.text.setText(f"{design.id}: proving (up to {seconds:g} s, in the background)...")
+        self._worker.start()
+
+    def _proved(self, certificate: dict) -> None:
+        design = certificate["design"]
+        self.certificates[design] = certificate
+        self.tree_model.set_certificate(design, certificate)
+        run_id = self._run_id()
+        if run_id is not None:
+            try:
+                with RunStore(self.search.database) as store:
+                    store.put_certificate(run_id, certificate)
+            except EngineError as exc:
+                certificate["notes"] = [f"not stored: {exc}"]
+
+    def _failed(self, design: str, message: str) -> None:
+        self.error = f"{design}: the proof failed: {message}"
+
+    def _done(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.deleteLater()
+        self.button.setEnabled(True)
+        if self.error:
+            self.text.setText(self.error)
+        else:
+            self._show()
+
+    def shutdown(self, timeout_ms: int = 10000) -> None:
+        """Stop a running proof (at its next batch) and wait for it."""
+        self._stop.set()
+        if self._worker is not None:
+            self._worker.wait(timeout_ms)
+
+
+def describe(c: dict, constant: float | None) -> str:
+    """A certificate as text; `constant` (throughput x latency of the design) turns cycles into GOP/s."""
+    constant = c.get("throughput_constant", constant)
+    gops = (lambda cycles: f", {constant / cycles:,.1f} GOP/s") if constant else (lambda cycles: "")
+    if not c.get("fits", True):
+        return f"{c['design']}: no configuration fits the device (proven). {' '.join(c.get('notes', []))}".strip()
+    lines = [f"{c['design']}: {c.get('status', '')}"]
+    if c.get("latency_cycles") is not None:
+        lines.append(f"best {c['latency_cycles']:,.0f} cycles{gops(c['latency_cycles'])}"
+                     + (" (found by the proof)" if c.get("improved") else ""))
+    if c.get("lower_bound_cycles"):
+        lines.append(f"no configuration below {c['lower_bound_cycles']:,.0f} cycles{gops(c['lower_bound_cycles'])}")
+    lines.append(f"{c.get('boxes_explored', 0):,} boxes explored, {c.get('boxes_pruned', 0):,} pruned, "
+                 f"{c.get('seconds', 0):.1f} s")
+    return "\n".join(lines)
