@@ -4,7 +4,8 @@ matrix-multiply kernel by default).
 `--screenshot PATH [--search-seconds S]` opens the window offscreen, runs a short search on the
 kernel, selects the best design, writes a PNG of the whole window, one with the Bottleneck view
 (`<PATH stem>-bottleneck.png`) and one with the two best designs pinned in the Compare view
-(`<PATH stem>-compare.png`), and exits 0.
+(`<PATH stem>-compare.png`), and exits 0; it exits 2 with the reason when the project or kernel
+cannot be opened or does not compile.
 """
 from __future__ import annotations
 
@@ -44,11 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.file) if args.file else DEFAULT_KERNEL
     is_kernel = path.suffix == ".c"
     window = MainWindow(path if is_kernel else DEFAULT_KERNEL)
-    if not is_kernel:
-        window.open_project(path)
+    opened = window.session.path == path if is_kernel else window.open_project(path)
     window.resize(*SCREEN_SIZE)
     window.show()
-    if args.screenshot:
+    if args.screenshot and not opened:  # the message box says why in the window; the command says it here
+        print(f"error: {window.last_message or f'cannot open {path}'}", file=sys.stderr)
+        code = 2
+    elif args.screenshot:
         code = _screenshot(window, Path(args.screenshot), args.search_seconds, args.method)
     else:
         code = app.exec()
@@ -127,7 +130,8 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
     while window.session.compiling:  # the kernel compiles off the GUI thread
         QApplication.processEvents(QEventLoop.AllEvents, 50)
     if window.session.space is None:
-        print(f"error: {window.session.error}", file=sys.stderr)
+        print(f"error: {window.session.error or window.last_message or 'the kernel did not compile'}",
+              file=sys.stderr)
         return 2
     window.search.stateChanged.connect(finished)
     window.search_panel.method.setCurrentText(method)

@@ -495,12 +495,18 @@ class MainWindow(QMainWindow):
         except ProjectError as exc:
             self.show_message(str(exc))
             return False
-        self._pending_selection = (project.design, project.values) if project.design else None
+        previous, self._pending_selection = self._pending_selection, (
+            (project.design, project.values) if project.design else None)
+        try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
+            self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
+                              data_type=project.data_type, device=project.device)
+        except EngineError as exc:
+            self._pending_selection = previous
+            self.show_message(f"cannot open project {path}: {exc}")
+            return False
         self.search.database, self.search.run_ids = project.database, list(project.runs)
         self.search_panel.method.setCurrentText(project.method)
         self.search_panel.seconds.setValue(project.seconds)
-        self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                          data_type=project.data_type, device=project.device)
         if project.runs:
             self.reopen_run(project.runs[-1])
         self.project_path = Path(path)

@@ -40,7 +40,8 @@ def default_values(design: Design) -> dict[str, int]:
     for p in design.params:
         if p.tunable and p.role != "array_partition":
             t1 = values.get(f"{p.loop}_t1", 1)
-            choices = [d for d in range(p.lower, p.upper + 1) if t1 % d == 0
+            # divisors of t1 (at most DEFAULT_T1): never a walk over the parameter's bound, which may be 10^9
+            choices = [d for d in range(max(p.lower, 1), min(p.upper, t1) + 1) if t1 % d == 0
                        and (p.role != "simd" or d & (d - 1) == 0)]
             values[p.name] = (max(choices) if p.role == "simd" else min(choices)) if choices else p.lower
     return values
@@ -69,6 +70,7 @@ class DesignSelection(QObject):
         self.cache = ModelCache()
         self.built: list[str] = []  # designs whose model this selection had to build (not cached)
         self.levers: dict = {}  # module -> [Lever] of the report shown (selection_evaluation.module_levers)
+        self.topology_note = ""  # why a valid configuration has no topology graph (too many instances)
         # design id -> True while a model pool builds that design's model: wait for it rather than
         # build it here (a build in this process holds the GIL the window needs)
         self.model_pending = lambda design_id: False
@@ -172,6 +174,7 @@ class DesignSelection(QObject):
             self._shown_generation = request.generation
             self.report, self.error, self._graph = evaluation.report, evaluation.error, evaluation.graph
             self.levers = evaluation.levers or {}
+            self.topology_note = evaluation.topology_note
             self.changed.emit()
 
     def _failed(self, generation: int, message: str) -> None:

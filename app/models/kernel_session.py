@@ -21,6 +21,7 @@ from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.compiler.design_space import DesignSpace, compile_kernel
 from engine.errors import EngineError
+from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL
 
 DATA_TYPES = ("float", "int16_t", "int8_t")
@@ -65,22 +66,41 @@ class KernelSession(QObject):
 
     def open(self, path: str | Path = DEFAULT_KERNEL, *, text: str | None = None, overrides=None,
              data_type: str | None = None, device: str | None = None) -> None:
-        """Open a kernel file (or `text` under that name); raises EngineError if it cannot be read."""
+        """Open a kernel file (or `text` under that name); raises EngineError, with nothing changed,
+        if it cannot be read or the device is unknown. Headers beside it are copied to the work
+        folder; a `.h` that is a folder, a dangling symlink or unreadable is skipped (the compiler
+        names it if the kernel includes it)."""
         path = Path(path)
         if text is None:
+            if path.is_dir():
+                raise EngineError(f"cannot read {path}: it is a folder, not a kernel file")
             try:
                 text = path.read_text()
-            except (OSError, UnicodeDecodeError) as exc:
-                raise EngineError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+            except OSError as exc:
+                raise EngineError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+            except UnicodeDecodeError as exc:
+                raise EngineError(f"cannot read {path}: not UTF-8 text at byte {exc.start}") from None
+        if device is not None:
+            load_device(device)  # an unknown device or a bad device file: EngineError, nothing changed
+        self._copy_headers(path.parent)
         self.path, self.text = path, text
         self.overrides = {k: int(v) for k, v in (overrides or {}).items()}
         self.data_type = data_type
         self.device = device or self.device
         self._last_sizes = {}
-        for header in path.parent.glob("*.h") if path.parent.is_dir() else ():
-            shutil.copy(header, Path(self._folder.name) / header.name)
         self.sourceChanged.emit()
         self.compile()
+
+    def _copy_headers(self, folder: Path) -> None:
+        try:
+            headers = [h for h in folder.glob("*.h") if h.is_file()] if folder.is_dir() else []
+        except OSError:
+            return
+        for header in headers:
+            try:
+                shutil.copy(header, Path(self._folder.name) / header.name)
+            except OSError:
+                continue
 
     def defines(self) -> dict[str, str]:
         defines = {k: str(v) for k, v in self.overrides.items()}
@@ -105,6 +125,7 @@ class KernelSession(QObject):
         self.compile()
 
     def set_device(self, device: str) -> None:
+        load_device(device)  # raises EngineError for an unknown device, nothing changed
         self.device = device
         self.compiled.emit()
 

@@ -15,12 +15,14 @@ import networkx as nx
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.topology import topology_graph
+from engine.compiler.topology import instance_count, topology_graph
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.models.device import Device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
+
+MAX_TOPOLOGY_INSTANCES = 100_000  # module instances: a graph that large is ~100 MB and seconds to build
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Evaluation:
     graph: nx.MultiDiGraph | None  # the topology of the configuration, when it is valid
     built: bool = False  # the model had to be built (it was neither given nor cached)
     levers: dict | None = None  # module -> [Lever], see module_levers
+    topology_note: str = ""  # why there is no graph for a valid configuration (too many instances)
 
 
 @dataclass(frozen=True)
@@ -114,5 +117,11 @@ def evaluate_selection(request: SelectionRequest) -> Evaluation:
         levers = module_levers(model, report)
         if descriptor is None:
             descriptor = build_descriptor(request.space, request.design, model.architecture)
-        graph = topology_graph(descriptor, dict(report["params"]))
+        count = instance_count(descriptor, dict(report["params"]))
+        if count <= MAX_TOPOLOGY_INSTANCES:
+            graph = topology_graph(descriptor, dict(report["params"]))
+        else:  # a size typed by hand (10^9 PEs) must not build a graph that fills the memory
+            note = (f"{count:,} module instances: too many to draw (at most {MAX_TOPOLOGY_INSTANCES:,}); "
+                    "the report is complete")
+            return Evaluation(request, model, descriptor, report, error, None, built, levers, note)
     return Evaluation(request, model, descriptor, report, error, graph, built, levers)

@@ -7,6 +7,9 @@ bars against the usable budget (the device's usable share, said so), off-chip tr
 throughput."""
 from __future__ import annotations
 
+import bisect
+from collections.abc import Sequence
+
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -40,7 +43,7 @@ class LegalSpinBox(QSpinBox):
         self.setAccelerated(True)
         self._legal: tuple = (None, [])  # (design and values, their legal values): asked for on every paint
 
-    def legal(self) -> list[int]:
+    def legal(self) -> Sequence[int]:
         s = self.selection
         if s.design is None:
             return []
@@ -54,12 +57,12 @@ class LegalSpinBox(QSpinBox):
         if not legal:
             return
         v = self.value()
-        if steps > 0:
-            above = [x for x in legal if x > v]
-            target = above[min(steps, len(above)) - 1] if above else legal[-1]
+        if steps > 0:  # the steps-th legal value above v (bisect: legal may be a huge range)
+            first_above = bisect.bisect_right(legal, v)
+            target = legal[min(first_above + steps, len(legal)) - 1]
         else:
-            below = [x for x in legal if x < v]
-            target = below[max(len(below) + steps, 0)] if below else legal[0]
+            first_not_below = bisect.bisect_left(legal, v)
+            target = legal[max(first_not_below + steps, 0)] if first_not_below else legal[0]
         self.setValue(target)
 
     def stepEnabled(self):

@@ -128,7 +128,8 @@ class QtTopology(QGraphicsView):
             if self._shown is not None or self.counts:
                 self._clear()
             self._shown = None
-            self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else "select a design"))
+            self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else
+                                            s.topology_note if s.report else "select a design"))
             return
         self.setEnabled(True)
         key = (s.design.id, tuple(sorted(s.full_values().items())))

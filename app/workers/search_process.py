@@ -2,7 +2,9 @@
 pyomo/SCIP solver, the compiled Pareto sweeps) and then runs one SearchRequest after another,
 reporting through a queue:
 ("phase", text) while it prepares, ("started", None) when the budget starts, ("progress", Progress),
-("design", DesignResult), then ("result", ExplorationResult) or ("error", str).
+("checkpoint", (position, DesignResult so far)) every few seconds and on new bests (the window
+stores them as they come), ("design", DesignResult), then ("result", ExplorationResult) or
+("error", str).
 
 A child process rather than a thread: the tuner's MP seed (SCIP through pyomo) and long numpy
 stretches hold the GIL, which would freeze the window; a process can also be stopped at once.
@@ -75,11 +77,13 @@ def load_models(request: SearchRequest, queue) -> dict:
     return models
 
 
-def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks) -> DesignResult:
-    """One design on its share, as explore() runs each design of a `systolic search`."""
+def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks,
+                  checkpoint=None) -> DesignResult:
+    """One design on its share, as explore() runs each design of a `systolic search`; `checkpoint`
+    gets its result so far every few seconds and on new bests (engine.search.run says when)."""
     space = SearchSpace(model)
     run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, callbacks=callbacks,
-                    cancel_event=cancel)
+                    cancel_event=cancel, checkpoint=checkpoint)
     return run.run()
 
 
@@ -99,7 +103,8 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
                 break
             # seeded as explore() seeds the n-th design of a whole run
             result = search_design(models[design], request.method, share, request.seed + n, cancel,
-                                   (lambda p: queue.put(("progress", p)),))
+                                   (lambda p: queue.put(("progress", p)),),
+                                   lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))))
             results.append(result)
             queue.put(("design", result))
         queue.put(("result", ExplorationResult(request.kernel_name, request.method, request.seed, tuple(results))))

@@ -1,8 +1,13 @@
 """SearchWorker(host, request): a QThread that hands the request to the warm search process and
 relays what it reports as queued signals: `phase(text)` while it prepares, `budgetStarted()` when
 the budget starts, `ticked` at a steady 10 Hz from then on, `designDone` per finished design,
-and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text; the run is stored in the run
-database before that.
+and `searchFinished` with the (possibly partial) ExplorationResult, how the run ended and an error text.
+
+The run is stored as it goes, as `systolic search` stores it (engine.search.recorder): its row is
+created ("running") before the request goes to the search process, so a database that cannot be
+written is an error before any search; each design's result so far is written as the process
+checkpoints it and when it is done, from a writer thread; the final status comes last. A window
+killed mid-search leaves an "incomplete" run with everything up to its last checkpoint.
 
 Stop: the cancel event asks the engine to stop after its current batch; if the process has not
 finished 0.25 s later (e.g. inside an MP solve) it is terminated (`host_lost` is then True: the
@@ -19,6 +24,7 @@ from PySide6.QtCore import QThread, Signal
 from app.workers.search_process import SearchHost, SearchRequest
 from engine.errors import EngineError
 from engine.search.progress import ExplorationResult
+from engine.search.recorder import RunRecorder
 from engine.search.store import RunStore
 
 TICK = 0.1  # seconds between `ticked` signals
@@ -41,6 +47,7 @@ class SearchWorker(QThread):
         self.stop_requested_at: float | None = None
         self.search_ended_at: float | None = None  # the search process has stopped computing
         self.run_id: int | None = None
+        self._recorder: RunRecorder | None = None
 
     def stop(self) -> None:
         if not self._stop.is_set():
@@ -51,6 +58,10 @@ class SearchWorker(QThread):
         try:
             self._run()
         except Exception as exc:  # noqa: BLE001 (e.g. the process cannot start): reported, never hangs
+            try:
+                self._finish_run("failed")  # what was stored stays, under its final status
+            except Exception:  # noqa: BLE001 - the error below is the one worth reporting
+                pass
             result = ExplorationResult("", self.request.method, self.request.seed, ())
             self.searchFinished.emit(result, "interrupted", f"the search could not run: {type(exc).__name__}: {exc}")
 
@@ -62,6 +73,14 @@ class SearchWorker(QThread):
         host = self.host
         process, queue, cancel = host.process, host.replies, host.cancel
         cancel.clear()
+        try:
+            self._recorder = self._begin() if self.record else None
+        except EngineError as exc:  # before any search: nothing is lost
+            result = ExplorationResult(self.record.get("kernel", ""), self.request.method, self.request.seed, ())
+            self.searchFinished.emit(result, "failed", f"the run cannot be stored, so it was not started: {exc}")
+            return
+        if self._recorder is not None:
+            self.run_id = self._recorder.run_id
         if not host.ready.is_set():
             self.phase.emit("warming up the search (once per window)")
         host.requests.put(self.request)
@@ -81,7 +100,12 @@ class SearchWorker(QThread):
                 self.budgetStarted.emit()
             elif kind == "progress":
                 pending.append(payload)
+            elif kind == "checkpoint":
+                if self._recorder is not None:
+                    self._recorder.put(*payload)
             elif kind == "design":
+                if self._recorder is not None:
+                    self._recorder.put(len(done), payload)
                 done.append(payload)
                 self.designDone.emit(payload)
             elif kind == "result":
@@ -119,12 +143,23 @@ class SearchWorker(QThread):
                                        tuple(done))
         status = "interrupted" if self._stop.is_set() or any(d.stopped == "cancelled" for d in result.designs) \
             else "finished"
-        if result.designs and self.record:
-            try:
-                self.run_id = self._store(result, status)
-            except EngineError as exc:
-                error = f"the run was not stored: {exc}"
+        stored = self._finish_run("failed" if error and not result.designs else status)
+        if stored is not None:
+            error = (error + "; " if error else "") + f"the run was not stored: {stored}"
         self.searchFinished.emit(result, status, error)
+
+    def _finish_run(self, status: str) -> EngineError | None:
+        """Write what is pending and the final status, close the database; the storing error, if any."""
+        recorder, self._recorder = self._recorder, None
+        if recorder is None:
+            return None
+        try:
+            recorder.finish(status)
+        finally:
+            recorder.store.close()
+        if recorder.error is not None:
+            self.run_id = None
+        return recorder.error
 
     def _wait_idle(self, queue) -> None:
         """The process says it is idle right after the result; wait briefly so the next search's
@@ -143,11 +178,17 @@ class SearchWorker(QThread):
         self.host_lost = True
         self.host.close()
 
-    def _store(self, result: ExplorationResult, status: str) -> int:
-        """Store the run here, off the GUI thread: an SQLite commit can take a while on a busy disk."""
+    def _begin(self) -> RunRecorder:
+        """The run's row, "running", written here, off the GUI thread (an SQLite commit can take a
+        while on a busy disk); raises EngineError when the database cannot be written."""
         r, request = self.record, self.request
-        with RunStore(r["database"]) as store:
-            return store.save(kernel_path=r["kernel_path"], kernel_text=r["kernel_text"], sizes=r["sizes"],
-                              device=request.source.device, method=request.method, seed=request.seed,
-                              budget={"seconds": request.seconds, "samples": None}, result=result, status=status,
-                              options={"source": "systolic-studio"})
+        store = RunStore(r["database"])
+        try:
+            run_id = store.begin(kernel_path=r["kernel_path"], kernel_text=r["kernel_text"], sizes=r["sizes"],
+                                 device=request.source.device, method=request.method, seed=request.seed,
+                                 budget={"seconds": request.seconds, "samples": None}, kernel=r["kernel"],
+                                 options={"source": "systolic-studio", "designs": list(request.designs)})
+        except BaseException:
+            store.close()
+            raise
+        return RunRecorder(store, run_id)

@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
 from engine.compiler.design import Design
-from engine.compiler.design_space import compile_kernel
 from engine.compiler.sa_sizes import autosa_space_time
 
 HELP = "list every legal systolic-array design of a kernel"
@@ -18,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_from_args(args)
     if args.json:
         print(json.dumps([{**d.to_json(), "autosa_space_time": autosa_space_time(space, d)} for d in space.designs],
                          indent=2))

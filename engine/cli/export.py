@@ -9,7 +9,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
+from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         values = {k: int(v) for k, v in best.params.items()}
         source = f"run {args.run}, rank {args.rank}"
     else:
-        space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+        space = compile_from_args(args)
         device = load_device(args.device or "u250")
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)

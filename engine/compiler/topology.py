@@ -8,6 +8,7 @@ tests check its shape (every PE fed by every input group, every result drained).
 from __future__ import annotations
 
 import itertools
+import math
 
 import networkx as nx
 
@@ -18,6 +19,12 @@ from engine.compiler.fifo_depths import fifo_depth, fifo_storage
 def _grid(module: dict, values: dict[str, int]) -> list[tuple[int, ...]]:
     dims = [int(round(evaluate(g, values))) for g in module["grid"]]
     return list(itertools.product(*(range(d) for d in dims))) if dims else [()]
+
+
+def instance_count(descriptor: dict, values: dict[str, int]) -> int:
+    """The number of module instances (nodes) topology_graph would build, without building them."""
+    return sum(math.prod(int(round(evaluate(g, values))) for g in m["grid"])
+               for m in descriptor["topology"]["modules"])
 
 
 def topology_graph(descriptor: dict, values: dict[str, int], fifos: list[dict] | None = None) -> nx.MultiDiGraph:

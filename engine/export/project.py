@@ -6,18 +6,15 @@
     Makefile, connectivity.cfg, hls_script.tcl (build_files.py), README.md (readme.py)
 
 The configuration is validated by the models first (constraint violations and, unless allowed, a
-configuration over the device budget are errors). Every file is generated in memory, written to a
-temporary directory next to the target and then moved into place, so a failure leaves nothing
-half-written; an existing non-empty directory is only touched with `force`, and then only the files
-listed above are replaced.
+configuration over the device budget are errors). Every file is generated in memory and written to a
+folder beside the target that then takes its place in one step (swap.py), so a failure or an
+interrupt leaves the old project or the new one, never a mix; an existing non-empty directory is only
+touched with `force`, and then only the files listed above are replaced.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 from engine.compiler.descriptor import build_descriptor
@@ -28,6 +25,7 @@ from engine.export.hls_kernel import kernel_sources
 from engine.export.host import host_program, hls_testbench
 from engine.export.interface import kernel_interface
 from engine.export.readme import design_readme
+from engine.export.swap import existing_ancestor_problem, write_folder
 from engine.errors import EngineError
 from engine.models.device import Device, load_device
 from engine.models.evaluate import PerformanceModel
@@ -50,6 +48,9 @@ def _check_output(out_dir: Path, force: bool) -> None:
                           f"use letters, digits and ._+- (e.g. '{safe_directory_name(name)}')")
     if out_dir.exists() and not out_dir.is_dir():
         raise EngineError(f"{out_dir} exists and is not a directory")
+    problem = existing_ancestor_problem(out_dir)
+    if problem:
+        raise EngineError(f"cannot create {out_dir}: {problem}")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
         raise EngineError(f"{out_dir} exists and is not empty; use --force to replace the exported files in it")
 
@@ -76,23 +77,6 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
     }
 
 
-def _write(files: dict[str, str], out_dir: Path) -> None:
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".export", dir=out_dir.parent))
-    try:
-        for rel, text in files.items():
-            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-            (staging / rel).write_text(text)
-        if not out_dir.exists():
-            staging.rename(out_dir)
-            return
-        for rel in files:
-            (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging / rel, out_dir / rel)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
                    allow_over_budget: bool = False) -> Path:
@@ -113,7 +97,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     try:
         files = project_files(descriptor, dict(report["params"]), report, platform=platform,
                               over_budget=over_budget)
-        _write(files, out_dir)
+        write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None
     return out_dir

@@ -10,10 +10,11 @@ the DSP count depends on every loop and the order is plainly i, j, k; for a line
 is i, k, j, so that one DSP evaluation of an (i, k) choice settles all its j completions. Nothing
 favours good designs early: this is the baseline that finishes, not one that converges.
 
-Enumeration is lazy. The per-loop (t1, t2) lists are small (about N ln N pairs); the space is their
-Cartesian product and is never built: a generator walks the leading loops one combination at a
-time (itertools.product) and produces numpy blocks for the trailing loops, at most `block`
-combinations each.
+Enumeration is lazy. The per-loop (t1, t2) choices (about N ln N pairs) are counted in O(sqrt N) and
+produced one t1 at a time (LoopChoices), so an extent of 10^9 costs nothing until it is walked; the
+space is their Cartesian product and is never built: a generator walks the leading loops one
+combination at a time and produces numpy blocks for the trailing loops, at most `block`
+combinations each (only loops that small are ever turned into tables).
 
 Pruning happens before evaluation, so pruned configurations are neither evaluated by the run nor
 counted as samples. When the design's DSP expression depends on the tuning parameters only (it does
@@ -33,9 +34,9 @@ choices, so it stays short in practice, but the run's time budget is only checke
 """
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from functools import reduce
 
 import numpy as np
@@ -50,12 +51,83 @@ _NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args),
              "smin": lambda *args: reduce(np.minimum, args)}, "numpy"]
 
 
-def loop_choices(genes: LoopGenes) -> list[tuple[int, ...]]:
-    """Every legal (t1,) or (t1, t2) of one loop, in enumeration order."""
-    if genes.t2 is None:
-        return [(t1,) for t1 in range(1, genes.extent + 1)]
-    return [(t1, t2) for t1 in range(1, genes.extent + 1) for t2 in _divisors(t1)
-            if t2 <= genes.t2_upper and (not genes.simd or t2 & (t2 - 1) == 0)]
+class LoopChoices(Sequence):
+    """Every legal (t1,) or (t1, t2) of one loop, in enumeration order, without building the list: its
+    length is counted in O(sqrt N) (pairs (t1, t2) with t2 | t1 <= N are, per t2, the N // t2 multiples
+    of t2), iteration produces one t1 at a time, with t2 through the divisors of t1 up to the bound.
+    Indexing materialises the choices, and is only allowed up to MATERIALISE of them."""
+
+    MATERIALISE = 1 << 20
+
+    def __init__(self, genes: LoopGenes):
+        self.extent, self.pairs = genes.extent, genes.t2 is not None
+        self.upper, self.simd = min(genes.t2_upper, genes.extent), genes.simd
+        self._length = _pair_count(self.extent, self.upper, self.simd) if self.pairs else self.extent
+        self._table: tuple | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        if not self.pairs:
+            return ((t1,) for t1 in range(1, self.extent + 1))
+        return ((t1, t2) for t1 in range(1, self.extent + 1) for t2 in self._t2_values(t1))
+
+    def _t2_values(self, t1: int) -> Iterator[int]:
+        if self.simd:
+            return (1 << b for b in range(self.upper.bit_length()) if (1 << b) <= self.upper and t1 % (1 << b) == 0)
+        if self.upper * self.upper <= t1:  # fewer candidates below the bound than up to sqrt(t1)
+            return (d for d in range(1, self.upper + 1) if t1 % d == 0)
+        return (d for d in _divisors(t1) if d <= self.upper)
+
+    def __getitem__(self, index):
+        if self._table is None:
+            if self._length > self.MATERIALISE:
+                raise IndexError(f"{self._length:,} choices are too many to index; iterate over them")
+            self._table = tuple(self)
+        return self._table[index]
+
+
+def _pair_count(n: int, upper: int, simd: bool) -> int:
+    """The number of (t1, t2) with 1 <= t1 <= n, t2 | t1, t2 <= upper (a power of two if simd): the sum
+    over t2 of n // t2, taken in blocks of equal quotients (O(sqrt n)) or over the powers of two."""
+    if simd:
+        return sum(n >> b for b in range(upper.bit_length()) if (1 << b) <= upper)
+    total, d = 0, 1
+    while d <= upper:
+        q = n // d
+        last = min(upper, n // q)  # the last d with the same quotient
+        total += q * (last - d + 1)
+        d = last + 1
+    return total
+
+
+def _slices(choices, size: int) -> Iterator[list]:
+    """Consecutive lists of at most `size` choices."""
+    chunk = []
+    for choice in choices:
+        chunk.append(choice)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def loop_choices(genes: LoopGenes) -> LoopChoices:
+    """Every legal (t1,) or (t1, t2) of one loop, in enumeration order (lazy, see LoopChoices)."""
+    return LoopChoices(genes)
+
+
+def _lazy_product(sequences: list) -> Iterator[tuple]:
+    """itertools.product without materialising its inputs (which itertools.product does): each
+    sequence is iterated again for every combination of the ones before it."""
+    if not sequences:
+        yield ()
+        return
+    for head in sequences[0]:
+        for tail in _lazy_product(sequences[1:]):
+            yield (head, *tail)
 
 
 def _params(genes: LoopGenes) -> list[str]:
@@ -81,6 +153,7 @@ class ExhaustiveSearch(SearchStrategy):
         self._buffer: Columns | None = None
         self._position = 0
         self._done = False
+        self._deadline, self._timed_out = math.inf, False
         skipped = f"under {threshold:.0%}" + (" or over 100%" if over_budget else "")
         self.notes.append(f"exhaustive: {self.size:.3g} legal configurations; those using {skipped} "
                           "of the DSP budget are skipped")
@@ -92,22 +165,34 @@ class ExhaustiveSearch(SearchStrategy):
         if not loops:
             yield 1, {}
             return
-        split = len(loops) - 1  # loops[split:] vary inside a block: at least the last one
+        split = len(loops)  # loops[split:] vary inside a block
         while split > 0 and math.prod(len(self.choices[k]) for k in loops[split - 1:]) <= self.block:
             split -= 1
+        if split == len(loops):  # the last loop alone has more choices than a block: walk it in slices
+            last = loops[-1]
+            for outer in _lazy_product([self.choices[k] for k in loops[:-1]]):
+                for chunk in _slices(self.choices[last], self.block):
+                    table = np.array(chunk, dtype=np.int64)
+                    columns = {name: table[:, c] for c, name in enumerate(_params(self.space.loops[last]))}
+                    yield len(table), self._with_outer(columns, len(table), loops[:-1], outer)
+            return
         inner: Columns = {}
         grids = np.meshgrid(*[np.arange(len(self.choices[k])) for k in loops[split:]], indexing="ij")
         for k, index in zip(loops[split:], grids):
-            table = np.array(self.choices[k], dtype=np.int64)[index.ravel()]
+            table = np.array(list(self.choices[k]), dtype=np.int64)[index.ravel()]
             for c, name in enumerate(_params(self.space.loops[k])):
                 inner[name] = table[:, c]
         size = grids[0].size
-        for outer in itertools.product(*[self.choices[k] for k in loops[:split]]):
-            columns = dict(inner)
-            for k, values in zip(loops[:split], outer):
-                for name, v in zip(_params(self.space.loops[k]), values):
-                    columns[name] = np.full(size, v, dtype=np.int64)
-            yield size, columns
+        for outer in _lazy_product([self.choices[k] for k in loops[:split]]):
+            yield size, self._with_outer(inner, size, loops[:split], outer)
+
+    def _with_outer(self, inner: Columns, size: int, loops: list[int], outer: tuple) -> Columns:
+        """The block's columns plus constant columns for the leading loops' choice."""
+        columns = dict(inner)
+        for k, values in zip(loops, outer):
+            for name, v in zip(_params(self.space.loops[k]), values):
+                columns[name] = np.full(size, v, dtype=np.int64)
+        return columns
 
     def _enumerate(self) -> Iterator[Columns]:
         """Blocks of surviving configurations, in enumeration order."""
@@ -117,6 +202,7 @@ class ExhaustiveSearch(SearchStrategy):
             self.enumerated += size * rest
             keep = self._keep(columns, size)
             if not keep.any():
+                yield None  # a block wholly pruned: propose may stop here at the run's deadline
                 continue
             kept = {name: values[keep] for name, values in columns.items()}
             n = int(np.count_nonzero(keep))
@@ -168,9 +254,17 @@ class ExhaustiveSearch(SearchStrategy):
     def _refill(self) -> bool:
         """Load the next block of survivors; False when the enumeration is over."""
         for columns in self._blocks:
+            if columns is None:
+                if time.perf_counter() >= self._deadline:
+                    self._timed_out = True
+                    return False
+                continue
             self._buffer, self._position = columns, 0
             return True
         return False
+
+    def start(self, *, time_limit: float) -> None:
+        self._deadline = time.perf_counter() + time_limit
 
     def propose(self, n: int) -> Columns | None:
         parts: list[Columns] = []
@@ -179,18 +273,24 @@ class ExhaustiveSearch(SearchStrategy):
         while count < n:
             left = 0 if self._buffer is None else len(self._buffer[names[0]]) - self._position
             if left == 0:
-                if self._done or not self._refill():
-                    if not self._done and self.kept + count == 0 and self.threshold > 0:
-                        self.notes.append(f"exhaustive: no configuration uses {self.threshold:.0%} of the DSP "
-                                          "budget; enumerating again without that bound")
-                        self.threshold, self.enumerated, self._blocks = 0.0, 0, self._enumerate()
-                        continue
-                    if not self._done:
-                        self._done = True
-                        self.notes.append(f"exhaustive: enumeration done, {self.kept + count} of "
-                                          f"{self.size} configurations kept")
-                    break
-                continue
+                if not self._done and self._refill():
+                    continue
+                if self._timed_out and not self._done:
+                    # the run's time is up while walking configurations the DSP bound prunes (a huge
+                    # extent): stop rather than keep the run waiting for the next survivor
+                    self._done = True
+                    self.notes.append(f"exhaustive: the time budget ran out after {self.enumerated:.3g} of "
+                                      f"{self.size:.3g} configurations, {self.kept + count} kept")
+                elif not self._done and self.kept + count == 0 and self.threshold > 0:
+                    self.notes.append(f"exhaustive: no configuration uses {self.threshold:.0%} of the DSP "
+                                      "budget; enumerating again without that bound")
+                    self.threshold, self.enumerated, self._blocks = 0.0, 0, self._enumerate()
+                    continue
+                elif not self._done:
+                    self._done = True
+                    self.notes.append(f"exhaustive: enumeration done, {self.kept + count} of "
+                                      f"{self.size} configurations kept")
+                break
             take = min(left, n - count)
             parts.append({name: self._buffer[name][self._position:self._position + take] for name in names})
             self._position += take

@@ -35,7 +35,7 @@ DESIGNS = ("i__i-j.k", "j__i-j.k", "i-j__i-j.k", "i-k__i-k.j")
 def test_every_design_gets_an_even_share_and_models_come_before_the_budget(small_mm, tmp_path, monkeypatch):
     calls = []
 
-    def fake(model, method, seconds, seed, cancel, callbacks):
+    def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None):
         calls.append((model.design.id, seconds, seed))
         return DesignResult(model.design.id, method, 10, seconds, None, ())
 

@@ -40,3 +40,20 @@ def test_console_script_runs_in_a_fresh_process(bundled):
 def test_preset_sizes_can_be_overridden(bundled, capsys):
     assert main(["designs", str(bundled("mm")), "--preset", "small", "-D", "K=32"]) == 0
     assert capsys.readouterr().out.startswith("mm: 27 designs over loops i=64 j=64 k=32")
+
+
+def test_designs_validates_like_the_other_subcommands(bundled, tmp_path, capsys):
+    """designs goes through kernel_args.compile_from_args: unused -D names, sizes beyond the limits and a
+    malformed --simd-info are one error line with exit 2, the same lines `model` gives."""
+    bad_info = tmp_path / "info.json"
+    bad_info.write_text('{"kernel": {"reduction": "k"}}')
+    for extra, phrase in ((["-D", "ZZZ=4"], "the kernel does not use 'ZZZ'"),
+                          (["-D", "I=3000000000"], "the limit is 2^31-1"),
+                          (["--simd-info", str(bad_info)], 'each with a "reduction" list')):
+        lines = []
+        for command in (["designs"], ["model", "--design", "i-j__i-j.k"]):
+            assert main([*command, str(bundled("mm")), *extra]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and err.startswith("error: ") and phrase in err, err
+            lines.append(err)
+        assert lines[0] == lines[1]

@@ -139,9 +139,12 @@ def _run_main(argv):
     (["--run", "1", "--design", "i__i-j.k"], ["drop --design"]),
     (["--run", "7"], ["no stored run 7"]),
     (["KERNEL", *MM, "--device", "nowhere"], ["unknown device 'nowhere'"]),
+    (["KERNEL", *MM, "-o", "KERNEL/sub"], ["cannot create", "is a file, not a folder"]),
+    (["KERNEL", *MM, "-D", "ZZZ=4"], ["-D ZZZ=4: the kernel does not use 'ZZZ'"]),
+    (["KERNEL", *MM, "-D", "N=3000000000"], ["2^31"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(kernel, capsys, argv, phrases):
-    argv = [str(kernel) if a == "KERNEL" else a for a in argv]
+    argv = [a.replace("KERNEL", str(kernel)) for a in argv]
     assert _run_main(argv) == 2
     _one_error_line(capsys, *phrases)
     assert capsys.readouterr().out == ""

@@ -15,6 +15,7 @@ import pytest
 from engine.cli import search as search_cli
 from engine.cli.main import main
 from engine.errors import EngineError
+from engine.search import recorder
 from engine.search.store import RunStore
 
 
@@ -160,7 +161,7 @@ def test_a_checkpoint_refused_by_another_writers_lock_is_written_later(bundled, 
             raise EngineError(f"cannot use run database {self.path}: database is locked")
         real(self, *args)
     monkeypatch.setattr(RunStore, "put_design", locked_twice)
-    monkeypatch.setattr(search_cli, "LOCKED_RETRY", 0.01)
+    monkeypatch.setattr(recorder, "LOCKED_RETRY", 0.01)
     db = tmp_path / "runs.sqlite"
     assert main(["search", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k", "--design", "k__i-j.k",
                  "--method", "random", "--samples", "600", "--db", str(db)]) == 0
