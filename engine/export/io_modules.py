@@ -130,19 +130,23 @@ class IOModules:
         plan, c = self.plan, self.code
         group, module, _, _, own, feeds_pes = self._io_shape(inst)
         events = plan.event_loops(group)
-        inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
+        partial = group is plan.acc  # reload modules: a PE box of partial results per event
+        tile_loops = events if partial else plan.tile_order
+        inner = [l for l in tile_loops if l not in events] if feeds_pes else []
         first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
         shape = "".join(f"[{n}]" for n in own)
+        if partial:
+            self._reload_guard(inst, feeds_pes)
         if self._prefetches(inst):
             name = self._function_name(inst)
-            blocks = math.prod(plan.loops[l].tiles for l in events)
+            blocks = math.prod(plan.loops[l].tiles for l in plan.in_pass(events))
             args = ", ".join(self._load_args(inst))
             c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
             self._reshape("ping", inst, len(own))
             self._reshape("pong", inst, len(own))
             c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
             c.line("int block = -1;")
-            with c.loops(self._tile_loops(plan.tile_order)):
+            with c.loops(self._tile_loops(tile_loops)):
                 c.line(f"const bool new_block = {first or 'true'};")
                 c.line("if (new_block) block++;")
                 c.line(f"const bool load_next = new_block && block + 1 < {blocks};")
@@ -155,7 +159,7 @@ class IOModules:
         if feeds_pes:
             c.line(f"{group.array}_t buffer{shape};")
             self._reshape("buffer", inst, len(own))
-            loops = self._tile_loops(plan.tile_order)
+            loops = self._tile_loops(tile_loops)
         else:
             loops = self._tile_loops(events)
         with c.loops(loops):
@@ -163,6 +167,28 @@ class IOModules:
                 self._load_body(inst, "buffer")
             if feeds_pes:
                 self._feed_body(inst, "buffer")
+
+    def _reload_guard(self, inst: Instance, feeds_pes: bool) -> None:
+        """Reload modules work in the passes that read partial results back. The one feeding the
+        first PE of a reduction carried from PE to PE sends the identity in the other passes (the
+        start of the chain's partial sum)."""
+        plan, c = self.plan, self.code
+        if plan.reload_always:
+            return
+        if not (feeds_pes and plan.acc.exterior):
+            c.line("if (!reload) return;  /* nothing to read back in this pass */")
+            return
+        volume = math.prod(plan.acc.reference.box(plan.pe_extents()))
+        pack = plan.streams[inst.streams["child"]].pack
+        with c.block("if (!reload)"):
+            c.line("/* no partial result yet: the chain's partial sums start from the identity */")
+            with c.loops([("identity_" + label, var, trip)
+                          for label, var, trip in self._tile_loops(plan.event_loops(plan.acc))]):
+                c.line(f"packed<{plan.acc.array}_t, {pack}> identity;")
+                c.line(f"for (int k = 0; k < {pack}; k++) identity.lane[k] = ({plan.acc.array}_t){plan.identity};")
+                with c.loops([("identity_words", "n", -(-volume // pack))], pipeline=True):
+                    c.line("to_child.write(identity);")
+            c.line("return;")
 
     def _reshape(self, variable: str, inst: Instance, dims: int) -> None:
         pack = self._buffer_pack(inst)
@@ -175,7 +201,8 @@ class IOModules:
         dims = self.plan.module_dims[inst.module]
         module = self.plan.modules[inst.module]
         source = self.plan.interface.port(self.plan.group(inst.group).array).name if module["dram"] else "in"
-        return [f"{l}_pe" for l in dims] + [source] + (["to_next"] if "next" in inst.streams else [])
+        return ([f"{l}_pe" for l in dims] + [f"{l}_tile" for l in self.plan.pass_loops] + [source]
+                + (["to_next"] if "next" in inst.streams else []))
 
     def _prefetch_helpers(self, inst: Instance, name: str) -> None:
         group, module, dims, _, own, _ = self._io_shape(inst)
@@ -186,7 +213,7 @@ class IOModules:
             source = f"const {port.word_type} *{port.name}"
         else:
             source = self._stream_arg("in", s["in"], "in")
-        params = [f"int {l}_pe" for l in dims] + [source]
+        params = [f"int {l}_pe" for l in dims] + [f"int {l}_tile" for l in self.plan.pass_loops] + [source]
         if "next" in s:
             params.append(self._stream_arg("next", s["next"], "to_next"))
         self._emit(f"{name}_load", params + [buffer, "int block", "bool enable"],
@@ -196,6 +223,26 @@ class IOModules:
                    f"{inst.module}: one tile of PE iterations fed from a block",
                    lambda: self._feed_body(inst, "buffer"))
 
+    def _feed_partial(self, inst: Instance, buffer: str) -> None:
+        """A reload module feeding the PEs: the PE's box of partial results once per event, row
+        major, in words of the PE stream (the order the PE reads its accumulators in)."""
+        plan, c = self.plan, self.code
+        t = f"{plan.acc.array}_t"
+        box = plan.acc.reference.box(plan.pe_extents())
+        pack = plan.streams[inst.streams["child"]].pack
+        chunk = math.gcd(pack, self._buffer_pack(inst), box[-1])
+        last = len(box) - 1
+        c.line("/* feed the PE its block of partial results, row major */")
+        c.line(f"chunk_writer<{t}, {pack}, {chunk}> to;")
+        loops = [(f"feed_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+        loops.append((f"feed_d{last}_chunks", f"w{last}", box[-1] // chunk))
+        with c.loops(loops, pipeline=True):
+            c.line(f"packed<{t}, {chunk}> chunk;")
+            index = "".join(f"[d{d}]" for d in range(last))
+            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
+            c.line("to.put(to_child, chunk);")
+        c.line("to.flush(to_child);")
+
     def _load_helper(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
         group, module, *_ = self._io_shape(inst)
@@ -203,7 +250,7 @@ class IOModules:
         if module["dram"]:
             # the block's tile indices from its number (block = the event loops, outermost first)
             stride = 1
-            for loop in reversed(plan.event_loops(group)):
+            for loop in reversed(plan.in_pass(plan.event_loops(group))):
                 tiles = plan.loops[loop].tiles
                 if tiles > 1:
                     c.line(f"const int {loop}_tile = (block / {stride}) % {tiles};")
@@ -271,6 +318,9 @@ class IOModules:
     def _feed_body(self, inst: Instance, buffer: str) -> None:
         c = self.code
         group, _, dims, _, _, _ = self._io_shape(inst)
+        if group is self.plan.acc:
+            self._feed_partial(inst, buffer)
+            return
         coords = self.box_coords(group, dims)
         lanes = self.plan.streams[inst.streams["child"]].pack
         c.line("/* feed the PEs: one word per PE iteration */")
@@ -349,7 +399,7 @@ class IOModules:
         plan, c = self.plan, self.code
         name = self._function_name(inst)
         shape = "".join(f"[{n}]" for n in box)
-        count = math.prod(plan.loops[l].tiles for l in events)
+        count = math.prod(plan.loops[l].tiles for l in plan.in_pass(events))
         dims = [f"{l}_pe" for l in plan.module_dims[inst.module]]
         send = ", ".join(dims + ["{buffer}"] + (["from_successor"] if "successor" in inst.streams else [])
                          + ["out", "{enable}"])
@@ -431,7 +481,10 @@ class IOModules:
         own_pack = plan.streams[inst.streams["own"]].pack
         pe_dims = plan.module_dims[self._pe_facing_drain()]
         first = self._first_condition()
-        overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
+        # with reload modules the PEs send whole results (partial results were read back into them)
+        overwrite = group.kind == "out" or plan.reloads or (plan.init_value is not None and group.initialised_on_chip)
+        if plan.reloads:
+            first = ""
         word = port.word_elements
         aligned = (box[-1] % word == 0 and own_pack % word == 0 and self._dram_aligned(group, word, pe_dims))
         chunk = word if aligned else 1
