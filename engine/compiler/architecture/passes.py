@@ -98,11 +98,19 @@ def descriptor_tiles(descriptor: dict, values: dict[str, int]) -> dict[str, int]
     return {l: -(-int(n) // int(values[f"{l}_t1"])) for l, n in descriptor["design"]["problem_size"].items()}
 
 
-def group_passes(order: Iterable[str], acc_invariant: Iterable[str] | None, initialised: bool) -> Passes:
-    """The passes from the architecture's side (the design's permutation order and the accumulated
-    group's invariant loops; None when nothing is accumulated)."""
-    if acc_invariant is None:
+def architecture_passes(design, groups) -> Passes:
+    """The passes of a design from its I/O groups (engine/compiler/architecture/io_groups.py)."""
+    acc = [g for g in groups if g.kind == "acc"]
+    if len(acc) != 1:
         return NO_PASSES
-    invariant = tuple(acc_invariant)
-    loops = pass_loops(order, invariant)
-    return Passes(loops, tuple(l for l in loops if l in invariant), initialised)
+    invariant = tuple(acc[0].invariant)
+    loops = pass_loops(design.permutation.order, invariant)
+    return Passes(loops, tuple(l for l in loops if l in invariant), acc[0].initialised_on_chip)
+
+
+@dataclass(frozen=True)
+class PassView:
+    """One pass as the architecture sees it: the pass loops have one tile; `reload`: the pass reads
+    partial results back."""
+    loops: tuple[str, ...]
+    reload: bool
