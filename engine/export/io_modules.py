@@ -473,8 +473,9 @@ class IOModules:
                            if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
 
     def _store(self, inst: Instance, box: tuple[int, ...]) -> None:
-        """Each PE's box to its place in DRAM, row by row, a bus word per iteration; partial results
-        of a reduction split over tiles are combined with what DRAM holds (read, add, write)."""
+        """Each PE's box to its place in DRAM, row by row, a bus word per iteration. The PEs send
+        whole results (partial results of a reduction split over tiles were read back into them,
+        pass by pass): the storer only writes."""
         plan, c = self.plan, self.code
         group = plan.acc
         port = plan.interface.port(group.array)
@@ -486,17 +487,22 @@ class IOModules:
         if plan.reloads:
             first = ""
         word = port.word_elements
-        aligned = (box[-1] % word == 0 and own_pack % word == 0 and self._dram_aligned(group, word, pe_dims))
-        chunk = word if aligned else 1
+        # PE boxes whose rows start on bus words are written as whole words: read from the PE
+        # stream a word at a time, or assembled from narrower chunks on chip (never read from DRAM)
+        word_aligned = box[-1] % word == 0 and self._dram_aligned(group, word, pe_dims)
+        chunk = math.gcd(own_pack, word) if word_aligned else 1
+        per_word = word // chunk
         t = f"{group.array}_t"
         last = len(box) - 1
         segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
-        if not aligned and word > 1:
+        if not word_aligned and word > 1:
             c.line("/* PE boxes that do not start on a bus word: element by element, each word read once */")
             c.line(f"{port.word_type} word = {{}};")
             c.line("int word_index = -1;")
         with c.loops(segment_loops):
             c.line(f"chunk_reader<{t}, {own_pack}, {chunk}> from;")
+            if word_aligned and per_word > 1:
+                c.line(f"{port.word_type} word;  /* assembled from {per_word} chunks, then written whole */")
             loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
             loops.append((f"store_d{last}_chunks", f"w{last}", box[-1] // chunk))
             with c.loops(loops, pipeline=True):
@@ -504,19 +510,18 @@ class IOModules:
                 coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
                           for d in range(len(box))]
                 c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
-                if aligned:
+                if word_aligned:
                     pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
                                 for l, k in group.reference.coefficients(last).items()
                                 if l in pe_dims and plan.loops[l].pes > 1]
-                    address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
-                    if overwrite and not first:
+                    index = f"w{last}" if per_word == 1 else f"w{last} / {per_word}"
+                    address = self._word_address(group, port, coords, total(pe_words + [index]))
+                    if per_word == 1:
                         c.line(f"{port.name}[{address}] = value;")
                     else:
-                        c.line(f"{port.word_type} slot = {port.name}[{address}];")
-                        with c.block(f"for (int k = 0; k < {word}; k++)"):
-                            c.pragma("HLS unroll")
-                            c.line(self._combine("slot.lane[k]", "value.lane[k]", overwrite, first))
-                        c.line(f"{port.name}[{address}] = slot;")
+                        c.line(f"for (int k = 0; k < {chunk}; k++) word.lane[w{last} % {per_word} * {chunk} + k] = "
+                               "value.lane[k];")
+                        c.line(f"if (w{last} % {per_word} == {per_word - 1}) {port.name}[{address}] = word;")
                 else:
                     c.line(f"const int address = {self._element_address(group, port, coords)};")
                     with c.block(f"if (address / {word} != word_index)"):
@@ -525,7 +530,7 @@ class IOModules:
                         c.line(f"word = {port.name}[word_index];")
                     c.line(self._combine(f"word.lane[address % {word}]", "value.lane[0]", overwrite, first))
                 self._drop_if_unused(position, f"d{last}")
-        if not aligned and word > 1:
+        if not word_aligned and word > 1:
             c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
 
     def _combine(self, slot: str, value: str, overwrite: bool, first: str) -> str:
