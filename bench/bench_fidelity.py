@@ -1,13 +1,14 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
-    python bench/bench_fidelity.py [--cases test|full] [--out DIR]
+    python bench/bench_fidelity.py [--cases test|full|reload|all] [--out DIR]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
 trace replayed cycle by cycle), `systolic simulate`'s simulator and the model, and prints their
 cycles and the relative differences; the exported code is the referee. The cases are in
 tests/engine/csim/fidelity_cases.py: `--cases test` the sample the tests check (float, int16, int8,
-non-divisor factors), `--cases full` device-filling configurations run on a slice of the problem.
+non-divisor factors; designs that run sequential passes included), `--cases reload` only those,
+`--cases full` device-filling configurations run on a slice of the problem.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from engine.sim.simulate import simulate  # noqa: E402
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine" / "csim"))
-from fidelity_cases import FULL_SIZE, SAMPLE, FidelityCase  # noqa: E402
+from fidelity_cases import FULL_SIZE, RELOAD, SAMPLE, FidelityCase  # noqa: E402
 
 
 def run(case: FidelityCase, out: Path) -> dict:
@@ -58,10 +59,10 @@ def project_descriptor(project: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", choices=["test", "full", "all"], default="test")
+    parser.add_argument("--cases", choices=["test", "full", "reload", "all"], default="test")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    cases = {"test": SAMPLE, "full": FULL_SIZE, "all": SAMPLE + FULL_SIZE}[args.cases]
+    cases = {"test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6}  bottleneck (model / csim)")

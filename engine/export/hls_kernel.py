@@ -71,9 +71,16 @@ class VitisHLSTarget(IOModules, Target):
                          f"(bottleneck {report.get('bottleneck', '?')})")
             lines.append(f"  predicted resources: DSP {report['dsp']:.0f}, BRAM18K {report['bram18k']:.0f}, "
                          f"URAM {report['uram']:.0f}, LUT {report['lut']:.0f}, FF {report['ff']:.0f}")
-        if plan.skipped_modules:
-            lines.append(f"  partial results of {plan.acc.array} are combined on DRAM by the storer "
-                         f"(read-modify-write); modules {', '.join(plan.skipped_modules)} are not instantiated")
+        if plan.pass_loops:
+            count = math.prod(plan.loops[l].tiles for l in plan.pass_loops)
+            lines.append(f"  passes: tile loops [{', '.join(plan.pass_loops)}] run as {count} sequential calls of the "
+                         f"dataflow region (kernel0_pass); partial results of {plan.acc.array} are read back "
+                         "in the passes after a block's first")
+        elif plan.reloads:
+            lines.append(f"  partial results of {plan.acc.array}: every event reads its block back (no initialisation)")
+        if plan.skipped_modules and not plan.reloads and plan.acc.reloads:
+            lines.append(f"  no partial result is read back at these values: modules {', '.join(plan.skipped_modules)} "
+                         "are not instantiated")
         return lines
 
     def _data_paths(self) -> list[str]:

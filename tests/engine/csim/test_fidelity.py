@@ -23,7 +23,10 @@ TOLERANCE = 0.05
 #   max(load, feed): the model is 12% optimistic;
 # - j-k__i-j.k int16: the prologue; the model has the first blocks reach the PEs in 86 cycles, the
 #   code's PEs start after ~400 (the first block crosses an L1 chain one element a word): 5.5%.
-MODEL_MISSES = {"mm k__i-j.k 64x64x64 float", "mm j-k__i-j.k 64x64x64 int16_t"}
+# - i-j__i-k.j float (16 sequential passes of 4 tiles): every pass pays the prologue, where the code's
+#   PEs wait ~47 cycles longer than the model's (as in the j-k case): 707 / 822 cycles per first /
+#   reloading pass against the model's 660 / 730, -10% over the run (the simulator: -1.9%).
+MODEL_MISSES = {"mm k__i-j.k 64x64x64 float", "mm j-k__i-j.k 64x64x64 int16_t", "mm i-j__i-k.j 64x64x64 float"}
 
 
 @pytest.fixture(scope="module")
