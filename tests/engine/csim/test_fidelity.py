@@ -5,7 +5,7 @@ model's latency (at II = 1 an iteration is at least a cycle)."""
 import json
 
 import pytest
-from fidelity_cases import SAMPLE
+from fidelity_cases import RELOAD, SAMPLE
 
 from engine.compiler.design_space import compile_kernel
 from engine.csim.timed import run_timed_csim
@@ -73,3 +73,13 @@ def test_no_process_iterates_more_than_the_model_latency(measured, case):
     assert threads and max(n for _, n in threads) > 0
     for name, iterations in threads:
         assert iterations <= report["latency_cycles"], (name, iterations, report["latency_cycles"])
+
+
+@pytest.mark.parametrize("case", RELOAD, ids=lambda c: c.label)
+def test_passes_are_replayed_one_after_the_other(measured, case):
+    """A design that revisits an output block calls its dataflow region once per pass: the trace marks
+    each call, the replay adds the passes' cycles, the simulator runs as many passes."""
+    _, simulated, timed = measured[case.label]
+    assert timed.passes > 1 and len(timed.pass_cycles) == timed.passes
+    assert sum(timed.pass_cycles) == timed.cycles
+    assert simulated.notes and simulated.notes[0].startswith(f"{timed.passes} sequential passes")
