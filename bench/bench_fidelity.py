@@ -1,16 +1,17 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
-    python bench/bench_fidelity.py [--cases test|full|all|designs] [--out DIR]
+    python bench/bench_fidelity.py [--cases test|full|reload|all|designs] [--out DIR]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
 trace replayed cycle by cycle), `systolic simulate`'s simulator and the model, and prints their
 cycles and the relative differences; the exported code is the referee. The cases are in
 tests/engine/csim/fidelity_cases.py: `--cases test` the sample the tests check (float, int16, int8,
-non-divisor factors), `--cases full` device-filling configurations run on a slice of the problem,
-`--cases designs` every design of MM and CNN and designs of MTTKRP, TTM and TTMc at test sizes with
-the random legal configurations of the C-simulation tests (tests/engine/csim/csim_cases.py), and a
-summary line: how many are within 5%.
+non-divisor factors; designs that run sequential passes included), `--cases reload` only those,
+`--cases full` device-filling configurations run on a slice of the problem, `--cases designs` every
+design of MM and CNN and designs of MTTKRP, TTM and TTMc at test sizes with the random legal
+configurations of the C-simulation tests (tests/engine/csim/csim_cases.py), and a summary line: how
+many are within 5%.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from engine.sim.simulate import simulate  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine" / "csim"))
 from csim_cases import cnn_cases, configuration, mm_cases, tensor_cases  # noqa: E402
-from fidelity_cases import FULL_SIZE, SAMPLE, FidelityCase  # noqa: E402
+from fidelity_cases import FULL_SIZE, RELOAD, SAMPLE, FidelityCase  # noqa: E402
 
 
 def every_design() -> tuple[FidelityCase, ...]:
@@ -68,11 +69,11 @@ def project_descriptor(project: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", choices=["test", "full", "all", "designs"], default="test")
+    parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs"], default="test")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    cases = every_design() if args.cases == "designs" else {"test": SAMPLE, "full": FULL_SIZE,
-                                                            "all": SAMPLE + FULL_SIZE}[args.cases]
+    cases = every_design() if args.cases == "designs" else {
+        "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6}  bottleneck (model / csim)")

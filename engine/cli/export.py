@@ -105,7 +105,7 @@ def _simulate_first(space, design, values: dict[str, int], device, max_cycles: i
     raises, so nothing is written."""
     model = PerformanceModel(space, design, device)
     full = evaluate_configuration(model, as_int_params(values))["params"]
-    descriptor = build_descriptor(space, design, model.architecture)
+    descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
         result = simulate(descriptor, full, max_cycles=max_cycles)
     except SimulationDeadlock as exc:

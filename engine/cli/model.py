@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     model = PerformanceModel(space, space.design(args.design), load_device(args.device),
                              double_buffering=not args.no_double_buffering)
     if args.descriptor:
-        print(json.dumps(build_descriptor(space, model.design, model.architecture), indent=2))
+        print(json.dumps(build_descriptor(space, model.design, model.architecture, model.pass_architectures), indent=2))
         return 0
     if args.params_file:
         return _batch(model, args.params_file)

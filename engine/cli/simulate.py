@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     params = parse_params(args.param)
     report = evaluate_configuration(model, params)  # refuses a broken constraint, naming it
     values = report["params"]
-    descriptor = build_descriptor(space, model.design, model.architecture)
+    descriptor = build_descriptor(space, model.design, model.architecture, model.pass_architectures)
     check_simulator_memory(descriptor, values)  # before building a state that would not fit
     try:
         result = simulate(descriptor, values, max_cycles=args.max_cycles)

@@ -8,6 +8,8 @@ from functools import lru_cache
 
 import sympy
 
+from engine.compiler.architecture.build import pass_architectures
+from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
@@ -19,9 +21,14 @@ SCHEMA = "systolic-studio/design-descriptor"
 VERSION = "1.2"
 
 
-def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> dict:
+def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
+                     passes: dict[str, Architecture] | None = None) -> dict:
+    """`passes`: the design's pass architectures (architecture/build.py pass_architectures), built
+    here when not given."""
     kernel = space.kernel
-    return {
+    if passes is None:
+        passes = pass_architectures(space, design, arch)
+    descriptor = {
         "schema": SCHEMA,
         "version": VERSION,
         "kernel": {
@@ -36,6 +43,22 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> 
         "design": {k: v for k, v in design.to_json().items() if k != "params"},
         "parameters": [p.to_json() for p in design.params if p.role != "data_packing"]
                       + [_packing(p) for p in arch.packing],
+        **_hardware(arch),
+        "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
+    }
+    if passes:
+        # designs that revisit an output block run passes (architecture/passes.py): the hardware as
+        # one pass sees it, for the simulator and the model
+        info = architecture_passes(design, arch.groups)
+        descriptor["passes"] = {"loops": list(info.loops), "reductions": list(info.reductions),
+                                "initialised": info.initialised,
+                                **{name: _hardware(a) for name, a in passes.items()}}
+    return descriptor
+
+
+def _hardware(arch: Architecture) -> dict:
+    """The I/O groups and the topology of an architecture."""
+    return {
         "io_groups": [{"name": g.name, "array": g.array, "kind": g.kind, "exterior_loop": g.exterior_loop,
                        "invariant_loops": list(g.invariant), "element_bits": g.element_bits,
                        "load_events": str(g.loads), "reload_events": str(g.reloads),
@@ -48,7 +71,6 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture) -> 
             "modules": [_module(m) for m in arch.modules],
             "fifos": [_fifo(f) for f in arch.fifos],
         },
-        "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
     }
 
 

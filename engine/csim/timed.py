@@ -107,6 +107,8 @@ class TimedResult:
     build_dir: str = ""
     cached: bool = False
     seconds: dict = field(default_factory=dict)
+    passes: int = 1  # calls of the dataflow region, replayed one after the other
+    pass_cycles: list[int] = field(default_factory=list)  # each pass's cycles (with passes)
 
     def process(self, label: str) -> ProcessStats:
         return next(p for p in self.processes if p.name == label)
@@ -121,7 +123,8 @@ class TimedResult:
                 "csim": self.csim, "model_latency": self.model_latency, "model_bottleneck": self.model_bottleneck,
                 "model_error": self.model_error, "processes": {p.name: p.as_dict() for p in self.processes},
                 "loops": self.loops, "deadlock": self.deadlock, "iterations": self.iterations,
-                "records": self.records, "build_dir": self.build_dir, "cached": self.cached, "seconds": self.seconds}
+                "records": self.records, "build_dir": self.build_dir, "cached": self.cached, "seconds": self.seconds,
+                "passes": self.passes, "pass_cycles": self.pass_cycles}
 
 
 def memory_available() -> int:
@@ -249,12 +252,70 @@ def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int
 
 
 def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int) -> TimedResult:
+    """The trace replayed; a kernel that runs passes (one call of its dataflow region each) is
+    replayed pass by pass, each pass starting when the one before it has finished (HLS completes a
+    region call, its DRAM writes included, before the next call starts): the cycles add up."""
     threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]  # id, process, parent, group, member
     stream_names = {int(r[0]): r[1] for r in _read_table(trace / "streams.tsv", 2)}
     sites = {int(r[0]): (int(r[1]), int(r[2])) for r in _read_table(trace / "sites.tsv", 3)}
     segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 7)
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
+    starts = [int(r[0]) for r in _read_table(trace / "passes.tsv", 1)] if (trace / "passes.tsv").is_file() else []
+    if not starts:
+        return _replay_region(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, max_cycles)
+    bounds = [0, *starts, len(threads)]
+    # threads are numbered from 0 in each pass: so are the start / done tokens -(2t+1) / -(2t+2) of thread t
+    renumbered = ops.copy()
+    tokens = ops[:, 0] < 0
+    owner = (-ops[tokens, 0] - 1) // 2
+    renumbered[tokens, 0] += 2 * np.asarray(bounds)[np.searchsorted(bounds, owner, side="right") - 1]
+    results = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        mine = (segs[:, 0] >= a) & (segs[:, 0] < b)
+        part = segs[mine].copy()
+        part[:, 0] -= a
+        local = [[t - a, p, parent - a if parent >= 0 else parent, g, m] for t, p, parent, g, m in threads[a:b]]
+        results.append(_replay_region(inst, local, stream_names, part, renumbered, ii_of, depth_of, notes, dram,
+                                      max_cycles))
+        if not results[-1].complete:
+            break
+    return _sequential(results)
+
+
+def _sequential(results: list[TimedResult]) -> TimedResult:
+    """Passes one after the other: cycles add up, each process's counts too (its end is the last
+    pass's, offset by the passes before)."""
+    offset, processes = 0, {}
+    for r in results:
+        for p in r.processes:
+            old = processes.get(p.name)
+            helpers = {h.name: h for h in (old.helpers if old else [])}
+            for h in p.helpers:
+                before = helpers.get(h.name)
+                helpers[h.name] = ThreadStats(h.name, h.busy + (before.busy if before else 0),
+                                              h.stall_in + (before.stall_in if before else 0),
+                                              h.stall_out + (before.stall_out if before else 0), offset + h.end,
+                                              h.iterations + (before.iterations if before else 0))
+            processes[p.name] = ProcessStats(p.name, p.busy + (old.busy if old else 0),
+                                             p.stall_in + (old.stall_in if old else 0),
+                                             p.stall_out + (old.stall_out if old else 0), offset + p.end,
+                                             p.iterations + (old.iterations if old else 0), p.function, p.line,
+                                             list(helpers.values()))
+        offset += r.cycles
+    rows = [s for p in processes.values() for s in (p, *p.helpers)]
+    last = results[-1]
+    loops = list({tuple(sorted(n.items())): n for n in last.loops}.values())  # one note per loop, not per pass
+    return TimedResult(offset, list(processes.values()), max(rows, key=lambda s: s.busy).name if rows else "", False,
+                       "", None, None, loops, last.deadlock, all(r.complete for r in results),
+                       sum(r.iterations for r in results), sum(r.records for r in results), passes=len(results),
+                       pass_cycles=[r.cycles for r in results])
+
+
+def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
+                   ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel,
+                   max_cycles: int) -> TimedResult:
+    """One run of the dataflow region."""
     arrays = _kernel_arrays(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram)
     state = np.zeros((len(threads), K.THREAD_STATE), dtype=np.int64)
     state[:, K.CUR] = state[:, K.WAIT_FIFO] = -1
@@ -442,7 +503,8 @@ def format_timed(result: TimedResult) -> str:
     lines = [f"timed C simulation: {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}"
              + (f"; model {result.model_latency:,.0f} cycles ({result.model_error:+.1%}), bottleneck "
                 f"{result.model_bottleneck}" if result.model_latency else "; no model latency in design.json"),
-             f"values: {result.csim}",
+             f"values: {result.csim}" + (f"; {result.passes} sequential passes (dataflow region calls), "
+                                         "replayed one after the other" if result.passes > 1 else ""),
              f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"
              f" {'model term':>12}"]
     rows = []

@@ -4,7 +4,8 @@ pipelined loop nests with their II, parallel helper groups and recurrence sites.
 
 It relies on the conventions of the emitter (engine/export/hls_kernel.py), checked here and named in
 the error when they do not hold:
-- `kernel0` has `#pragma HLS dataflow`; after it every dataflow process is one call statement on a
+- `kernel0` has `#pragma HLS dataflow`, or calls (once per pass, in a loop) the one function that
+  has it; after the pragma every dataflow process is one call statement on a
   line of its own, `Name(args);`; every FIFO is `hls::stream<T> name("name");` with a
   `#pragma HLS stream variable=name depth=D`;
 - `#pragma HLS pipeline II=N` is the first line of the body of a `for` loop; that loop and the
@@ -234,17 +235,20 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
     functions = _functions(src)
     if top not in functions:
         raise TraceError(f"{path}: no definition of {top}")
-    kernel = functions[top]
+    kernel = _region(src, functions, top)
     typedefs = {m.group(2): " ".join(m.group(1).split()) for m in _TYPEDEF.finditer(header + "\n" + text)}
     before: dict[int, list[str]] = {}
     after: dict[int, list[str]] = {}
     replace: dict[int, str] = {}
 
-    # -- kernel0: streams and dataflow processes ------------------------------------------------------
+    # -- kernel0 (or the region it calls once per pass): streams and dataflow processes -----------------
     body = range(kernel.open + 1, kernel.close)
     dataflow = next((k for k in body if _DATAFLOW.match(src.lines[k])), None)
-    if dataflow is None:
-        raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow'")
+    if kernel.name != top:
+        for k in range(functions[top].open + 1, functions[top].close):
+            m = _CALL.match(src.code[k])
+            if m and m.group(1) == kernel.name:
+                before.setdefault(k, []).append("SYSTOLIC_TRACE_PASS();")
     ports = {}
     for param in kernel.params:
         m = re.match(r"^(const\s+)?[\w:<>]+\s*\*\s*(\w+)$", param.strip())
@@ -367,7 +371,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}
     for f in functions.values():
-        if f.name == top:
+        if f.name in (top, kernel.name):
             continue
         k = f.open + 1
         while k < f.close:
@@ -411,6 +415,22 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
         if k in after:
             out += after[k] + [f'#line {k + 2} "{path}"']
     return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
+
+
+def _region(src: _Source, functions: dict[str, _Function], top: str) -> _Function:
+    """The function holding the dataflow region: `top` itself, or the one function with
+    `#pragma HLS dataflow` that `top` calls (once per pass, engine/compiler/architecture/passes.py)."""
+    def has_dataflow(f: _Function) -> bool:
+        return any(_DATAFLOW.match(src.lines[k]) for k in range(f.open + 1, f.close))
+    if has_dataflow(functions[top]):
+        return functions[top]
+    kernel = functions[top]
+    called = {m.group(1) for k in range(kernel.open + 1, kernel.close) for m in [_CALL.match(src.code[k])] if m}
+    regions = [f for name, f in functions.items() if name in called and has_dataflow(f)]
+    if len(regions) != 1:
+        raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow' and calls "
+                         f"{'no' if not regions else 'more than one'} function that has one")
+    return regions[0]
 
 
 def _indent(line: str) -> str:

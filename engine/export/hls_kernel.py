@@ -71,9 +71,16 @@ class VitisHLSTarget(IOModules, Target):
                          f"(bottleneck {report.get('bottleneck', '?')})")
             lines.append(f"  predicted resources: DSP {report['dsp']:.0f}, BRAM18K {report['bram18k']:.0f}, "
                          f"URAM {report['uram']:.0f}, LUT {report['lut']:.0f}, FF {report['ff']:.0f}")
-        if plan.skipped_modules:
-            lines.append(f"  partial results of {plan.acc.array} are combined on DRAM by the storer "
-                         f"(read-modify-write); modules {', '.join(plan.skipped_modules)} are not instantiated")
+        if plan.pass_loops:
+            count = math.prod(plan.loops[l].tiles for l in plan.pass_loops)
+            lines.append(f"  passes: tile loops [{', '.join(plan.pass_loops)}] run as {count} sequential calls of the "
+                         f"dataflow region (kernel0_pass); partial results of {plan.acc.array} are read back "
+                         "in the passes after a block's first")
+        elif plan.reloads:
+            lines.append(f"  partial results of {plan.acc.array}: every event reads its block back (no initialisation)")
+        if plan.skipped_modules and not plan.reloads and plan.acc.reloads:
+            lines.append(f"  no partial result is read back at these values: modules {', '.join(plan.skipped_modules)} "
+                         "are not instantiated")
         return lines
 
     def _data_paths(self) -> list[str]:
@@ -257,6 +264,7 @@ class VitisHLSTarget(IOModules, Target):
         if inst.role in ("io", "drain", "pe"):
             dims = plan.module_dims[inst.module]
             params += [(f"int {loop}_pe", str(v)) for loop, v in zip(dims, inst.index)]
+        params += self._pass_params()
         s = inst.streams
         if inst.role == "pe":
             for g in plan.groups:
@@ -266,7 +274,7 @@ class VitisHLSTarget(IOModules, Target):
             return params
         if inst.role in ("sink", "head"):
             key = "in" if inst.role == "sink" else "out"
-            return [(self._stream_arg(key, s[key], key), s[key])]
+            return params + [(self._stream_arg(key, s[key], key), s[key])]
         group = plan.group(inst.group)
         module = plan.modules[inst.module]
         port = plan.interface.port(group.array)
@@ -286,6 +294,15 @@ class VitisHLSTarget(IOModules, Target):
                 params.append((f"{port.word_type} *{port.name}", port.name))
             else:
                 params.append((self._stream_arg("out", s["out"], "out"), s["out"]))
+        return params
+
+    def _pass_params(self) -> list[tuple[str, str]]:
+        """The pass's tile indices and whether it reloads partial results: arguments of every process
+        (engine/compiler/architecture/passes.py); none when the kernel runs in one pass."""
+        plan = self.plan
+        params = [(f"int {l}_tile", f"{l}_tile") for l in plan.pass_loops]
+        if plan.reloads:
+            params.append(("int reload", "reload"))
         return params
 
     def _function(self, inst: Instance, name: str) -> None:
@@ -325,7 +342,8 @@ class VitisHLSTarget(IOModules, Target):
 
     # ----------------------------------------------------------------- modules
     def _tile_loops(self, loops: list[str]) -> list[tuple[str, str, int]]:
-        return [(f"{l}_tiles", f"{l}_tile", self.plan.loops[l].tiles) for l in loops]
+        """The tile loops a process runs in one pass (the pass loops' indices are its arguments)."""
+        return [(f"{l}_tiles", f"{l}_tile", self.plan.loops[l].tiles) for l in self.plan.in_pass(loops)]
 
     def _point_loops(self, prefix: str) -> list[tuple[str, str, int]]:
         out = []
@@ -362,12 +380,16 @@ class VitisHLSTarget(IOModules, Target):
                     if conditions else f"({acc.array}_t)({plan.init_value})"
             c.line(f"const {acc.array}_t start = {start};  /* the initial value, or the identity for partial results */")
             start_line = len(c.lines) - 1
+            reloaded = plan.reloads and not chain
+            if reloaded:
+                self._reload_accumulators(inst, box)
             # one pipelined loop per accumulation event (HLS flattens the perfect nest of the tiles
             # that reduce into these accumulators and their points); as in AutoSA's PE, an
             # accumulator starts from `start` at its first reduction iteration
             with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True,
                          ii=self._compute_ii()):
-                c.line(f"const bool first = {self._first_reduction_iteration(inner)};")
+                first_update = self._first_reduction_iteration(inner)
+                c.line(f"const bool first = {'!reload && ' + first_update if reloaded else first_update};")
                 first_line = len(c.lines) - 1
                 words = {}
                 for g in plan.groups:
@@ -396,6 +418,18 @@ class VitisHLSTarget(IOModules, Target):
                     value = f"({acc.array}_t)(partial.get({acc.array}_in).lane[0] {plan.reduce_op} {value})"
                 c.line(f"result.put({acc.array}_out, {value});")
             c.line(f"result.flush({acc.array}_out);")
+
+    def _reload_accumulators(self, inst: Instance, box: tuple[int, ...]) -> None:
+        """In a pass that reloads, the block's partial results (from the reload modules) are the
+        accumulators' start values: read before the block's first update."""
+        plan, c = self.plan, self.code
+        acc = plan.acc
+        pack = plan.streams[inst.streams[f"{acc.array}_in"]].pack
+        with c.block("if (reload)"):
+            c.line(f"chunk_reader<{acc.array}_t, {pack}, 1> partial;")
+            with c.loops(self._box_loops("reload", box), pipeline=True):
+                c.line(f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))} = "
+                       f"partial.get({acc.array}_in).lane[0];")
 
     def _first_reduction_iteration(self, inner: list[str]) -> str:
         """True at an accumulator's first update in this event: every tile and point loop it does
@@ -471,14 +505,21 @@ class VitisHLSTarget(IOModules, Target):
 
     # ----------------------------------------------------------------- top
     def _top(self) -> None:
+        """kernel0: one dataflow region; with passes, a loop over them calling the region (a function
+        of its own, `inline off`), so that every DRAM write of a pass completes before the next
+        pass reads it."""
         plan, c = self.plan, self.code
-        c.line(f'extern "C" void kernel0({self._ports()}) {{')
-        c.depth += 1
-        for p in plan.interface.ports:
-            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle}")
-        for p in plan.interface.ports:
-            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
-        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")
+        passes = self._pass_params()
+        region = "kernel0_pass" if plan.pass_loops else "kernel0"
+        if plan.pass_loops:
+            c.line("/* One pass: every output block visited once, its partial result read before it is written. */")
+            c.line(f"static void {region}({self._ports()}, {', '.join(p for p, _ in passes)}) {{")
+            c.depth += 1
+            c.pragma("HLS inline off")
+        else:
+            c.line(f'extern "C" void kernel0({self._ports()}) {{')
+            c.depth += 1
+            self._interface_pragmas()
         c.line("")
         c.pragma("HLS dataflow")
         c.line("")
@@ -493,5 +534,28 @@ class VitisHLSTarget(IOModules, Target):
             c.line(f"{self._function_name(inst)}({args});")
         c.depth -= 1
         c.line("}")
+        if not plan.pass_loops:
+            return
+        c.line("")
+        c.line(f'extern "C" void kernel0({self._ports()}) {{')
+        c.depth += 1
+        self._interface_pragmas()
+        c.line("")
+        c.line("/* sequential passes over the tile loops that revisit an output block "
+               "(engine/compiler/architecture/passes.py) */")
+        with c.loops([(f"pass_{l}", f"{l}_tile", plan.loops[l].tiles) for l in plan.pass_loops]):
+            reductions = [l for l in plan.pass_loops if not plan.acc.reference.depends_on(l)]
+            reload = "1" if plan.reload_always else " || ".join(f"{l}_tile > 0" for l in reductions)
+            c.line(f"const int reload = {reload};  /* partial results of an earlier pass are read back */")
+            ports = ", ".join(p.name for p in plan.interface.ports)
+            c.line(f"{region}({ports}, {', '.join(a for _, a in passes)});")
+        c.depth -= 1
+        c.line("}")
 
-
+    def _interface_pragmas(self) -> None:
+        c = self.code
+        for p in self.plan.interface.ports:
+            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle}")
+        for p in self.plan.interface.ports:
+            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
+        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")

@@ -12,8 +12,9 @@ halo such as `w + q`) the chunk shrinks to what divides both. A DRAM factor give
 make a word straddle two boxes is refused.
 
 DRAM reads and writes are unconditional, affine loops over whole bus words (bursts); a storer fed
-words narrower than the bus assembles each bus word on chip first. Only partial results combined
-with what DRAM holds (reloads) are still written element by element through a read of DRAM.
+words narrower than the bus assembles each bus word on chip first, and never reads DRAM: partial
+results of a design that revisits an output block come back through its reload modules, pass by
+pass (engine/compiler/architecture/passes.py).
 Double buffering is AutoSA's:
 the first block is loaded alone, then on every tile a `_load` helper (enabled at the first tile of
 a block, for the next block) and a `_feed` helper are called side by side in one basic block on
@@ -128,11 +129,6 @@ class IOModules:
         terms += [str(constant // word)] if constant else []
         return _tidy(total(terms + [last_word]))
 
-    def _element_address(self, group: Group, port, coords: list[str]) -> str:
-        strides = [math.prod(port.padded_shape[d + 1:]) for d in range(len(port.padded_shape))]
-        return total([product([f"({c})", str(st)]) for c, st in zip(coords, strides)])
-
-    # ----------------------------------------------------------------- input modules
     def _prefetches(self, inst: Instance) -> bool:
         """Double-buffered modules feeding the PEs load the next block while the current one feeds."""
         if inst.role != "io":
@@ -144,19 +140,23 @@ class IOModules:
         plan, c = self.plan, self.code
         group, module, _, _, own, feeds_pes = self._io_shape(inst)
         events = plan.event_loops(group)
-        inner = [l for l in plan.tile_order if l not in events] if feeds_pes else []
+        partial = group is plan.acc  # reload modules: a PE box of partial results per event
+        tile_loops = events if partial else plan.tile_order
+        inner = [l for l in tile_loops if l not in events] if feeds_pes else []
         first = " && ".join(f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1)
         shape = "".join(f"[{n}]" for n in own)
+        if partial:
+            self._reload_guard(inst, feeds_pes)
         if self._prefetches(inst):
             name = self._function_name(inst)
-            blocks = math.prod(plan.loops[l].tiles for l in events)
+            blocks = math.prod(plan.loops[l].tiles for l in plan.in_pass(events))
             args = ", ".join(self._load_args(inst))
             c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
             self._reshape("ping", inst, len(own))
             self._reshape("pong", inst, len(own))
             c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
             c.line("int block = -1;")
-            with c.loops(self._tile_loops(plan.tile_order)):
+            with c.loops(self._tile_loops(tile_loops)):
                 c.line(f"const bool new_block = {first or 'true'};")
                 c.line("if (new_block) block++;")
                 c.line(f"const bool load_next = new_block && block + 1 < {blocks};")
@@ -169,7 +169,7 @@ class IOModules:
         if feeds_pes:
             c.line(f"{group.array}_t buffer{shape};")
             self._reshape("buffer", inst, len(own))
-            loops = self._tile_loops(plan.tile_order)
+            loops = self._tile_loops(tile_loops)
         else:
             loops = self._tile_loops(events)
         with c.loops(loops):
@@ -177,6 +177,28 @@ class IOModules:
                 self._load_body(inst, "buffer")
             if feeds_pes:
                 self._feed_body(inst, "buffer")
+
+    def _reload_guard(self, inst: Instance, feeds_pes: bool) -> None:
+        """Reload modules work in the passes that read partial results back. The one feeding the
+        first PE of a reduction carried from PE to PE sends the identity in the other passes (the
+        start of the chain's partial sum)."""
+        plan, c = self.plan, self.code
+        if plan.reload_always:
+            return
+        if not (feeds_pes and plan.acc.exterior):
+            c.line("if (!reload) return;  /* nothing to read back in this pass */")
+            return
+        volume = math.prod(plan.acc.reference.box(plan.pe_extents()))
+        pack = plan.streams[inst.streams["child"]].pack
+        with c.block("if (!reload)"):
+            c.line("/* no partial result yet: the chain's partial sums start from the identity */")
+            with c.loops([("identity_" + label, var, trip)
+                          for label, var, trip in self._tile_loops(plan.event_loops(plan.acc))]):
+                c.line(f"packed<{plan.acc.array}_t, {pack}> identity;")
+                c.line(f"for (int k = 0; k < {pack}; k++) identity.lane[k] = ({plan.acc.array}_t){plan.identity};")
+                with c.loops([("identity_words", "n", -(-volume // pack))], pipeline=True):
+                    c.line("to_child.write(identity);")
+            c.line("return;")
 
     def _reshape(self, variable: str, inst: Instance, dims: int) -> None:
         pack = self._buffer_pack(inst)
@@ -189,7 +211,8 @@ class IOModules:
         dims = self.plan.module_dims[inst.module]
         module = self.plan.modules[inst.module]
         source = self.plan.interface.port(self.plan.group(inst.group).array).name if module["dram"] else "in"
-        return [f"{l}_pe" for l in dims] + [source] + (["to_next"] if "next" in inst.streams else [])
+        return ([f"{l}_pe" for l in dims] + [f"{l}_tile" for l in self.plan.pass_loops] + [source]
+                + (["to_next"] if "next" in inst.streams else []))
 
     def _prefetch_helpers(self, inst: Instance, name: str) -> None:
         group, module, dims, _, own, _ = self._io_shape(inst)
@@ -200,7 +223,7 @@ class IOModules:
             source = f"const {port.word_type} *{port.name}"
         else:
             source = self._stream_arg("in", s["in"], "in")
-        params = [f"int {l}_pe" for l in dims] + [source]
+        params = [f"int {l}_pe" for l in dims] + [f"int {l}_tile" for l in self.plan.pass_loops] + [source]
         if "next" in s:
             params.append(self._stream_arg("next", s["next"], "to_next"))
         self._emit(f"{name}_load", params + [buffer, "int block", "bool enable"],
@@ -210,6 +233,26 @@ class IOModules:
                    f"{inst.module}: one tile of PE iterations fed from a block",
                    lambda: self._feed_body(inst, "buffer"))
 
+    def _feed_partial(self, inst: Instance, buffer: str) -> None:
+        """A reload module feeding the PEs: the PE's box of partial results once per event, row
+        major, in words of the PE stream (the order the PE reads its accumulators in)."""
+        plan, c = self.plan, self.code
+        t = f"{plan.acc.array}_t"
+        box = plan.acc.reference.box(plan.pe_extents())
+        pack = plan.streams[inst.streams["child"]].pack
+        chunk = math.gcd(pack, self._buffer_pack(inst), box[-1])
+        last = len(box) - 1
+        c.line("/* feed the PE its block of partial results, row major */")
+        c.line(f"chunk_writer<{t}, {pack}, {chunk}> to;")
+        loops = [(f"feed_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+        loops.append((f"feed_d{last}_chunks", f"w{last}", box[-1] // chunk))
+        with c.loops(loops, pipeline=True):
+            c.line(f"packed<{t}, {chunk}> chunk;")
+            index = "".join(f"[d{d}]" for d in range(last))
+            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
+            c.line("to.put(to_child, chunk);")
+        c.line("to.flush(to_child);")
+
     def _load_helper(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
         group, module, *_ = self._io_shape(inst)
@@ -217,7 +260,7 @@ class IOModules:
         if module["dram"]:
             # the block's tile indices from its number (block = the event loops, outermost first)
             stride = 1
-            for loop in reversed(plan.event_loops(group)):
+            for loop in reversed(plan.in_pass(plan.event_loops(group))):
                 tiles = plan.loops[loop].tiles
                 if tiles > 1:
                     c.line(f"const int {loop}_tile = (block / {stride}) % {tiles};")
@@ -274,6 +317,9 @@ class IOModules:
     def _feed_body(self, inst: Instance, buffer: str) -> None:
         c = self.code
         group, _, dims, _, _, _ = self._io_shape(inst)
+        if group is self.plan.acc:
+            self._feed_partial(inst, buffer)
+            return
         coords = self.box_coords(group, dims)
         lanes = self.plan.streams[inst.streams["child"]].pack
         c.line("/* feed the PEs: one word per PE iteration */")
@@ -352,7 +398,7 @@ class IOModules:
         plan, c = self.plan, self.code
         name = self._function_name(inst)
         shape = "".join(f"[{n}]" for n in box)
-        count = math.prod(plan.loops[l].tiles for l in events)
+        count = math.prod(plan.loops[l].tiles for l in plan.in_pass(events))
         dims = [f"{l}_pe" for l in plan.module_dims[inst.module]]
         send = ", ".join(dims + ["{buffer}"] + (["from_successor"] if "successor" in inst.streams else [])
                          + ["out", "{enable}"])
@@ -426,109 +472,54 @@ class IOModules:
                            if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
 
     def _store(self, inst: Instance, box: tuple[int, ...]) -> None:
-        """Each PE's box to its place in DRAM, row by row, a bus word per iteration; partial results
-        of a reduction split over tiles are combined with what DRAM holds (read, add, write)."""
+        """Each PE's box to its place in DRAM, row by row, a bus word per iteration. The PEs send
+        whole results (partial results of a reduction split over tiles were read back into them,
+        pass by pass): the storer only writes, whole words in an unconditional affine loop; words
+        narrower than the bus from the drain chain are assembled on chip first (as many reads per
+        iteration as pieces: the loop's II)."""
         plan, c = self.plan, self.code
         group = plan.acc
         port = plan.interface.port(group.array)
         own_pack = plan.streams[inst.streams["own"]].pack
         pe_dims = plan.module_dims[self._pe_facing_drain()]
-        first = self._first_condition()
-        overwrite = group.kind == "out" or (plan.init_value is not None and group.initialised_on_chip)
         word = port.word_elements
-        boxes_aligned = box[-1] % word == 0 and self._dram_aligned(group, word, pe_dims)
-        if not boxes_aligned:
+        if not (box[-1] % word == 0 and self._dram_aligned(group, word, pe_dims)):
+            # only a factor given by hand can ask for it: the inferred ones divide every box and start
             level = next(m["level"] for m in plan.modules.values()
                          if m["array"] == group.array and m["dram"] and m["kind"] == "drain")
             raise ExportError(f"{group.name}_out_pack_l{level}={word}: {group.array}'s PE boxes "
                               f"({'x'.join(map(str, box))} elements) do not all start on a {word}-element DRAM "
                               f"word; give a power of two dividing the box and where boxes start, or leave it "
                               f"to be inferred")
-        if boxes_aligned and own_pack < word and word % own_pack == 0 and overwrite and not first:
-            self._store_assembled(inst, box, pe_dims, own_pack)
-            return
-        aligned = boxes_aligned and own_pack % word == 0
-        chunk = word if aligned else 1
+        chunk = math.gcd(own_pack, word)
+        pieces = word // chunk
         t = f"{group.array}_t"
         last = len(box) - 1
         segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
-        if not aligned and word > 1:
-            # only partial results combined with DRAM (reloads) still come here: element by element
-            c.line("/* partial results narrower than a bus word, combined with DRAM element by element */")
-            c.line(f"{port.word_type} word = {{}};")
-            c.line("int word_index = -1;")
         with c.loops(segment_loops):
             c.line(f"chunk_reader<{t}, {own_pack}, {chunk}> from;")
             loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
-            loops.append((f"store_d{last}_chunks", f"w{last}", box[-1] // chunk))
-            with c.loops(loops, pipeline=True):
-                position = self._chunk_position(last, chunk)
-                coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
-                          for d in range(len(box))]
-                c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
-                if aligned:
-                    pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
-                                for l, k in group.reference.coefficients(last).items()
-                                if l in pe_dims and plan.loops[l].pes > 1]
-                    address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
-                    if overwrite and not first:
-                        c.line(f"{port.name}[{address}] = value;")
-                    else:
-                        c.line(f"{port.word_type} slot = {port.name}[{address}];")
-                        with c.block(f"for (int k = 0; k < {word}; k++)"):
-                            c.pragma("HLS unroll")
-                            c.line(self._combine("slot.lane[k]", "value.lane[k]", overwrite, first))
-                        c.line(f"{port.name}[{address}] = slot;")
-                else:
-                    c.line(f"const int address = {self._element_address(group, port, coords)};")
-                    with c.block(f"if (address / {word} != word_index)"):
-                        c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
-                        c.line(f"word_index = address / {word};")
-                        c.line(f"word = {port.name}[word_index];")
-                    c.line(self._combine(f"word.lane[address % {word}]", "value.lane[0]", overwrite, first))
-                self._drop_if_unused(position, f"d{last}")
-        if not aligned and word > 1:
-            c.line(f"if (word_index >= 0) {port.name}[word_index] = word;")
-
-    def _store_assembled(self, inst: Instance, box: tuple[int, ...], pe_dims: list[str], own_pack: int) -> None:
-        """Each PE's box to DRAM a bus word per iteration, each word assembled on chip from the
-        narrower words the drain chain delivers (as many reads per iteration: II = their number):
-        whole-word writes in an unconditional affine loop, nothing read back."""
-        plan, c = self.plan, self.code
-        group = plan.acc
-        port = plan.interface.port(group.array)
-        word, t, last = port.word_elements, f"{group.array}_t", len(box) - 1
-        parts = word // own_pack
-        segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
-        with c.loops(segment_loops):
-            loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
             loops.append((f"store_d{last}_words", f"w{last}", box[-1] // word))
-            with c.loops(loops, pipeline=True, ii=parts):
+            with c.loops(loops, pipeline=True, ii=pieces):
                 position = self._chunk_position(last, word)
                 coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
                           for d in range(len(box))]
-                c.line(f"{port.word_type} value;")
-                with c.block(f"for (int part = 0; part < {parts}; part++)"):
-                    c.pragma("HLS unroll")
-                    c.line(f"const packed<{t}, {own_pack}> piece = own.read();")
-                    with c.block(f"for (int k = 0; k < {own_pack}; k++)"):
+                if pieces == 1:
+                    c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
+                else:
+                    c.line(f"{port.word_type} value;  /* assembled from {pieces} pieces, then written whole */")
+                    with c.block(f"for (int piece = 0; piece < {pieces}; piece++)"):
                         c.pragma("HLS unroll")
-                        c.line(f"value.lane[part * {own_pack} + k] = piece.lane[k];")
+                        c.line(f"const packed<{t}, {chunk}> part = from.get(own);")
+                        with c.block(f"for (int k = 0; k < {chunk}; k++)"):
+                            c.pragma("HLS unroll")
+                            c.line(f"value.lane[piece * {chunk} + k] = part.lane[k];")
                 pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
                             for l, k in group.reference.coefficients(last).items()
                             if l in pe_dims and plan.loops[l].pes > 1]
                 address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
                 c.line(f"{port.name}[{address}] = value;")
                 self._drop_if_unused(position, f"d{last}")
-
-    def _combine(self, slot: str, value: str, overwrite: bool, first: str) -> str:
-        plan = self.plan
-        t = f"{plan.acc.array}_t"
-        if overwrite and (not first or plan.acc.kind == "out"):
-            return f"{slot} = {value};"
-        if overwrite:
-            return f"{slot} = ({first}) ? {value} : ({t})({slot} {plan.reduce_op} {value});"
-        return f"{slot} = ({t})({slot} {plan.reduce_op} {value});"
 
     def _sink(self, inst: Instance) -> None:
         with self.code.loops([("sink_words", "n", self.plan.pe_iterations())], pipeline=True):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.descriptor import evaluate
 from engine.export.interface import (
     ExportError,
@@ -136,6 +137,9 @@ class KernelPlan:
     instances: list[Instance]           # in data-flow call order
     streams: dict[str, Stream]
     skipped_modules: list[str]
+    pass_loops: list[str] = field(default_factory=list)   # tile loops run as sequential passes (arguments)
+    reloads: bool = False               # the acc group's reload modules are built (partial results read back)
+    reload_always: bool = False         # every event reloads (the accumulator's first value is in DRAM)
 
     def group(self, name: str) -> Group:
         return next(g for g in self.groups if g.name == name)
@@ -155,8 +159,13 @@ class KernelPlan:
     def pe_extents(self) -> dict[str, int]:
         return self.served_extents(self.space)
 
+    def in_pass(self, loops: list[str]) -> list[str]:
+        """The loops a module runs inside one pass (the pass loops are arguments of the region)."""
+        return [l for l in loops if l not in self.pass_loops]
+
     def pe_iterations(self) -> int:
-        return math.prod(b.tiles for b in self.loops.values()) * math.prod(
+        """PE iterations of one pass."""
+        return math.prod(b.tiles for l, b in self.loops.items() if l not in self.pass_loops) * math.prod(
             self.loops[l].time if kind == "time" else self.loops[l].lh for l, kind in self.point_order)
 
 
@@ -270,10 +279,16 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
         raise ExportError("an array referenced twice in the statement is not exported yet")
     target, expression, init, reduce_op, identity, operand = _statement(descriptor, acc)
 
-    # Reloaded partial results come back through the storer (read-modify-write on DRAM): a DRAM
-    # round trip between two processes of one dataflow region would race, in hardware and in C
-    # simulation alike, so the descriptor's reload modules are not instantiated.
-    skipped = [m["name"] for m in topo["modules"] if m["kind"] == "io" and m["array"] == acc.array]
+    # Reloaded partial results come back through the descriptor's reload modules (C_L3_in...): the
+    # tile loops that revisit an output block run as sequential passes, one dataflow region call each
+    # (engine/compiler/architecture/passes.py), so a block is read before it is written, once per pass.
+    # Where nothing is reloaded at these values, those modules are not instantiated.
+    passes = descriptor_passes(descriptor)
+    tiles = descriptor_tiles(descriptor, values)
+    reloads = acc.kind == "acc" and acc.reloads and _int(
+        next(g for g in descriptor["io_groups"] if g["name"] == acc.name)["reload_events"], values) > 0
+    skipped = [] if reloads else [m["name"] for m in topo["modules"]
+                                  if m["kind"] == "io" and m["array"] == acc.array]
     modules = {m["name"]: m for m in topo["modules"] if m["name"] not in skipped}
     dims = _module_dims({"topology": {**topo, "fifos": [f for f in topo["fifos"]
                                                          if f["source"] not in skipped]}})
@@ -289,7 +304,9 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                       simd_loop=design["simd_loop"], lanes=_int(topo["simd"], values), space=list(topo["space_loops"]),
                       pe_grid=pe_grid, groups=groups, acc=acc, init_value=init, reduce_op=reduce_op,
                       reduce_operand=operand, identity=identity, update_target=target, update_expression=expression, modules=modules,
-                      module_dims=dims, instances=[], streams={}, skipped_modules=skipped)
+                      module_dims=dims, instances=[], streams={}, skipped_modules=skipped,
+                      pass_loops=list(passes.loops) if passes.active(tiles) else [], reloads=bool(reloads),
+                      reload_always=bool(reloads) and not acc.initialised_on_chip)
     _instances(plan, graph)
     return plan
 

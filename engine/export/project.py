@@ -93,7 +93,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     if over_budget and not allow_over_budget:
         raise EngineError(f"{design.id} is over the device budget with these parameters ("
                           + "; ".join(report["violations"]) + "); export it anyway with --allow-over-budget")
-    descriptor = build_descriptor(space, design, model.architecture)
+    descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
         files = project_files(descriptor, dict(report["params"]), report, platform=platform,
                               over_budget=over_budget)

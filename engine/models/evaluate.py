@@ -12,11 +12,12 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
-from engine.compiler.architecture.build import build_architecture
+from engine.compiler.architecture.build import build_architecture, pass_architectures
 from engine.compiler.architecture.symbols import symbol
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import RESOURCE_NAMES, Device
+from engine.models.passes import with_passes
 from engine.models.symbolic import SymbolicModel, build_symbolic_model
 
 
@@ -67,8 +68,10 @@ class PerformanceModel:
     def __init__(self, space: DesignSpace, design: Design, device: Device, *, double_buffering: bool = True):
         self.design, self.device = design, device
         self.architecture = build_architecture(space, design, double_buffering=double_buffering)
-        self.symbolic: SymbolicModel = build_symbolic_model(self.architecture,
-                                                            dict(zip(design.band_loops, design.problem_size)))
+        self.pass_architectures = pass_architectures(space, design, self.architecture)
+        sizes = dict(zip(design.band_loops, design.problem_size))
+        self.symbolic: SymbolicModel = with_passes(build_symbolic_model(self.architecture, sizes), design,
+                                                   self.pass_architectures, sizes)
         self.tunable = [p.name for p in design.params if p.tunable]
         self.packing = list(self.architecture.packing)
         args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]

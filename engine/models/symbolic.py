@@ -120,7 +120,9 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     # plus a few cycles per level to get through
     fills = [_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
                           for p in m.phases if p.name == "load"])
-             for g in arch.groups if g.needs_input_modules]
+             for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
+    # (partial results read back into a reduction carried from PE to PE enter its first PE as it
+    # drains: the PEs do not wait for them to start)
     drains = [_chain_time([p for m in (pe, *arch.modules) if m.kind in ("drain", "pe")
                            for p in m.phases if p.name in ("drain", f"write_{g.name}")
                            and (m.kind == "pe" or m.array == g.array)])

@@ -185,7 +185,12 @@ class _Builder:
                 local = self.volume(g["name"], tuple((i, i) for i in node[1]))
                 _, per_block, reload = self.blocks(g["name"], "out")
                 read = write = None
-                if any(reload):
+                carried = g["exterior_loop"] is not None and (g["array"], "out") not in ins
+                if any(reload) and carried and (g["array"], "in") in ins:
+                    # the first PE of a chain that carries the reduction: the partial result read back
+                    # comes in as the chain's start, beside its own results going out
+                    ins[(g["array"], "out")] = ins[(g["array"], "in")]
+                elif any(reload) and g["exterior_loop"] is None:
                     read = [Op(ins[(g["array"], "in")], _words(local, _pack(ins[(g["array"], "in")], self)))]
                     if (g["array"], "in") in outs:
                         f, k = outs[(g["array"], "in")]

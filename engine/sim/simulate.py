@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.descriptor import evaluate
 from engine.errors import DesignError, EngineError
 from engine.sim.hardware import DramModel, Network, build_network
@@ -97,8 +98,63 @@ def check_values(descriptor: dict, values: dict[str, int]) -> None:
 
 def simulate(descriptor: dict, values: dict[str, int], *, max_cycles: int = DEFAULT_MAX_CYCLES,
              dram: DramModel | None = None) -> SimulationResult:
-    """`values`: every tuning parameter, data-packing factors included."""
+    """`values`: every tuning parameter, data-packing factors included. A design that runs passes
+    (engine/compiler/architecture/passes.py) is simulated pass by pass, nothing overlapping across a
+    pass boundary: each kind of pass (one that reads partial results back, one that does not) once,
+    its cycles and counts times the number of such passes."""
     check_values(descriptor, values)
+    runs = pass_runs(descriptor, values)
+    if not runs:
+        return _simulate_region(descriptor, values, max_cycles, dram)
+    results = [(count, _simulate_region(variant, values, max_cycles, dram)) for variant, count in runs]
+    return _sequential(descriptor, values, results)
+
+
+def pass_runs(descriptor: dict, values: dict[str, int]) -> list[tuple[dict, int]]:
+    """[(the descriptor of one kind of pass, how many such passes)]; empty without passes."""
+    info = descriptor.get("passes")
+    if not info:
+        return []
+    passes = descriptor_passes(descriptor)
+    tiles = descriptor_tiles(descriptor, values)
+    if not passes.active(tiles):
+        return []
+    count, revisits = passes.count(tiles.__getitem__), passes.reduction_tiles(tiles.__getitem__)
+    variant = lambda name: {**descriptor, "io_groups": info[name]["io_groups"],  # noqa: E731
+                            "topology": info[name]["topology"]}
+    if "first" in info:
+        return [(variant("first"), count // revisits), (variant("reload"), count - count // revisits)]
+    return [(variant("reload"), count)]
+
+
+def _sequential(descriptor: dict, values: dict, results: list[tuple[int, SimulationResult]]) -> SimulationResult:
+    """Passes one after the other: cycles and per-module counts add up (times each kind's count)."""
+    modules: dict[str, ModuleStats] = {}
+    for count, r in results:
+        for name, m in r.modules.items():
+            old = modules.get(name)
+            add = lambda field: count * getattr(m, field) + (getattr(old, field) if old else 0)  # noqa: E731
+            modules[name] = ModuleStats(name, m.instances, m.thread, add("busy"), add("stall_in"), add("stall_out"),
+                                        add("idle"), add("iterations"))
+    cycles = sum(count * r.cycles for count, r in results)
+    peaks, depths = {}, {}
+    for _, r in results:
+        for k, v in r.fifo_peaks.items():
+            peaks[k] = max(peaks.get(k, 0), v)
+        depths.update(r.fifo_depths)
+    for m in modules.values():
+        m.idle = max(0, cycles - m.busy - m.stall_in - m.stall_out)
+    notes = [f"{sum(c for c, _ in results)} sequential passes: " + ", ".join(
+        f"{c} x {r.cycles:,} cycles" for c, r in results)]
+    return SimulationResult(descriptor["design"]["id"], dict(values), cycles, modules,
+                            max(modules, key=lambda m: modules[m].busy), peaks, depths,
+                            max(r.threads for _, r in results), sum(c * r.iterations for c, r in results),
+                            notes=notes)
+
+
+def _simulate_region(descriptor: dict, values: dict[str, int], max_cycles: int,
+                     dram: DramModel | None) -> SimulationResult:
+    """One run of the dataflow region."""
     net = build_network(descriptor, values, dram or DramModel())
     outcome = run(net.threads, net.fifos, max_cycles)
     result = _result(descriptor, values, net, outcome.cycles)
@@ -155,6 +211,7 @@ def format_result(result: SimulationResult) -> str:
         mark = "  <- bottleneck" if name == result.bottleneck else ""
         lines.append(f"{name:16} {m.instances:>5} {m.busy:>12,} {m.stall_in:>12,} {m.stall_out:>12,} "
                      f"{m.idle:>12,}  {m.thread}{mark}")
+    lines += result.notes
     lines.append("FIFO peaks (words / depth): " + ", ".join(
         f"{k.split(' ')[0]} {k.split(' ')[1]} {result.fifo_peaks[k]}/{result.fifo_depths[k]}" for k in result.fifo_peaks))
     if result.deadlock:

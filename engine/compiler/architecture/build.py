@@ -8,6 +8,7 @@ from collections import Counter
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
@@ -21,23 +22,25 @@ OPERATORS = json.loads((RESOURCES / "operators.json").read_text())
 _OP_NAMES = {"*": "mul", "+": "add", "-": "add", "/": "div", "%": "div"}
 
 
-def build_architecture(space: DesignSpace, design: Design, *, double_buffering: bool = True) -> Architecture:
+def build_architecture(space: DesignSpace, design: Design, *, double_buffering: bool = True,
+                       view: PassView | None = None) -> Architecture:
     """`double_buffering`: I/O modules with local buffers keep two, so loading the next block
-    overlaps feeding the current one (AutoSA's default; off halves their BRAM and serialises them)."""
+    overlaps feeding the current one (AutoSA's default; off halves their BRAM and serialises them).
+    `view`: the hardware as one pass of a design that runs passes sees it (engine/compiler/architecture/passes.py)."""
     statements = [space.kernel.statement(name) for name in space.band.full_statements]
     if any(loop not in statements[0].iterators for loop in space.band.loops):
         raise DesignError(f"{design.id}: hardware construction needs band loops that are loops of the source "
                           f"(this band comes from isl's scheduler: {', '.join(space.band.loops)})")
     bits = {name: DTYPE_BITS[decl.dtype] for name, decl in space.kernel.arrays.items()}
-    syms = DesignSymbols(design)
+    syms = DesignSymbols(design, view.loops if view else ())
     compute = compute_info(space, statements)
-    groups = io_groups(space, design, bits)
+    groups = io_groups(space, design, bits, view)
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = pipeline_depth(compute)
     pe = build_pe(syms, groups, add_latency, depth)
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
-                        (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing))
+                        (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering)
 
 
 def compute_info(space: DesignSpace, statements) -> dict:
@@ -74,3 +77,16 @@ def _count_ops(expr: Expr, ops: Counter) -> None:
         ops[expr.op] += 1
         for arg in expr.args:
             _count_ops(arg, ops)
+
+
+def pass_architectures(space: DesignSpace, design: Design, arch: Architecture) -> dict[str, Architecture]:
+    """The hardware as one pass sees it, for a design that runs passes: {"first": a pass that
+    reads nothing back (when the accumulator is initialised on chip), "reload": a pass that reads
+    partial results back}; empty when the design never runs passes."""
+    passes = architecture_passes(design, arch.groups)
+    if not passes.reductions:
+        return {}
+    kinds = (("first", False), ("reload", True)) if passes.initialised else (("reload", True),)
+    return {name: build_architecture(space, design, double_buffering=arch.double_buffering,
+                                     view=PassView(passes.loops, reload))
+            for name, reload in kinds}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import sympy
 
+from engine.compiler.architecture.passes import PassView
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -49,8 +50,12 @@ class IOGroup:
         return self.kind in ("acc", "out")
 
 
-def io_groups(space: DesignSpace, design: Design, element_bits: dict[str, int]) -> list[IOGroup]:
-    syms = DesignSymbols(design)
+def io_groups(space: DesignSpace, design: Design, element_bits: dict[str, int],
+              view: "PassView | None" = None) -> list[IOGroup]:
+    """`view`: the groups of one pass (engine/compiler/architecture/passes.py): pass loops have one
+    tile, and in a pass that reads partial results back the accumulator starts from DRAM, as an
+    accumulator without an initialisation does."""
+    syms = DesignSymbols(design, view.loops if view else ())
     band = space.band
     order = design.permutation.order
     compute = [space.kernel.statement(name) for name in band.full_statements]
@@ -79,6 +84,8 @@ def io_groups(space: DesignSpace, design: Design, element_bits: dict[str, int]) 
             events = sympy.Mul(*(syms.tiles(l) for l in order[:last + 1]))
             outputs = sympy.Mul(*(syms.tiles(l) for l in dependent))
             initialised = kind == "acc" and _has_initialisation(space, stmt.name, access.array)
+            if view is not None and view.reload:
+                initialised = False
             reloads = sympy.Integer(0)
             if kind == "acc":
                 reloads = events - outputs if initialised else events

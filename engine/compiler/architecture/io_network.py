@@ -45,9 +45,11 @@ class _GroupNetwork:
     def pack(self, level: int, ranges, rate: sympy.Expr | None = None, *, feeds_pes: bool = False) -> sympy.Symbol:
         """A level's packing factor. Drains carry results as the PEs' boxes, one after another, so
         their words must not straddle a PE's box at any level; a buffer that feeds the PEs holds
-        words of at least the SIMD lanes, so that one buffer word serves one PE iteration."""
+        words of at least the SIMD lanes, so that one buffer word serves one PE iteration. Partial
+        results read back (an acc group's input) travel as the same PE boxes through the same DRAM
+        port (one word type), so they are packed as the drain is."""
         name = f"{self.g.name}_{self.direction}_pack_l{level}"
-        if self.direction == "out":
+        if self.direction == "out" or self.g.kind == "acc":
             ranges = self.ranges(self.space)
         minimum = self.simd_pack() if feeds_pes else None
         self.packing.append(PackingParameter(name, self.g.name, level,
@@ -161,7 +163,10 @@ class _GroupNetwork:
                                        depth=top.depth))
             edge = top.name
         self.link(edge, "PE", boundary, self.simd_pack(), "to_boundary_pe", along=d)
-        self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "pe_chain", along=d)
+        if not (self.g.kind == "acc" and self.direction == "in"):
+            # partial results read back enter the first PE of the chain, which adds them to the
+            # chain's partial sum as it drains: nothing travels from PE to PE on the way in
+            self.link("PE", "PE", boundary * (syms.pes(d) - 1), self.simd_pack(), "pe_chain", along=d)
 
     def feed_phase(self, local_data) -> Phase:
         """Between a buffer and the PE: one word per PE iteration in, or the finished block out."""

@@ -133,6 +133,7 @@ class Architecture:
     compute: dict  # operations per lane, data types, operator latency
     groups: tuple = field(default_factory=tuple)  # the IOGroups it was built from
     packing: tuple = field(default_factory=tuple)  # PackingParameter, filled by packing.py
+    double_buffering: bool = True  # what build_architecture was asked for
 
     def module(self, name: str) -> Module:
         return next(m for m in self.modules if m.name == name)

@@ -54,7 +54,9 @@ def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth
         buffers.append(Buffer(f"local_{g.name}", g.array, local, sympy.Integer(1), g.element_bits, False))
         phases.append(Phase(f"write_{g.name}", (Loop("events", g.loads, "tile"), Loop("elements", local, "transfer")),
                             f"send finished {g.array} elements out"))
-        if g.reloads != 0:
+        if g.reloads != 0 and not g.exterior:
+            # (a reduction carried from PE to PE takes its partial results in at the first PE of the
+            # chain, in the same loop as it sends its own on: no phase of its own)
             phases.append(Phase(f"read_{g.name}", (Loop("events", g.reloads, "tile"),
                                                    Loop("elements", local, "transfer")),
                                 f"load partial {g.array} elements into the accumulator"))

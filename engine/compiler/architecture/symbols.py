@@ -35,8 +35,11 @@ def symbol(name: str) -> sympy.Symbol:
 class DesignSymbols:
     """T1, T2, tile counts and PE-level ranges of one design, as sympy expressions."""
 
-    def __init__(self, design: Design):
+    def __init__(self, design: Design, pass_loops: tuple[str, ...] = ()):
+        """`pass_loops`: the view of one pass (engine/compiler/architecture/passes.py), in which the
+        tile loops run as sequential passes have one tile."""
         self.design = design
+        self.pass_loops = frozenset(pass_loops)
         self.sizes = dict(zip(design.band_loops, design.problem_size))
         self.hiding = set(design.latency_hiding_loops)
         self.simd_loop = design.simd_loop
@@ -56,7 +59,10 @@ class DesignSymbols:
         return self.t2(self.simd_loop) if self.simd_loop else sympy.Integer(1)
 
     def tiles(self, loop: str) -> sympy.Expr:
-        """Number of array-partitioning tiles along a loop (the problem is zero-padded to a multiple)."""
+        """Number of array-partitioning tiles along a loop (the problem is zero-padded to a multiple);
+        1 for a pass loop in the view of one pass."""
+        if loop in self.pass_loops:
+            return sympy.Integer(1)
         return sympy.ceiling(sympy.Integer(self.sizes[loop]) / self.t1(loop))
 
     def pes(self, loop: str) -> sympy.Expr:

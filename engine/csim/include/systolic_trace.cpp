@@ -43,6 +43,7 @@ struct State {
   std::map<long, long> process_thread;
   std::map<std::pair<long, std::pair<long, long> >, long> child;  // (parent, (group, member)) -> thread
   std::vector<std::string> streams;
+  std::vector<long> passes;  // first thread of each call of the dataflow region after the first
   std::map<long, Site> sites;
   std::string dir;
   State() : segs(0), ops(0), nsegs(0), nops(0), budget(0), seg_bytes(1), op_bytes(1), generation(0), current(-1) {
@@ -111,6 +112,17 @@ void process(long index) {
   std::map<long, long>::iterator it = s.process_thread.find(index);
   s.current = it != s.process_thread.end() ? it->second : (s.process_thread[index] = new_thread(index, -1, -1, -1));
   s.stack.clear();
+}
+
+/* A new call of the dataflow region (a pass): its processes are new threads, replayed after every
+   thread of the calls before it has finished. */
+void pass() {
+  State &s = state();
+  if (!s.process_thread.empty()) s.passes.push_back((long)s.threads.size());
+  s.process_thread.clear();
+  s.child.clear();
+  s.stack.clear();
+  s.current = -1;
 }
 
 void enter(long loop) {
@@ -235,6 +247,9 @@ void finish() {
   for (size_t k = 0; k < s.threads.size(); k++)
     std::fprintf(f, "%lu\t%ld\t%ld\t%ld\t%ld\n", (unsigned long)k, s.threads[k].process, s.threads[k].parent,
                  s.threads[k].group, s.threads[k].member);
+  std::fclose(f);
+  f = std::fopen((s.dir + "/passes.tsv").c_str(), "w");
+  for (size_t k = 0; k < s.passes.size(); k++) std::fprintf(f, "%ld\n", s.passes[k]);
   std::fclose(f);
   f = std::fopen((s.dir + "/sites.tsv").c_str(), "w");
   for (std::map<long, Site>::iterator it = s.sites.begin(); it != s.sites.end(); ++it)

@@ -12,6 +12,8 @@
  *   ops.bin       int64 rows (stream, dir, count, first, last)               dir 0 read, 1 write
  * Synchronisation tokens of parallel calls use negative stream ids: -(2t+1) starts thread t,
  * -(2t+2) tells its parent it is done. streams.tsv, threads.tsv and sites.tsv name the ids.
+ * A kernel that calls its dataflow region once per pass marks each call (SYSTOLIC_TRACE_PASS):
+ * passes.tsv lists the first thread of every pass after the first; the replay runs them in turn.
  * Recurrence sites (an accumulation into a local array element) report the tightest ratio
  * (updates of one element in an iteration) / (iterations until the next update of it).
  * The estimated size of the trace in memory is bounded by $SYSTOLIC_TRACE_BUDGET bytes (each
@@ -26,6 +28,7 @@ namespace systolic_trace {
 long register_stream(const char *name);
 void op(long stream, long dir);
 void process(long index);
+void pass();
 void enter(long loop);
 void iteration(long loop);
 void exit_loop(long loop);
@@ -39,6 +42,7 @@ void finish();
 
 
 #define SYSTOLIC_TRACE_PROCESS(k) systolic_trace::process(k)
+#define SYSTOLIC_TRACE_PASS() systolic_trace::pass()
 #define SYSTOLIC_TRACE_ENTER(l) systolic_trace::enter(l)
 #define SYSTOLIC_TRACE_ITER(l) systolic_trace::iteration(l)
 #define SYSTOLIC_TRACE_EXIT(l) systolic_trace::exit_loop(l)

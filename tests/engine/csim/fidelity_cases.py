@@ -36,6 +36,14 @@ SAMPLE = (
     case("mm", "j-k__i-j.k", {**MM64, "DATA_T": "int16_t"}, i_t1=16, j_t1=16, k_t1=4, j_t2=4, i_t2=4),
     case("cnn", "o-h__o-h-w.i-p-q", CNN, o_t1=8, h_t1=7, w_t1=14, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=1,
          w_t2=2, i_t2=4),
+    *(RELOAD := (
+        # designs that revisit an output block: sequential passes that read partial results back
+        # (engine/compiler/architecture/passes.py); 4 k tiles, C interior / carried from PE to PE
+        case("mm", "i-j__i-k.j", MM64, i_t1=16, j_t1=16, k_t1=16, i_t2=4, j_t2=4, k_t2=4),
+        case("mm", "i-k__i-k.j", {**MM64, "DATA_T": "int16_t"}, i_t1=16, j_t1=16, k_t1=16, i_t2=4, j_t2=4),
+        case("cnn", "o-h__o-i-p-q.h-w", CNN, o_t1=8, h_t1=7, w_t1=14, i_t1=8, p_t1=3, q_t1=3, o_t2=2, h_t2=1,
+             w_t2=2, i_t2=4),
+    )),
 )
 
 FULL_SIZE = (

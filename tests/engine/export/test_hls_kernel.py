@@ -8,6 +8,7 @@ import pytest
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export import ExportError, kernel_interface, kernel_sources
+from engine.export.interface import evaluated
 from engine.compiler.fifo_depths import fifo_depth
 from engine.csim import include_dir
 from engine.models.device import load_device
@@ -48,17 +49,21 @@ def test_one_function_per_module_kind_and_every_instance_called_in_kernel0(gener
     descriptor, values, sources = generated
     cpp = sources["kernel_kernel.cpp"]
     functions = _functions(cpp)
-    top = cpp[cpp.index('extern "C" void kernel0'):]
+    # the dataflow region: kernel0, or the function it calls once per pass
+    region = "static void kernel0_pass(" if "kernel0_pass" in functions else 'extern "C" void kernel0('
+    top = cpp[cpp.index(region):]
     calls = re.findall(r"^  (\w+)\(", top, re.MULTILINE)
     for module in descriptor["topology"]["modules"]:
         variants = {f for f in functions if f == module["name"] or f.startswith(module["name"] + "_")}
-        reloaded = module["kind"] == "io" and any(g["array"] == module["array"] and g["kind"] != "in"
-                                                  for g in descriptor["io_groups"])
-        assert bool(variants) != reloaded, module["name"]
+        # partial results' input modules exist where some are read back at these values
+        idle = module["kind"] == "io" and any(
+            g["array"] == module["array"] and g["kind"] != "in" and evaluated(g["reload_events"], values) == 0
+            for g in descriptor["io_groups"])
+        assert bool(variants) != idle, module["name"]
         grid = 1
         for g in module["grid"]:
             grid *= round(eval(g, {}, {**values, "ceiling": lambda x: -(-x // 1)}))
-        if not reloaded:
+        if not idle:
             assert sum(c in variants for c in calls) == grid, module["name"]
     assert "#pragma HLS dataflow" in top and set(calls) <= functions
 
@@ -96,11 +101,18 @@ def test_generated_code_compiles_without_warnings(generated, tmp_path):
     assert built.returncode == 0 and built.stderr == "", built.stderr
 
 
-def test_partial_results_reloaded_from_dram_are_combined_by_the_storer():
+def test_partial_results_are_read_back_pass_by_pass_and_never_combined_on_dram():
     descriptor, values, _ = _design(*MM_RELOAD)
     cpp = kernel_sources(descriptor, values)["kernel_kernel.cpp"]
-    assert "C_L3_in" not in _functions(cpp)
-    assert re.search(r"slot.lane\[k\] = \(k_tile == 0\) \? value.lane\[k\] : \(C_t\)\(slot.lane\[k\] \+ value.lane\[k\]\);", cpp)
+    assert {"C_L3_in", "kernel0_pass"} <= _functions(cpp)
+    # k revisits C: the tile loops i and k run as passes, reloading from the second k tile on
+    kernel0 = cpp[cpp.index('extern "C" void kernel0('):]
+    assert "const int reload = k_tile > 0;" in kernel0
+    assert re.search(r"kernel0_pass\(A, B, C, i_tile, k_tile, reload\);", kernel0)
+    storer = cpp[cpp.index("static void C_L3_out("):cpp.index("static void kernel0_pass(")]
+    assert not re.search(r"=\s*C\[", storer) and "slot" not in storer
+    pe = cpp[cpp.index("static void PE("):]
+    assert "if (reload) {" in pe and "const bool first = !reload && " in pe
 
 
 def test_padded_iterations_are_guarded_by_the_original_domain():

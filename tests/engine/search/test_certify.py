@@ -92,6 +92,7 @@ def _random_boxes(search: SearchSpace, bounds: BoxBounds, rng, count: int, width
 
 
 @pytest.mark.parametrize("kernel,sizes,design", [("mm.c", MM_ODD, "i-j__i-j.k"), ("mm.c", MM_ODD, "i__j-k.i"),
+                                                 ("mm.c", MM_ODD, "i-j__i-k.j"),  # passes: a Piecewise latency
                                                  ("cnn.c", CNN_8, "o-h__o-i-p-q.h-w")])
 def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, design):
     """Contraction drops only configurations that are illegal or do not fit; the resource bounds of
