@@ -26,7 +26,7 @@ from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import load_device
 from engine.models.evaluate import FastEvaluation, PerformanceModel
-from engine.network.task import Job, loop_define_map, reference_space, sized_space, warm_up
+from engine.network.task import Job, loop_define_map, make_strategy, reference_space, sized_model, warm_up
 from engine.search.methods import strategy_class
 from engine.search.run import SearchRun
 from engine.search.space import Batch, SearchSpace
@@ -108,8 +108,7 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
         unique = list(dict.fromkeys(sizes for _name, sizes in task.layers))  # repeated layers: one model
         layer_models = []
         for sizes in unique:
-            space = sized_space(job, dict(sizes))
-            layer_models.append(PerformanceModel(space, space.design(task.design), device))
+            layer_models.append(sized_model(job, dict(sizes), task.design))
         counts = [sum(1 for _name, sizes in task.layers if sizes == u) for u in unique]
         space = NetworkSearchSpace(PerformanceModel(reference, envelope_design, device), layer_models, counts)
     except EngineError as error:
@@ -120,7 +119,8 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     cls = strategy_class(job.method)
-    result = SearchRun(space, cls(space, seed=task.seed), seconds=seconds, samples=task.samples).run()
+    strategy = make_strategy(cls, space, task.seed, seconds is None)
+    result = SearchRun(space, strategy, seconds=seconds, samples=task.samples).run()
     notes += result.notes
     if result.best is not None and result.best.latency_cycles < best_latency:
         best_params, best_latency = dict(result.best.params), result.best.latency_cycles
@@ -159,8 +159,7 @@ def _exact(job: Job, task: SingleTask, design: Design, define_of: dict[str, str]
         if padded != sizes:
             key = tuple(sorted(padded.items()))
             if key not in exact_by_sizes:
-                padded_space = sized_space(job, padded)
-                model = PerformanceModel(padded_space, padded_space.design(task.design), device)
+                model = sized_model(job, padded, task.design)
                 exact_by_sizes[key] = model.evaluate_fast(arrays)
             exact = exact_by_sizes[key]
             worst = max(worst, abs(float(exact[0][0]) - float(lat[0])) / float(exact[0][0]))

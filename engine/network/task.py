@@ -9,6 +9,7 @@ compiled kernel (the envelope's designs and each layer's polyhedral model) for t
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 import threading
@@ -121,10 +122,50 @@ def loop_define_map(job: Job) -> dict[str, str]:
     return found
 
 
+MP_NODES = 10  # a sample-budget pair's MP seed: SCIP nodes, not seconds (see make_strategy)
+
+
+def make_strategy(cls, space: SearchSpace, seed: int, samples_only: bool):
+    """The pair's search strategy. With a sample budget (no seconds) a method's MP seed is bounded by
+    SCIP nodes instead of time, so the pair's result is the same on any machine at any load; with a
+    time budget the number of samples depends on the machine anyway."""
+    if samples_only and "mp_nodes" in inspect.signature(cls.__init__).parameters:
+        return cls(space, seed=seed, mp_nodes=MP_NODES)
+    return cls(space, seed=seed)
+
+
 def warm_up(method: str) -> None:
     """Imports and compiled kernels, before a budget starts (cheap when repeated)."""
     pareto.warm_up()
     strategy_class(method).warm_up()
+
+
+def sized_model(job: Job, sizes: dict[str, int], design_id: str) -> PerformanceModel:
+    """The design's model at these sizes, from the on-disk model cache (engine/models/cache.py) when an
+    earlier task, run or worker built it: the single-array phase reuses the pairs' models, and a
+    resumed or repeated run (a study, a benchmark) builds none. Keyed apart from the explorer's entries
+    for the same sizes: a network's design is the envelope's, remade at the layer (designs.py)."""
+    space = sized_space(job, sizes)
+    design = space.design(design_id)
+    device = load_device(job.device)
+    if os.environ.get(NO_CACHE_VARIABLE):
+        return PerformanceModel(space, design, device)
+    from engine.models.cache import ModelCache, model_key  # noqa: PLC0415 (cloudpickle: only here)
+    defines = dict(d.partition("=")[::2] for d in job.defines)
+    defines["__network_envelope__"] = ",".join(f"{k}={v}" for k, v in job.envelope)
+    key = model_key(job.kernel_text, defines, sizes, device, design_id)
+    cache = ModelCache()
+    model = cache.load(key, design_id)
+    if model is None:  # built as the search needs it (its full evaluation compiles on first use)
+        model = PerformanceModel(space, design, device)
+        try:
+            cache.store(key, model)
+        except OSError:  # a read-only or full disk: the model still works, it is just not kept
+            pass
+    return model
+
+
+NO_CACHE_VARIABLE = "SYSTOLIC_STUDIO_NETWORK_NO_CACHE"  # set (to anything): every task builds its models
 
 
 def run_pair(task: PairTask) -> PairResult:
@@ -133,15 +174,15 @@ def run_pair(task: PairTask) -> PairResult:
     warm_up(job.method)
     started = time.perf_counter()
     try:
-        space = sized_space(job, dict(task.sizes))
-        model = PerformanceModel(space, space.design(task.design), load_device(job.device))
+        model = sized_model(job, dict(task.sizes), task.design)
     except EngineError as error:
         return PairResult(task.layer, task.design, None, 0, time.perf_counter() - started, (), str(error))
     seconds = job.seconds
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     search = SearchSpace(model)
-    result = SearchRun(search, cls(search, seed=task.seed), seconds=seconds, samples=job.samples).run()
+    strategy = make_strategy(cls, search, task.seed, job.seconds is None)
+    result = SearchRun(search, strategy, seconds=seconds, samples=job.samples).run()
     return PairResult(task.layer, task.design, result.best, result.samples, time.perf_counter() - started,
                       result.notes)
 
