@@ -21,7 +21,9 @@ from engine.compiler.design_space import DesignSpace
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
+from engine.models.cache import HEADER
 from engine.network.designs import envelope_space, layer_space, loop_defines
+from engine.network.shared_model import SharedModel, structure_key
 from engine.search import pareto
 from engine.search.methods import strategy_class
 from engine.search.progress import Candidate
@@ -141,31 +143,61 @@ def warm_up(method: str) -> None:
 
 
 def sized_model(job: Job, sizes: dict[str, int], design_id: str) -> PerformanceModel:
-    """The design's model at these sizes, from the on-disk model cache (engine/models/cache.py) when an
-    earlier task, run or worker built it: the single-array phase reuses the pairs' models, and a
-    resumed or repeated run (a study, a benchmark) builds none. Keyed apart from the explorer's entries
-    for the same sizes: a network's design is the envelope's, remade at the layer (designs.py)."""
+    """The design's model at these sizes: the design's shared model (engine/network/shared_model.py,
+    built once per worker with the sizes as symbols) bound to them, so a pair builds no model. The
+    shared model comes from the on-disk model cache (engine/models/cache.py) when another worker or
+    an earlier run built it."""
     space = sized_space(job, sizes)
     design = space.design(design_id)
+    return shared_model(job, space, design).bind(design)
+
+
+def shared_model(job: Job, space: DesignSpace, design) -> SharedModel:
+    key = ("shared", job.kernel_text, job.defines, job.envelope, job.device, structure_key(design))
+    with _lock:
+        found = _spaces.get(key)
+    if found is not None:
+        return found
     device = load_device(job.device)
     if os.environ.get(NO_CACHE_VARIABLE):
-        return PerformanceModel(space, design, device)
-    from engine.models.cache import ModelCache, model_key  # noqa: PLC0415 (cloudpickle: only here)
-    defines = dict(d.partition("=")[::2] for d in job.defines)
-    defines["__network_envelope__"] = ",".join(f"{k}={v}" for k, v in job.envelope)
-    key = model_key(job.kernel_text, defines, sizes, device, design_id)
-    cache = ModelCache()
-    model = cache.load(key, design_id)
-    if model is None:  # built as the search needs it (its full evaluation compiles on first use)
-        model = PerformanceModel(space, design, device)
-        try:
-            cache.store(key, model)
-        except OSError:  # a read-only or full disk: the model still works, it is just not kept
-            pass
-    return model
+        found = SharedModel(space, design, device)
+    else:
+        from engine.models.cache import ModelCache, model_key  # noqa: PLC0415 (cloudpickle: only here)
+        defines = dict(d.partition("=")[::2] for d in job.defines)
+        defines["__network_shared__"] = repr(structure_key(design))
+        entry = model_key(job.kernel_text, defines, {}, device, design.id)
+        cache = ModelCache()
+        found = _load_shared(cache, entry)
+        if found is None:
+            found = SharedModel(space, design, device)
+            try:
+                cache.store(entry, found)
+            except OSError:  # a read-only or full disk: the model still works, it is just not kept
+                pass
+    with _lock:
+        _spaces[key] = found
+    return found
 
 
-NO_CACHE_VARIABLE = "SYSTOLIC_STUDIO_NETWORK_NO_CACHE"  # set (to anything): every task builds its models
+def _load_shared(cache, entry: str) -> SharedModel | None:
+    """A cached SharedModel (ModelCache's checks, for this type: it keeps PerformanceModels)."""
+    import pickle  # noqa: PLC0415
+    path = cache.path(entry)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(data[len(HEADER) + 65:]).hexdigest().encode()
+    if not data.startswith(HEADER) or data[len(HEADER):len(HEADER) + 64] != digest:
+        return None
+    try:
+        found = pickle.loads(data[len(HEADER) + 65:])
+    except Exception:  # noqa: BLE001 (a damaged entry is rebuilt)
+        return None
+    return found if isinstance(found, SharedModel) else None
+
+
+NO_CACHE_VARIABLE = "SYSTOLIC_STUDIO_NETWORK_NO_CACHE"  # set (to anything): workers build their shared models
 
 
 def run_pair(task: PairTask) -> PairResult:

@@ -1,10 +1,14 @@
 """The tuning parameters as sympy symbols, and the derived quantities every architecture pass uses.
 
 Symbols are named exactly like the design's parameters (`i_t1`, `k_t2`, `A_pack_l3`), so a model
-can be evaluated from a `{name: value}` dict. Problem sizes are numbers.
+can be evaluated from a `{name: value}` dict. Problem sizes are numbers, or (inside
+`symbolic_sizes()`) symbols `__size_LOOP`, so that one model serves every size (engine/network:
+the layers of a network share each design's model).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from functools import lru_cache
 
 import sympy
@@ -20,6 +24,23 @@ smax = sympy.Function("smax")
 @lru_cache(maxsize=None)
 def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name)  # no assumptions: they cost more to maintain than they simplify
+
+
+_SYMBOLIC_SIZES = contextvars.ContextVar("symbolic_sizes", default=False)
+
+
+def size_symbol(loop: str) -> sympy.Symbol:
+    return symbol(f"__size_{loop}")
+
+
+@contextlib.contextmanager
+def symbolic_sizes():
+    """Within: architectures are built with each loop's extent as `size_symbol(loop)`."""
+    token = _SYMBOLIC_SIZES.set(True)
+    try:
+        yield
+    finally:
+        _SYMBOLIC_SIZES.reset(token)
 
 
 class DesignSymbols:
@@ -46,7 +67,8 @@ class DesignSymbols:
 
     def tiles(self, loop: str) -> sympy.Expr:
         """Number of array-partitioning tiles along a loop (the problem is zero-padded to a multiple)."""
-        return sympy.ceiling(sympy.Integer(self.sizes[loop]) / self.t1(loop))
+        size = size_symbol(loop) if _SYMBOLIC_SIZES.get() else sympy.Integer(self.sizes[loop])
+        return sympy.ceiling(size / self.t1(loop))
 
     def pes(self, loop: str) -> sympy.Expr:
         """PEs along a space loop."""
