@@ -34,6 +34,7 @@ NAME = "networks"
 CNN = KERNELS / "cnn.c"
 PAPER_SHARE = {"vgg16": 0.77, "resnet50": 0.57}
 PAPER_RANKING = "[o,h] and [o,w] best, then [o,i], [h,i], [w,i]; 2-D dataflows above 1-D"
+PAPER_LAYER_BEST = {"vgg16": {"conv1-1": "[h,i] (CONV1, Fig. 11, Table 7)", "conv1-2": "[o,h] / [o,w] (CONV2)"}}
 
 
 def output_ordering_designs(space: DesignSpace) -> list[str]:
@@ -146,6 +147,13 @@ def _compare(report: StudyReport, name: str, answers: NetworkAnswers, run, pairs
             f"{percent(s.share_of_peak)} of the per-layer peak (network latency); geo. mean of layer shares "
             f"{percent(s.geomean_layer_share)}; {s.network_gops:.0f} GOP/s", "- (the paper reports Fig. 14 only)"))
     report.values[f"{name}_best_share"] = best.geomean_share
+    for layer, paper_best in PAPER_LAYER_BEST.get(name, {}).items():
+        found = next((l for l in answers.layers if l.name == layer), None)
+        if found is not None and found.best_design:
+            loops = {d.id: d.space_loops for d in answers.designs}
+            ranked = sorted(((g or 0.0, d) for d, g in found.designs.items()), reverse=True)[:3]
+            ours = ", ".join(f"{_dataflow(loops[d])} {g:.0f}" for g, d in ranked)
+            report.comparisons.append(Comparison(f"{name} {layer}: best dataflows (GOP/s)", ours, paper_best))
     if paper is not None and abs(best.geomean_share - paper) > 0.10:
         report.notes.append(_why(name, answers, run, pairs, paper))
 
