@@ -21,7 +21,6 @@ from engine.compiler.design_space import DesignSpace
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
-from engine.models.cache import HEADER
 from engine.network.designs import envelope_space, layer_space, loop_defines
 from engine.network.shared_model import SharedModel, structure_key
 from engine.search import pareto
@@ -182,6 +181,8 @@ def shared_model(job: Job, space: DesignSpace, design) -> SharedModel:
 def _load_shared(cache, entry: str) -> SharedModel | None:
     """A cached SharedModel (ModelCache's checks, for this type: it keeps PerformanceModels)."""
     import pickle  # noqa: PLC0415
+
+    from engine.models.cache import HEADER  # noqa: PLC0415 (cloudpickle: only here)
     path = cache.path(entry)
     try:
         data = path.read_bytes()
