@@ -37,6 +37,8 @@ from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_pods import QtPods
+from app.models.network_session import NetworkSession
+from app.views.qt_network import QtNetwork
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -80,6 +82,9 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.compare_view, "Compare")
         self.pods = QtPods()
         self.views.addTab(self.pods, "Pods")
+        self.network = NetworkSession(self)  # whole networks (issue 15): a layer clicked selects it here
+        self.network_view = QtNetwork(self.network, lambda: self.session.work_file if self.session.space else None)
+        self.views.addTab(self.network_view, "Network")
         self.points = DesignPoints(self.selection.cache, self)
         self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
@@ -117,6 +122,8 @@ class MainWindow(QMainWindow):
         self.search.designFinished.connect(self._design_finished)
         self.search.stateChanged.connect(self._search_state)
         self.models.allReady.connect(self._models_ready)
+        self.network_view.layerChosen.connect(self.show_network_layer)
+        self.network_view.messageShown.connect(self.show_message)
         self.selection.model_pending = lambda design: design in self.models.pending
         self.models.modelReady.connect(self.selection.model_ready)
         self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
@@ -136,7 +143,8 @@ class MainWindow(QMainWindow):
         for text, slot, key in (("Open kernel...", self._ask_kernel, QKeySequence.Open),
                                 ("Open project...", self._ask_project, "Ctrl+Shift+O"),
                                 ("Save project", self.save, QKeySequence.Save),
-                                ("Save project as...", self._ask_save, QKeySequence.SaveAs)):
+                                ("Save project as...", self._ask_save, QKeySequence.SaveAs),
+                                ("Open network...", self.open_network, "Ctrl+Shift+N")):
             action = QAction(text, self, shortcut=key)
             action.triggered.connect(slot)
             file.addAction(action)
@@ -460,6 +468,16 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def open_network(self, path=None) -> None:
+        """File > Open network: a workload in the Network tab (asked for without `path`)."""
+        self.views.setCurrentWidget(self.network_view)
+        self.network_view.open_network(path) if path else self.network_view.ask_network()
+
+    def show_network_layer(self, sizes: dict, design: str, params: dict) -> None:
+        """A network layer clicked: the kernel at its sizes, its best design and configuration selected."""
+        self._pending_selection = (design, params) if design else None
+        self.session.set_sizes({**self.session.overrides, **sizes})
+
     # -- projects ------------------------------------------------------------------------------
     def project(self) -> Project:
         s = self.session
@@ -526,6 +544,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None
+        self.network.wait()
         self.points.wait()
         self.session.wait()
         self.models.shutdown()

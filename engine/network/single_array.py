@@ -32,7 +32,7 @@ from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES, Device, load_device
 from engine.models.evaluate import FastEvaluation, PerformanceModel
-from engine.network.task import Job, loop_define_map, reference_space, sized_space, warm_up
+from engine.network.task import Job, loop_define_map, make_strategy, reference_space, sized_model, warm_up
 from engine.search.methods import strategy_class
 from engine.search.run import SearchRun
 from engine.search.space import Batch, SearchSpace
@@ -111,8 +111,11 @@ def layer_model(job: Job, sizes: dict[str, int] | None, design: str, device: Dev
     with _models_lock:
         model = _models.get(key)
     if model is None:
-        space = reference_space(job) if sizes is None else sized_space(job, dict(sizes))
-        model = PerformanceModel(space, space.design(design), load_device(job.device))
+        if sizes is None:
+            space = reference_space(job)
+            model = PerformanceModel(space, space.design(design), load_device(job.device))
+        else:  # the design's shared model bound to these sizes (engine/network/shared_model.py): no build
+            model = sized_model(job, dict(sizes), design)
         with _models_lock:
             _models[key] = model
     if model.device == device:
@@ -152,7 +155,8 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     cls = strategy_class(job.method)
-    result = SearchRun(space, cls(space, seed=task.seed), seconds=seconds, samples=task.samples).run()
+    strategy = make_strategy(cls, space, task.seed, seconds is None)
+    result = SearchRun(space, strategy, seconds=seconds, samples=task.samples).run()
     notes += result.notes
     if result.best is not None and result.best.latency_cycles < best_latency:
         best_params, best_latency = dict(result.best.params), result.best.latency_cycles

@@ -9,6 +9,7 @@ compiled kernel (the envelope's designs and each layer's polyhedral model) for t
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 import threading
@@ -21,6 +22,7 @@ from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.network.designs import envelope_space, layer_space, loop_defines
+from engine.network.shared_model import SharedModel, structure_key
 from engine.search import pareto
 from engine.search.methods import strategy_class
 from engine.search.progress import Candidate
@@ -121,10 +123,82 @@ def loop_define_map(job: Job) -> dict[str, str]:
     return found
 
 
+MP_NODES = 10  # a sample-budget pair's MP seed: SCIP nodes, not seconds (see make_strategy)
+
+
+def make_strategy(cls, space: SearchSpace, seed: int, samples_only: bool):
+    """The pair's search strategy. With a sample budget (no seconds) a method's MP seed is bounded by
+    SCIP nodes instead of time, so the pair's result is the same on any machine at any load; with a
+    time budget the number of samples depends on the machine anyway."""
+    if samples_only and "mp_nodes" in inspect.signature(cls.__init__).parameters:
+        return cls(space, seed=seed, mp_nodes=MP_NODES)
+    return cls(space, seed=seed)
+
+
 def warm_up(method: str) -> None:
     """Imports and compiled kernels, before a budget starts (cheap when repeated)."""
     pareto.warm_up()
     strategy_class(method).warm_up()
+
+
+def sized_model(job: Job, sizes: dict[str, int], design_id: str) -> PerformanceModel:
+    """The design's model at these sizes: the design's shared model (engine/network/shared_model.py,
+    built once per worker with the sizes as symbols) bound to them, so a pair builds no model. The
+    shared model comes from the on-disk model cache (engine/models/cache.py) when another worker or
+    an earlier run built it."""
+    space = sized_space(job, sizes)
+    design = space.design(design_id)
+    return shared_model(job, space, design).bind(design)
+
+
+def shared_model(job: Job, space: DesignSpace, design) -> SharedModel:
+    key = ("shared", job.kernel_text, job.defines, job.envelope, job.device, structure_key(design))
+    with _lock:
+        found = _spaces.get(key)
+    if found is not None:
+        return found
+    device = load_device(job.device)
+    if os.environ.get(NO_CACHE_VARIABLE):
+        found = SharedModel(space, design, device)
+    else:
+        from engine.models.cache import ModelCache, model_key  # noqa: PLC0415 (cloudpickle: only here)
+        defines = dict(d.partition("=")[::2] for d in job.defines)
+        defines["__network_shared__"] = repr(structure_key(design))
+        entry = model_key(job.kernel_text, defines, {}, device, design.id)
+        cache = ModelCache()
+        found = _load_shared(cache, entry)
+        if found is None:
+            found = SharedModel(space, design, device)
+            try:
+                cache.store(entry, found)
+            except OSError:  # a read-only or full disk: the model still works, it is just not kept
+                pass
+    with _lock:
+        _spaces[key] = found
+    return found
+
+
+def _load_shared(cache, entry: str) -> SharedModel | None:
+    """A cached SharedModel (ModelCache's checks, for this type: it keeps PerformanceModels)."""
+    import pickle  # noqa: PLC0415
+
+    from engine.models.cache import HEADER  # noqa: PLC0415 (cloudpickle: only here)
+    path = cache.path(entry)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(data[len(HEADER) + 65:]).hexdigest().encode()
+    if not data.startswith(HEADER) or data[len(HEADER):len(HEADER) + 64] != digest:
+        return None
+    try:
+        found = pickle.loads(data[len(HEADER) + 65:])
+    except Exception:  # noqa: BLE001 (a damaged entry is rebuilt)
+        return None
+    return found if isinstance(found, SharedModel) else None
+
+
+NO_CACHE_VARIABLE = "SYSTOLIC_STUDIO_NETWORK_NO_CACHE"  # set (to anything): workers build their shared models
 
 
 def run_pair(task: PairTask) -> PairResult:
@@ -133,15 +207,15 @@ def run_pair(task: PairTask) -> PairResult:
     warm_up(job.method)
     started = time.perf_counter()
     try:
-        space = sized_space(job, dict(task.sizes))
-        model = PerformanceModel(space, space.design(task.design), load_device(job.device))
+        model = sized_model(job, dict(task.sizes), task.design)
     except EngineError as error:
         return PairResult(task.layer, task.design, None, 0, time.perf_counter() - started, (), str(error))
     seconds = job.seconds
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     search = SearchSpace(model)
-    result = SearchRun(search, cls(search, seed=task.seed), seconds=seconds, samples=job.samples).run()
+    strategy = make_strategy(cls, search, task.seed, job.seconds is None)
+    result = SearchRun(search, strategy, seconds=seconds, samples=job.samples).run()
     return PairResult(task.layer, task.design, result.best, result.samples, time.perf_counter() - started,
                       result.notes)
 

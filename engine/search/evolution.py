@@ -114,15 +114,21 @@ class EvolutionarySearch(SearchStrategy):
             self.queue = rows
 
 
+NODE_LIMITED_MP_SECONDS = 30.0  # a safety bound on a node-limited MP seed (the nodes end it first)
+
+
 class HybridSearch(EvolutionarySearch):
     """MP-seeded evolutionary search: the solver's answer joins the first generation."""
 
     name = "hybrid"
 
     def __init__(self, space: SearchSpace, *, seed: int = 0, mp_share: float = 0.1, mp_floor: float = 0.2,
-                 mp_limit: float = 2.0, **kw):
+                 mp_limit: float = 2.0, mp_nodes: int | None = None, **kw):
+        """`mp_nodes`: bound SCIP by branch-and-bound nodes (30 s at most) instead of by time, so that
+        the seed, hence a sample-budget run, is the same on any machine at any load."""
         super().__init__(space, seed=seed, **kw)
         self.mp_share, self.mp_floor, self.mp_limit = mp_share, mp_floor, mp_limit
+        self.mp_nodes = mp_nodes
 
     @classmethod
     def warm_up(cls) -> None:
@@ -133,7 +139,10 @@ class HybridSearch(EvolutionarySearch):
         # that the seed (it minimises traffic - DSP, not latency) is worth less than search time;
         # never more than half of a short budget
         limit = min(self.mp_limit, max(self.mp_floor, self.mp_share * time_limit), 0.5 * time_limit)
-        result = solve_mp(self.space, objective="obj3", time_limit=limit)
+        if self.mp_nodes is not None:
+            result = solve_mp(self.space, objective="obj3", time_limit=NODE_LIMITED_MP_SECONDS, node_limit=self.mp_nodes)
+        else:
+            result = solve_mp(self.space, objective="obj3", time_limit=limit)
         if result.config is None:
             self.notes.append(f"MP seed: {result.message}; continuing unseeded")
         else:

@@ -258,11 +258,15 @@ def _legal(space: SearchSpace, values: dict[str, float]) -> Config:
     return {name: config[name] for name in space.names}
 
 
-def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float = 1.0) -> MPResult:
+def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float = 1.0,
+             node_limit: int | None = None) -> MPResult:
     """Build and solve the program within about `time_limit` seconds (the first call also imports
     pyomo and SCIP, about half a second, not counted). SCIP runs up to ROUNDS times: after an answer
     over the real BRAM budget, with the estimate corrected; after a feasible answer at its time limit,
-    from that answer with the time left. Never raises: failures come back as config None, a message."""
+    from that answer with the time left. `node_limit` also bounds each SCIP run by its branch-and-bound
+    nodes: SCIP is deterministic given its limits, so with a node limit reached before the time limit the
+    answer does not depend on the machine's speed or load (sample-budget runs rely on it). Never raises:
+    failures come back as config None, a message."""
     start = time.perf_counter()
 
     def result(config, status, message, value=None):
@@ -284,12 +288,18 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
             limit = max(1e-3, left * (0.6 if run == 0 else 1.0 if run == ROUNDS - 1 else 0.5))
             began = time.perf_counter()
             try:
-                answer = solver.solve(program.model, options={**options, "limits/time": limit})
+                limits = {"limits/time": limit}
+                if node_limit is not None:
+                    limits["limits/totalnodes"] = node_limit
+                answer = solver.solve(program.model, options={**options, **limits})
             except NoFeasibleSolutionError:
                 if run:
                     break
                 if time.perf_counter() - began >= 0.9 * limit:
                     return result(None, "time limit", f"SCIP found no feasible point within {time_limit:.3g} s")
+                if node_limit is not None:
+                    return result(None, "node limit", f"SCIP found no feasible point within {node_limit} nodes "
+                                                      f"({time.perf_counter() - start:.2f} s)")
                 return result(None, "infeasible", "SCIP: no configuration fits the device "
                                                   f"({time.perf_counter() - start:.2f} s)")
             solver.config.warmstart_discrete_vars = True  # later runs start from this answer

@@ -1,10 +1,14 @@
 """The tuning parameters as sympy symbols, and the derived quantities every architecture pass uses.
 
 Symbols are named exactly like the design's parameters (`i_t1`, `k_t2`, `A_pack_l3`), so a model
-can be evaluated from a `{name: value}` dict. Problem sizes are numbers.
+can be evaluated from a `{name: value}` dict. Problem sizes are numbers, or (inside
+`symbolic_sizes()`) symbols `__size_LOOP`, so that one model serves every size (engine/network:
+the layers of a network share each design's model).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from functools import lru_cache
 
 import sympy
@@ -30,6 +34,23 @@ class smin(sympy.Function):
 @lru_cache(maxsize=None)
 def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name)  # no assumptions: they cost more to maintain than they simplify
+
+
+_SYMBOLIC_SIZES = contextvars.ContextVar("symbolic_sizes", default=False)
+
+
+def size_symbol(loop: str) -> sympy.Symbol:
+    return symbol(f"__size_{loop}")
+
+
+@contextlib.contextmanager
+def symbolic_sizes():
+    """Within: architectures are built with each loop's extent as `size_symbol(loop)`."""
+    token = _SYMBOLIC_SIZES.set(True)
+    try:
+        yield
+    finally:
+        _SYMBOLIC_SIZES.reset(token)
 
 
 class DesignSymbols:
@@ -63,7 +84,8 @@ class DesignSymbols:
         1 for a pass loop in the view of one pass."""
         if loop in self.pass_loops:
             return sympy.Integer(1)
-        return sympy.ceiling(sympy.Integer(self.sizes[loop]) / self.t1(loop))
+        size = size_symbol(loop) if _SYMBOLIC_SIZES.get() else sympy.Integer(self.sizes[loop])
+        return sympy.ceiling(size / self.t1(loop))
 
     def pes(self, loop: str) -> sympy.Expr:
         """PEs along a space loop."""
