@@ -49,6 +49,13 @@ def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None
     return pack
 
 
+def packing_expressions(packing) -> list[list]:
+    """Per packing factor, what `infer_packing` reads: extent, rate, minimum (0 when absent), then
+    its steps (the one list the models, bound or built, compile)."""
+    return [[p.innermost, p.rate if p.rate is not None else 0, p.minimum if p.minimum is not None else 0, *p.steps]
+            for p in packing]
+
+
 class FastEvaluation(NamedTuple):
     latency: np.ndarray
     dsp: np.ndarray
@@ -86,9 +93,7 @@ class PerformanceModel:
                 + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
         self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
         self._fast = _compile(args, fast)
-        # per packing factor: extent, rate, minimum, then its steps
-        self._extent_exprs = [[p.innermost, p.rate if p.rate is not None else 0,
-                               p.minimum if p.minimum is not None else 0, *p.steps] for p in self.packing]
+        self._extent_exprs = packing_expressions(self.packing)
         self._extents = _compile([symbol(n) for n in self.tunable],  # small expressions: CSE costs more than it saves
                                  [e for exprs in self._extent_exprs for e in exprs], cse=False)
 

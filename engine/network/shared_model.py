@@ -26,7 +26,7 @@ from engine.compiler.architecture.symbols import size_symbol, symbol, symbolic_s
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import RESOURCE_NAMES, Device
-from engine.models.evaluate import PerformanceModel, _compile
+from engine.models.evaluate import PerformanceModel, _compile, packing_expressions
 
 
 def structure_key(design: Design) -> tuple:
@@ -44,10 +44,14 @@ class SharedModel:
         with symbolic_sizes():
             generic = PerformanceModel.__new__(PerformanceModel)
             generic.design, generic.device = design, device
-            from engine.compiler.architecture.build import build_architecture  # noqa: PLC0415
+            from engine.compiler.architecture.build import build_architecture, pass_architectures  # noqa: PLC0415
+            from engine.models.passes import with_passes  # noqa: PLC0415
             from engine.models.symbolic import build_symbolic_model  # noqa: PLC0415
             generic.architecture = build_architecture(space, design)
-            generic.symbolic = build_symbolic_model(generic.architecture, {})
+            # built as PerformanceModel builds it: a design that runs passes gets their latency
+            generic.pass_architectures = pass_architectures(space, design, generic.architecture)
+            generic.symbolic = with_passes(build_symbolic_model(generic.architecture, {}), design,
+                                           generic.pass_architectures, {})
         self.model = generic
         self.key = structure_key(design)
         self.sizes = [size_symbol(loop) for loop in design.band_loops]
@@ -57,11 +61,9 @@ class SharedModel:
         self.args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]
         fast = [s.latency, *[s.resources[r] for r in RESOURCE_NAMES]]
         self.fast = _compile(self.args + self.sizes, fast)
+        self.extent_exprs = packing_expressions(self.packing)
         self.extents = _compile([symbol(n) for n in self.tunable] + self.sizes,
-                                [e for p in self.packing
-                                 for e in (p.innermost, p.rate if p.rate is not None else 0,
-                                           p.minimum if p.minimum is not None else 0)],
-                                cse=False)
+                                [e for exprs in self.extent_exprs for e in exprs], cse=False)
 
     def bind(self, design: Design) -> PerformanceModel:
         """The model of `design` (same structure, its own sizes and bounds). Its compiled functions are
@@ -73,7 +75,7 @@ class SharedModel:
         subs = {size_symbol(loop): sympy.Integer(values[loop]) for loop in design.band_loops}
         sizes = tuple(float(values[loop]) for loop in design.band_loops)
         model = BoundModel.__new__(BoundModel)
-        model.__dict__.update({k: v for k, v in self.model.__dict__.items() if k not in ("architecture", "symbolic")})
+        model.__dict__.update({k: v for k, v in self.model.__dict__.items() if k not in ("architecture", "symbolic", "pass_architectures")})
         model.design = design
         model.shared, model.subs = self, subs
         model.macs = int(np.prod([values[l] for l in design.band_loops], dtype=object))
@@ -87,6 +89,7 @@ class SharedModel:
         model._full = None
         model._fast = _Fixed(self.fast, sizes)
         model._extents = _Fixed(self.extents, sizes)
+        model._extent_exprs = self.extent_exprs
         return model
 
 
@@ -98,6 +101,10 @@ class BoundModel(PerformanceModel):
         if self._architecture is None:
             self._architecture = substitute(self.shared.model.architecture, self.subs)
         return self._architecture
+
+    @property
+    def pass_architectures(self):
+        return {k: substitute(v, self.subs) for k, v in self.shared.model.pass_architectures.items()}
 
     @property
     def symbolic(self):
