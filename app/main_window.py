@@ -519,6 +519,7 @@ class MainWindow(QMainWindow):
         self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()
+        self.topology_panel.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

@@ -223,6 +223,8 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="do not run `systolic search` to compare")
     parser.add_argument("--select", action="store_true", help="instead of searching, select every design in turn")
     parser.add_argument("--compile", metavar="KERNEL", help="instead of searching, open a bundled kernel")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --select or --compile: cProfile the GUI thread and print its 25 costliest calls")
     args = parser.parse_args()
     app = TracingApplication([sys.argv[0]]) if args.trace else QApplication([sys.argv[0]])
     theme.apply(app)
@@ -241,7 +243,17 @@ def main() -> None:
     if args.select or args.compile:
         if args.trace:
             app.slow.clear()
+        profiler = None
+        if args.profile:
+            import cProfile
+            profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
+            profiler.enable()
         r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+        if profiler is not None:
+            import pstats
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
         for start, spent, cpu, kind, receiver in getattr(app, "slow", []):
             print(f"      {spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
