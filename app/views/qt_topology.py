@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsPathItem,
@@ -118,6 +118,7 @@ class QtTopology(QGraphicsView):
         self.counts: Counter = Counter()
         self._shown = None
         self._tooltip_texts: dict[str, str] = {}
+        self._pending_edges: tuple | None = None  # _edges' arguments until the FIFOs are drawn
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
         selection.changed.connect(self.refresh)
@@ -138,7 +139,16 @@ class QtTopology(QGraphicsView):
             self.refresh()
 
     def scene_items_by_kind(self) -> dict[str, int]:
+        self.finish_drawing()
         return dict(self.counts)
+
+    def finish_drawing(self) -> None:
+        """Draw the FIFOs now if they are still to come (a redraw draws the boxes in one event and
+        the FIFOs in the next, so that no single event of the window holds it for both)."""
+        pending, self._pending_edges = self._pending_edges, None
+        if pending is not None:
+            self._edges(*pending)
+            self.viewport().update()
 
     def refresh(self) -> None:
         s = self.selection
@@ -173,6 +183,7 @@ class QtTopology(QGraphicsView):
         self.scene().clear()
         self.labels, self.counts, self._label_specs = [], Counter(), []
         self.blocks, self._pe_items, self._taken, self._bundles = [], [], [], {}
+        self._pending_edges = None
 
     def _draw(self, graph, descriptor: dict, values: dict) -> None:
         boxes, drams = layout(graph, descriptor)
@@ -214,7 +225,9 @@ class QtTopology(QGraphicsView):
             first = boxes[next(n for n in graph.nodes if n[0] == name)]
             src, dst = (box, first) if modules[name]["kind"] == "io" else (first, box)
             self._arrow(src, dst, edge_colour(name, modules[name]["array"]), 512, "AXI", kind="axi")
-        self._edges(graph, boxes, edge_colour, large)
+        self._flush_arrows()
+        self._pending_edges = (graph, boxes, edge_colour, large)
+        QTimer.singleShot(0, self, self.finish_drawing)  # the next event: see finish_drawing
         if large and len(descriptor["topology"]["pe_grid"]) >= 2:
             self._blocks(graph, boxes, fills["PE"])
         n_edges = graph.number_of_edges()
@@ -341,34 +354,38 @@ class QtTopology(QGraphicsView):
 
     def _arrow(self, a, b, colour: QColor, width_bits: int, label: str | None, offset: float = 0.0,
                kind: str = "fifo") -> None:
-        line = QLineF(QPointF(a.x, a.y), QPointF(b.x, b.y))
-        if line.length() < 1:
+        # plain float arithmetic: thousands of arrows per redraw, and every Qt value object made
+        # from Python costs a wrapper
+        dx, dy = b.x - a.x, b.y - a.y
+        length = math.hypot(dx, dy)
+        if length < 1:
             return
-        normal = line.normalVector().unitVector()
-        shift = QPointF(normal.dx() * offset, normal.dy() * offset)
-        unit = line.unitVector()
-        d = QPointF(unit.dx(), unit.dy())
-        start = line.p1() + d * (a.size / 2 + 2) + shift
-        end = line.p2() - d * (b.size / 2 + 2) + shift
+        ux, uy = dx / length, dy / length
+        sx, sy = -uy * offset, ux * offset  # the normal's shift (several arrays between two modules)
+        x0, y0 = a.x + ux * (a.size / 2 + 2) + sx, a.y + uy * (a.size / 2 + 2) + sy
+        x1, y1 = b.x - ux * (b.size / 2 + 2) + sx, b.y - uy * (b.size / 2 + 2) + sy
         # arrows of one colour, width and kind share one path item: hundreds of items (each with its
         # own tooltip) made a redraw of a 2-D array take a few hundred milliseconds
         key = (kind, colour.rgba(), width_bits)
         path = self._bundles.get(key)
         if path is None:
             path = self._bundles[key] = QPainterPath()
-        path.moveTo(start)
-        path.lineTo(end)
-        angle = math.atan2(d.y(), d.x())
-        head = [end, end - QPointF(math.cos(angle - 0.45), math.sin(angle - 0.45)) * 7,
-                end - QPointF(math.cos(angle + 0.45), math.sin(angle + 0.45)) * 7]
-        path.addPolygon(QPolygonF(head))
+        path.moveTo(x0, y0)
+        path.lineTo(x1, y1)
+        angle = math.atan2(uy, ux)
+        path.moveTo(x1, y1)
+        path.lineTo(x1 - math.cos(angle - 0.45) * 7, y1 - math.sin(angle - 0.45) * 7)
+        path.lineTo(x1 - math.cos(angle + 0.45) * 7, y1 - math.sin(angle + 0.45) * 7)
+        path.closeSubpath()
         self.counts[kind] += 1
         if label:
-            self._label_specs.append((label, (start + end) / 2 + QPointF(2, -8), False))
+            self._label_specs.append((label, QPointF((x0 + x1) / 2 + 2, (y0 + y1) / 2 - 8), False))
 
     def _update_detail(self) -> None:
         scale = self.transform().m11()
         show = scale >= LABEL_SCALE
+        if show:
+            self.finish_drawing()  # the FIFOs' labels come with them
         if show and self._label_specs:
             self._make_labels()
         for label in self.labels:
