@@ -243,6 +243,7 @@ def main() -> None:
     if args.select or args.compile:
         if args.trace:
             app.slow.clear()
+            app.cpu = 0.0
         profiler = None
         if args.profile:
             import cProfile
@@ -258,6 +259,10 @@ def main() -> None:
             print(f"      {spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
         print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
+        if args.trace:  # CPU figures depend less on the machine's load than wall-clock gaps do
+            costliest = max((cpu for _, _, cpu, _, _ in app.slow), default=0.0)
+            print(f"GUI thread CPU in events {app.cpu:.2f} s; costliest event over {SLOW_EVENT * 1000:.0f} ms wall: "
+                  f"{costliest * 1000:.0f} ms CPU; load average {os.getloadavg()[0]:.1f}")
         window.search.shutdown()
         window.close()
         return

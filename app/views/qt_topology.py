@@ -101,6 +101,9 @@ class QtTopology(QGraphicsView):
         self.selection = selection
         self.colour_mode = COLOUR_MODES[0]
         self.setScene(QGraphicsScene(self))
+        # no BSP index: the scene is rebuilt on every selection, and indexing its items cost the
+        # window 15-25 ms of CPU per redraw (a deferred scene call); lookups (hover) are linear instead
+        self.scene().setItemIndexMethod(QGraphicsScene.NoIndex)
         self.setRenderHint(QPainter.Antialiasing)
         self.setDragMode(QGraphicsView.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
