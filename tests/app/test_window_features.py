@@ -1,6 +1,6 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
-everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 window
-where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
+everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 and a
+4K (3840x2160) window where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
 designs greyed."""
 from __future__ import annotations
 
@@ -105,8 +105,9 @@ def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, small_mm,
 CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QProgressBar)
 
 
-def test_at_1366x768_no_control_is_clipped(window, qtbot):
-    window.resize(1366, 768)
+@pytest.mark.parametrize("size", [(1366, 768), (3840, 2160)], ids=["1366x768", "4K"])
+def test_no_control_is_clipped(window, qtbot, size):
+    window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
     window.fit_docks()
@@ -122,6 +123,11 @@ def test_at_1366x768_no_control_is_clipped(window, qtbot):
                 clipped.append(f"{type(widget).__name__} {widget.objectName() or getattr(widget, 'text', lambda: '')()!r}"
                                f" {widget.width()}x{widget.height()} < {hint.width()}x{hint.height()}")
     assert not clipped, "\n".join(clipped)
+    assert (window.width(), window.height()) == size
+    if size[0] >= 3840:  # the extra room goes to the array and the plots, not to stretched docks
+        view = window.topology_panel.view
+        assert view.width() >= 0.35 * size[0] and view.height() >= 0.3 * size[1], (view.width(), view.height())
+        assert window.search_panel.width() >= 0.35 * size[0]
 
 
 def test_shortcuts_and_menus(window):
