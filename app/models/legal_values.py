@@ -5,8 +5,10 @@ step through these."""
 from __future__ import annotations
 
 from math import gcd, isqrt, lcm
+from typing import TYPE_CHECKING
 
-from engine.compiler.design import Design
+if TYPE_CHECKING:
+    from engine.compiler.design import Design
 
 
 def _divisors(n: int) -> list[int]:

@@ -107,6 +107,7 @@ class QtDesignDetail(QWidget):
         self.params_form = QFormLayout(self.params_box)
         self.editors: dict[str, LegalSpinBox] = {}
         self._rows: list[tuple[QLabel, LegalSpinBox, QLabel]] = []  # made once, reused by every design
+        self._row_visible: dict[int, bool] = {}
         self.undo_stack = QUndoStack(self)
         self.packing = QLabel()
         self.packing.setObjectName("muted")
@@ -164,6 +165,7 @@ class QtDesignDetail(QWidget):
             row.addWidget(rule, 1)
             self.params_form.addRow(name, row)
             self._rows.append((name, edit, rule))
+            self._row_visible[len(self._rows) - 1] = True
         return self._rows[k]
 
     def _build_editors(self) -> None:
@@ -171,7 +173,10 @@ class QtDesignDetail(QWidget):
         self.editors = {}
         self.undo_stack.clear()  # the edits were the previous design's
         design = self.selection.design
-        tunable = [p for p in design.params if p.tunable] if design is not None else []
+        self.params_box.setEnabled(design is not None)
+        if design is None:  # rows stay as they are (hiding them now, to show them again at the next
+            return          # selection, costs a polish and a layout per row)
+        tunable = [p for p in design.params if p.tunable]
         for k, p in enumerate(tunable):
             label, edit, rule = self._row(k)
             edit.blockSignals(True)
@@ -186,8 +191,11 @@ class QtDesignDetail(QWidget):
             label.setText(p.name)
             rule.setText(rules)
             self.editors[p.name] = edit
-        for k in range(len(self._rows)):
-            self.params_form.setRowVisible(k, k < len(tunable))
+        for k in range(len(self._rows)):  # only rows that change: showing a row polishes and relays it out
+            visible = k < len(tunable)
+            if self._row_visible.get(k) != visible:
+                self.params_form.setRowVisible(k, visible)
+                self._row_visible[k] = visible
 
     def _edited(self, name: str, value: int) -> None:
         old = self.selection.values.get(name)

@@ -37,7 +37,6 @@ from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.topology_layout import THIN, layout
 from app.workers.sim_runner import SimRunner
-from engine.compiler.descriptor import evaluate
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
 MODULE_ROLE = 1  # data key of a module's box: its topology node (module name, instance index)
@@ -50,6 +49,8 @@ COLOUR_MODES = ("load", "arrays")
 
 
 def _number(text: str, values: dict) -> str:
+    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+
     try:
         value = evaluate(text, values)
     except Exception:  # noqa: BLE001 (a tooltip shows the expression when it cannot be evaluated)

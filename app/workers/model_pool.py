@@ -16,14 +16,16 @@ import shutil
 import tempfile
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from app.workers.parent_watchdog import watch_parent
-from engine.compiler.design_space import compile_kernel
-from engine.models.cache import ModelCache, cached_model, model_key
 from engine.models.device import load_device
+
+# the compiler and the model cache (islpy, sympy) are imported where used: the window imports this
+# module before its first paint, and uses them only once a kernel is compiled
 
 POOL_NICENESS = 10
 POOL_PROCESSES = 2
@@ -42,7 +44,15 @@ class KernelSource:
     device: str
 
     def key(self, design_id: str) -> str:
-        return model_key(self.text, self.defines, self.sizes, load_device(self.device), design_id)
+        from engine.models.cache import model_key
+
+        return model_key(self.text, self.defines, self.sizes, _device(self.device), design_id)
+
+
+@lru_cache(maxsize=8)
+def _device(name: str):
+    """The device read once (keys are computed for every design of every compile, on the GUI thread)."""
+    return load_device(name)
 
 
 _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once for all its designs
@@ -51,6 +61,8 @@ _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once 
 def compile_source(source: KernelSource):
     """The design space of `source`, compiled in a private folder (the window's work copy may change
     under a running build). Raises EngineError if it does not compile."""
+    from engine.compiler.design_space import compile_kernel
+
     key = (source.text, source.file_name, tuple(sorted(source.defines.items())))
     if key not in _SPACES:
         with tempfile.TemporaryDirectory(prefix="systolic-model-") as folder:
@@ -65,6 +77,8 @@ def compile_source(source: KernelSource):
 
 def build_model(source: KernelSource, design_id: str, cache_folder: str) -> tuple[str, bool]:
     """In a pool process: (design id, whether it was built) once the model is in the cache."""
+    from engine.models.cache import ModelCache, cached_model
+
     space = compile_source(source)
     device = load_device(source.device)
     _, built = cached_model(ModelCache(cache_folder), source.key(design_id), space, space.design(design_id), device)
@@ -85,9 +99,13 @@ class ModelPool(QObject):
     allReady = Signal()  # every design of the latest kernel has its model in the cache
     _finished = Signal(int, str, bool, str)  # generation, design, built, error (from the pool's thread)
 
-    def __init__(self, cache: ModelCache | None = None, parent=None):
+    def __init__(self, cache=None, parent=None):
         super().__init__(parent)
-        self.cache = cache or ModelCache()
+        if cache is None:
+            from engine.models.cache import ModelCache
+
+            cache = ModelCache()
+        self.cache = cache
         self._executor: ProcessPoolExecutor | None = None
         self._futures: list[Future] = []
         self._generation = 0
