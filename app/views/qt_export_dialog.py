@@ -52,6 +52,7 @@ class QtExportDialog(QDialog):
         self.csim_result = None
         self.timed_result = None
         self._exported_as: tuple[str, dict] | None = None  # (design id, values) of the export
+        self._exporting: tuple[str, dict] | None = None
         self.worker: TaskWorker | None = None
         design = selection.design
         summary = QLabel(f"<b>{design.name if design else 'no design'}</b><br>"
@@ -138,12 +139,13 @@ class QtExportDialog(QDialog):
         space, design, values, device = s.space, s.design, s.full_values(), s.device
         force, over = self.force.isChecked(), self.over_budget.isChecked()
         self._show(True, f"exporting into {text} ...")
-        self._exported_as = (design.id, dict(values))
+        self._exporting = (design.id, dict(values))
         self._run(lambda: export_project(space, design, values, Path(text), device=device, force=force,
                                          allow_over_budget=over), self._exported)
 
     def _exported(self, path) -> None:
         self.project_dir = Path(path)
+        self._exported_as = self._exporting  # what the project in project_dir holds
         files = sorted(str(p.relative_to(self.project_dir)) for p in self.project_dir.rglob("*") if p.is_file())
         then = ("Run the C simulation to check it." if run_csim is not None
                 else "(the C simulation, engine.csim, is not available in this build)")
