@@ -20,30 +20,20 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from functools import lru_cache
-from typing import TYPE_CHECKING
-
+import cloudpickle
+import numpy
 import platformdirs
+import sympy
 
 from engine.models.device import Device
+from engine.models.evaluate import PerformanceModel
 from engine.resources import RESOURCES
-
-if TYPE_CHECKING:
-    from engine.models.evaluate import PerformanceModel
-
-# sympy, numpy, cloudpickle and the model builder are imported when first needed (the explorer
-# makes a ModelCache before its first paint and must not pay for them then)
 
 HEADER = b"systolic-studio model cache 1\n"
 ENGINE = Path(__file__).resolve().parents[1]
 
 
-@lru_cache(maxsize=1)
 def _model_version() -> str:
-    import cloudpickle
-    import numpy
-    import sympy
-
     digest = hashlib.sha256()
     sources = sorted((ENGINE / "compiler").rglob("*.py")) + sorted((ENGINE / "models").rglob("*.py"))
     sources += sorted(RESOURCES.glob("*.json"))
@@ -56,15 +46,11 @@ def _model_version() -> str:
     return digest.hexdigest()[:16]
 
 
+MODEL_VERSION = _model_version()
+
+
 def model_version() -> str:
-    """The builder's version in every key (hashed from the engine's sources once per process)."""
-    return _model_version()
-
-
-def __getattr__(name: str):
-    if name == "MODEL_VERSION":  # computed on first use (it imports sympy for its version)
-        return _model_version()
-    raise AttributeError(name)
+    return MODEL_VERSION
 
 
 def default_folder() -> Path:
@@ -78,7 +64,7 @@ def model_key(kernel_text: str, defines: dict, sizes: dict, device: Device, desi
     """The entry name of a design's model: everything the model depends on, hashed."""
     text = json.dumps({"kernel": kernel_text, "defines": {k: str(v) for k, v in sorted(defines.items())},
                        "sizes": {k: int(v) for k, v in sorted(sizes.items())}, "device": asdict(device),
-                       "design": design_id, "version": _model_version()}, sort_keys=True)
+                       "design": design_id, "version": MODEL_VERSION}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -117,8 +103,6 @@ class ModelCache:
         digest, payload = stream.read(64).decode("ascii", "replace"), stream.read()[1:]
         if hashlib.sha256(payload).hexdigest() != digest:
             return None
-        from engine.models.evaluate import PerformanceModel
-
         try:
             model = pickle.loads(payload)
         except Exception:  # noqa: BLE001 (whatever a damaged pickle raises, the entry is not used)
@@ -129,8 +113,6 @@ class ModelCache:
 
     def store(self, key: str, model: PerformanceModel) -> None:
         """Write atomically (a reader sees the old entry, none, or the whole new one)."""
-        import cloudpickle
-
         payload = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
         data = HEADER + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
         path = self.path(key)
@@ -148,8 +130,6 @@ class ModelCache:
 def prepared_model(space, design, device: Device) -> PerformanceModel:
     """A model built and with every expression compiled (the full evaluation is compiled lazily;
     evaluating once at the lowest bounds compiles it, so a cached copy evaluates at once)."""
-    from engine.models.evaluate import PerformanceModel
-
     model = PerformanceModel(space, design, device)
     try:
         model.evaluate({p.name: p.lower for p in design.params if p.tunable})
