@@ -11,32 +11,24 @@ KernelSource given with the space) and are kept in memory per design.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+import networkx as nx
 from PySide6.QtCore import QObject, Signal
 
 from app.gc_pauses import freeze_long_lived
+from app.models.selection_evaluation import (
+    Evaluation,
+    SelectionRequest,
+    evaluate_selection,
+)
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
+from engine.compiler.design import Design
+from engine.compiler.design_space import DesignSpace
 from engine.models.cache import ModelCache
 from engine.models.device import Device, load_device
-
-if TYPE_CHECKING:  # the compiler, the models and networkx are loaded by the first evaluation
-    import networkx as nx
-
-    from app.models.selection_evaluation import Evaluation
-    from engine.compiler.design import Design
-    from engine.compiler.design_space import DesignSpace
-    from engine.models.evaluate import PerformanceModel
+from engine.models.evaluate import PerformanceModel
 
 DEFAULT_T1 = 8  # PEs per space loop of a design nobody has tuned yet
-
-
-def evaluate_selection(request) -> "Evaluation":
-    """The worker's call (selection_evaluation, with the compiler and the models, loaded on first use)."""
-    from app.models.selection_evaluation import evaluate_selection as evaluate
-
-    return evaluate(request)
 
 
 def default_values(design: Design) -> dict[str, int]:
@@ -168,8 +160,6 @@ class DesignSelection(QObject):
             return
         self._awaiting = None
         self._waiting = False
-        from app.models.selection_evaluation import SelectionRequest
-
         request = SelectionRequest(self._generation, self.space, self.design, self.device, dict(self.values),
                                    self._models.get(self.design.id), self._descriptors.get(self.design.id),
                                    self.cache if self.source is not None else None,

@@ -6,12 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from typing import TYPE_CHECKING
-
+from engine.compiler.design_space import DesignSpace
 from engine.search.progress import Candidate
-
-if TYPE_CHECKING:  # the compiler is loaded by the first compile, off the GUI thread
-    from engine.compiler.design_space import DesignSpace
 
 COLUMNS = ("design", "GOP/s", "DSP", "BRAM18K", "status")
 DESIGN_ROLE = Qt.UserRole + 1

@@ -14,17 +14,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
+from engine.compiler.design_space import DesignSpace, compile_kernel
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
-
-if TYPE_CHECKING:  # the compiler (islpy, pycparser, sympy) is imported by the first compile, in its worker
-    from engine.compiler.design_space import DesignSpace
 
 DATA_TYPES = ("float", "int16_t", "int8_t")
 TYPE_MACRO = "DATA_T"
@@ -173,10 +170,6 @@ class Compiled:
 
 def _compile(path: Path, text: str, defines: dict) -> Compiled:
     """Compile the work copy: a DesignSpace, or the error with the editor line it points at."""
-    from engine.compiler.design_space import compile_kernel
-    from engine.models.cache import model_version
-
-    model_version()  # hashed here, in the worker, before the window computes the designs' model keys
     try:
         return Compiled(text, defines, compile_kernel(path, defines=defines), "", None)
     except EngineError as exc:

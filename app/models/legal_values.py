@@ -5,10 +5,8 @@ step through these."""
 from __future__ import annotations
 
 from math import gcd, isqrt, lcm
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from engine.compiler.design import Design
+from engine.compiler.design import Design
 
 
 def _divisors(n: int) -> list[int]:

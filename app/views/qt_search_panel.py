@@ -32,7 +32,7 @@ from app.models.search_session import SearchSession
 from app.views import theme
 from app.views.plots import make_plot
 from app.views.qt_result_plots import QtResultPlots
-from engine.search.methods import METHOD_NAMES
+from engine.search.methods import METHODS
 
 SCOPES = ("all designs", "selected")
 SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
@@ -51,7 +51,7 @@ class QtSearchPanel(QWidget):
         self._active: set[str] = set()  # designs in the latest tick: their lines grow to the present
         self._drawn: dict[str, tuple | None] = {}  # what each design's line shows
         self.method = QComboBox()
-        self.method.addItems(list(METHOD_NAMES))
+        self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
         self.seconds.setRange(0.5, 3600)
         self.seconds.setValue(10)

@@ -88,7 +88,7 @@ def cycle_shares(cycles: dict[str, float]) -> dict[str, float]:
 def heat_source(selection: DesignSelection) -> tuple[str, dict[str, float]]:
     """(where the load colours come from, module -> share of the bottleneck's cycles): a simulation
     of the configuration shown when one ran (the most trusted first), else the model."""
-    measured = selection.measured_cycles()
+    measured = selection.measured_cycles() if hasattr(selection, "measured_cycles") else None
     if measured is not None:
         return measured[0], cycle_shares(measured[1])
     return "model", module_shares(selection.report)
@@ -126,7 +126,8 @@ class QtTopology(QGraphicsView):
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
         selection.changed.connect(self.refresh)
-        selection.measuredChanged.connect(self._measured)
+        if hasattr(selection, "measuredChanged"):  # a compare view's pin has no simulations
+            selection.measuredChanged.connect(self._measured)
         self.horizontalScrollBar().valueChanged.connect(self.viewChanged)
         self.verticalScrollBar().valueChanged.connect(self.viewChanged)
         self.refresh()

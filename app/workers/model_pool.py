@@ -22,10 +22,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.workers.parent_watchdog import watch_parent
+from engine.compiler.design_space import compile_kernel
+from engine.models.cache import ModelCache, cached_model, model_key
 from engine.models.device import load_device
-
-# the compiler and the model cache (islpy, sympy) are imported where used: the window imports this
-# module before its first paint, and uses them only once a kernel is compiled
 
 POOL_NICENESS = 10
 POOL_PROCESSES = 2
@@ -44,8 +43,6 @@ class KernelSource:
     device: str
 
     def key(self, design_id: str) -> str:
-        from engine.models.cache import model_key
-
         return model_key(self.text, self.defines, self.sizes, _device(self.device), design_id)
 
 
@@ -61,8 +58,6 @@ _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once 
 def compile_source(source: KernelSource):
     """The design space of `source`, compiled in a private folder (the window's work copy may change
     under a running build). Raises EngineError if it does not compile."""
-    from engine.compiler.design_space import compile_kernel
-
     key = (source.text, source.file_name, tuple(sorted(source.defines.items())))
     if key not in _SPACES:
         with tempfile.TemporaryDirectory(prefix="systolic-model-") as folder:
@@ -77,8 +72,6 @@ def compile_source(source: KernelSource):
 
 def build_model(source: KernelSource, design_id: str, cache_folder: str) -> tuple[str, bool]:
     """In a pool process: (design id, whether it was built) once the model is in the cache."""
-    from engine.models.cache import ModelCache, cached_model
-
     space = compile_source(source)
     device = load_device(source.device)
     _, built = cached_model(ModelCache(cache_folder), source.key(design_id), space, space.design(design_id), device)
@@ -101,11 +94,7 @@ class ModelPool(QObject):
 
     def __init__(self, cache=None, parent=None):
         super().__init__(parent)
-        if cache is None:
-            from engine.models.cache import ModelCache
-
-            cache = ModelCache()
-        self.cache = cache
+        self.cache = cache or ModelCache()
         self._executor: ProcessPoolExecutor | None = None
         self._futures: list[Future] = []
         self._generation = 0

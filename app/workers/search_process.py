@@ -26,10 +26,14 @@ from dataclasses import dataclass
 from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.errors import EngineError
-
-# The search engine (numba kernels, the MP tuner, the models) is imported in the functions the child
-# runs, not here: the window imports this module for SearchRequest and start_search_host, and must
-# not pay for the engine before its first paint.
+from engine.models.cache import ModelCache, cached_model
+from engine.models.device import load_device
+from engine.search import pareto
+from engine.search.explore import Budget
+from engine.search.methods import strategy_class
+from engine.search.progress import DesignResult, ExplorationResult
+from engine.search.run import SearchRun
+from engine.search.space import SearchSpace
 
 CHILD_NICENESS = 10  # added to the search process's nice value: the window's events come first
 WARM_METHOD = "hybrid"  # the method warmed up when the window opens (the default)
@@ -47,18 +51,12 @@ class SearchRequest:
 
 
 def warm_up(method: str = WARM_METHOD) -> None:
-    from engine.search import pareto
-    from engine.search.methods import strategy_class
-
     pareto.warm_up()
     strategy_class(method).warm_up()
 
 
 def load_models(request: SearchRequest, queue) -> dict:
     """Design id -> model, from the cache or built now (reported as phases); all before the budget."""
-    from engine.models.cache import ModelCache, cached_model
-    from engine.models.device import load_device
-
     cache = ModelCache(request.cache_folder)
     device = load_device(request.source.device)
     models, space = {}, None
@@ -77,12 +75,8 @@ def load_models(request: SearchRequest, queue) -> dict:
     return models
 
 
-def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks):
-    """One design on its share (a DesignResult), as explore() runs each design of a `systolic search`."""
-    from engine.search.methods import strategy_class
-    from engine.search.run import SearchRun
-    from engine.search.space import SearchSpace
-
+def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks) -> DesignResult:
+    """One design on its share, as explore() runs each design of a `systolic search`."""
     space = SearchSpace(model)
     run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, callbacks=callbacks,
                     cancel_event=cancel)
@@ -91,10 +85,6 @@ def search_design(model, method: str, seconds: float, seed: int, cancel, callbac
 
 def run_search(request: SearchRequest, queue, cancel) -> None:
     try:
-        from engine.search.explore import Budget
-        from engine.search.methods import strategy_class
-        from engine.search.progress import ExplorationResult
-
         strategy_class(request.method)
         queue.put(("phase", "warming up the search"))
         warm_up(request.method)
