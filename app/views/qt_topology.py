@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QMetaObject, QPointF, QRectF, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -147,10 +147,10 @@ class QtTopology(QGraphicsView):
         self.finish_drawing()
         return dict(self.counts)
 
-    @Slot()
     def finish_drawing(self) -> None:
-        """Draw the FIFOs now if they are still to come (a redraw draws the boxes in one event and
-        the FIFOs in the next, so that no single event of the window holds it for both)."""
+        """Draw the FIFOs now if they are still to come. (Drawing them in the event after the boxes,
+        through a queued call, was tried and taken back: the GUI test process then segfaulted in
+        test_topology_heat after test_topology, a queued call outliving its view being the suspect.)"""
         pending, self._pending_edges = self._pending_edges, None
         if pending is not None:
             self._edges(*pending)
@@ -231,10 +231,7 @@ class QtTopology(QGraphicsView):
             first = boxes[next(n for n in graph.nodes if n[0] == name)]
             src, dst = (box, first) if modules[name]["kind"] == "io" else (first, box)
             self._arrow(src, dst, edge_colour(name, modules[name]["array"]), 512, "AXI", kind="axi")
-        self._flush_arrows()
-        self._pending_edges = (graph, boxes, edge_colour, large)
-        # the next event: see finish_drawing (a queued call to this object, dropped if it is deleted first)
-        QMetaObject.invokeMethod(self, "finish_drawing", Qt.QueuedConnection)
+        self._edges(graph, boxes, edge_colour, large)
         if large and len(descriptor["topology"]["pe_grid"]) >= 2:
             self._blocks(graph, boxes, fills["PE"])
         n_edges = graph.number_of_edges()
