@@ -6,6 +6,9 @@ kernel, selects the best design, writes a PNG of the whole window, one with the 
 (`<PATH stem>-bottleneck.png`) and one with the two best designs pinned in the Compare view
 (`<PATH stem>-compare.png`), and exits 0; it exits 2 with the reason when the project or kernel
 cannot be opened or does not compile.
+
+`--time-launch` prints the wall-clock times (time.time()) of the window's first paint (with the
+process's CPU seconds until then) and of its designs listed, then exits: bench/bench_gui.py --launch measures the launch with it.
 """
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ import argparse
 import gc
 import os
 import sys
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
@@ -32,6 +36,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--search-seconds", type=float, default=6.0, metavar="S",
                         help="search budget of --screenshot (default 6)")
     parser.add_argument("--method", default="hybrid", help="search method of --screenshot (default hybrid)")
+    parser.add_argument("--time-launch", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -47,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(path if is_kernel else DEFAULT_KERNEL)
     opened = window.session.path == path if is_kernel else window.open_project(path)
     window.resize(*SCREEN_SIZE)
+    if args.time_launch:
+        probe = _LaunchProbe(window)  # noqa: F841 (kept alive until the loop ends)
     window.show()
     if args.screenshot and not opened:  # the message box says why in the window; the command says it here
         print(f"error: {window.last_message or f'cannot open {path}'}", file=sys.stderr)
@@ -59,6 +66,31 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the real command: skip interpreter finalization, see _exit_now
         _exit_now(code)
     return code
+
+
+class _LaunchProbe(QObject):
+    """--time-launch: prints when the window first paints and when its designs are listed, then quits."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window, self.painted = window, False
+        window.installEventFilter(self)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._check)
+        self.timer.start(20)
+
+    def eventFilter(self, obj, event) -> bool:
+        if not self.painted and event.type() == QEvent.Paint:
+            self.painted = True
+            print(f"first-paint {time.time():.3f} {time.process_time():.3f}", flush=True)
+        return False
+
+    def _check(self) -> None:
+        w = self.window
+        if self.painted and not w.session.compiling and w.tree_model.design_ids() and not w.selection.busy:
+            print(f"designs {time.time():.3f}", flush=True)
+            self.timer.stop()
+            QTimer.singleShot(0, QApplication.instance().quit)
 
 
 def _exit_now(code: int) -> None:

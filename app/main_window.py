@@ -29,7 +29,6 @@ from app.models.search_session import SearchSession
 from app.project import Project, ProjectError, load_project, save_project
 from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
-from app.views.qt_export_dialog import QtExportDialog
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_proof import QtProof
 from app.views.qt_runs_dialog import QtRunsDialog
@@ -462,7 +461,9 @@ class MainWindow(QMainWindow):
         except EngineError as exc:
             self.show_message(str(exc))
 
-    def show_export(self) -> QtExportDialog:
+    def show_export(self):
+        from app.views.qt_export_dialog import QtExportDialog  # the exporter and g++ driver: when asked for
+
         dialog = QtExportDialog(self.selection, self.settings.value("export_dir", ""), self)
         dialog.export_button.clicked.connect(lambda: self.settings.setValue("export_dir", dialog.folder.text()))
         dialog.open()
@@ -552,6 +553,7 @@ class MainWindow(QMainWindow):
         self.selection.shutdown()
         self.pods.wait()
         self.proof.shutdown()
+        self.topology_panel.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

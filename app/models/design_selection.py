@@ -47,8 +47,16 @@ def default_values(design: Design) -> dict[str, int]:
     return values
 
 
+MEASURED_SOURCES = ("timed C simulation", "simulator")  # most trusted first: the heat colours' sources
+
+
+def values_key(design_id: str, values: dict) -> tuple:
+    return design_id, tuple(sorted((k, int(v)) for k, v in values.items()))
+
+
 class DesignSelection(QObject):
     changed = Signal()  # design, values, report or error changed
+    measuredChanged = Signal()  # a simulation of some configuration reported its modules' cycles
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -75,6 +83,9 @@ class DesignSelection(QObject):
         # build it here (a build in this process holds the GIL the window needs)
         self.model_pending = lambda design_id: False
         self._awaiting: str | None = None
+        # (design id, full values) -> {source: {module: busy cycles}}, from the simulator or the timed
+        # C simulation; kept per kernel (set_space forgets them)
+        self.measured: dict[tuple, dict[str, dict[str, float]]] = {}
 
     @property
     def busy(self) -> bool:
@@ -85,6 +96,7 @@ class DesignSelection(QObject):
         self.space, self.device, self.device_name = space, load_device(device), device
         self.source = source
         self._models, self._descriptors, self.built = {}, {}, []
+        self.measured = {}
         self._clear()
         self.changed.emit()
 
@@ -202,6 +214,23 @@ class DesignSelection(QObject):
     def full_values(self) -> dict[str, int] | None:
         """Tuning parameters plus the data-packing factors the report inferred (None if invalid)."""
         return dict(self.report["params"]) if self.report else None
+
+    def set_measured(self, design_id: str, values: dict, source: str, cycles: dict[str, float]) -> None:
+        """A simulation's busy cycles per module for a configuration (full values, packing included)."""
+        self.measured.setdefault(values_key(design_id, values), {})[source] = dict(cycles)
+        self.measuredChanged.emit()
+
+    def measured_cycles(self) -> tuple[str, dict[str, float]] | None:
+        """(source, module -> busy cycles) of the configuration shown, the most trusted source first
+        (None when nothing has been simulated for it)."""
+        values = self.full_values()
+        if self.design is None or values is None:
+            return None
+        found = self.measured.get(values_key(self.design.id, values), {})
+        for source in MEASURED_SOURCES:
+            if found.get(source):
+                return source, found[source]
+        return None
 
     def topology(self) -> nx.MultiDiGraph | None:
         """The configuration's topology graph (None while invalid or being evaluated)."""

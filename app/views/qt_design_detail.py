@@ -4,7 +4,11 @@ typed values validated live (the broken constraint shown in place; the last vali
 greyed), undo / redo of parameter edits (`undo_stack`), predicted latency split into prologue / main
 / epilogue (with its legend) and the three longest module terms, DSP / BRAM18K / URAM / LUT / FF as
 bars against the usable budget (the device's usable share, said so), off-chip traffic and
-throughput."""
+throughput.
+
+Selecting another design must not stall the window: the parameter rows are made once and reused
+(relabelled, re-ranged, the extra ones hidden), not rebuilt per design, and a refresh is painted
+once at its end (QProgressBar.setValue repaints synchronously otherwise)."""
 from __future__ import annotations
 
 import bisect
@@ -45,9 +49,9 @@ class LegalSpinBox(QSpinBox):
 
     def legal(self) -> Sequence[int]:
         s = self.selection
-        if s.design is None:
-            return []
-        key = (s.design.id, tuple(sorted(s.values.items())))
+        if s.design is None or not any(p.name == self.name and p.tunable for p in s.design.params):
+            return []  # a reused row not (yet) given one of this design's parameters
+        key = (s.design.id, self.name, tuple(sorted(s.values.items())))
         if self._legal[0] != key:
             self._legal = (key, legal_values(s.design, self.name, s.values))
         return self._legal[1]
@@ -105,6 +109,8 @@ class QtDesignDetail(QWidget):
         self.params_box.setToolTip("the arrows and Page Up / Page Down step through the legal values")
         self.params_form = QFormLayout(self.params_box)
         self.editors: dict[str, LegalSpinBox] = {}
+        self._rows: list[tuple[QLabel, LegalSpinBox, QLabel]] = []  # made once, reused by every design
+        self._row_visible: dict[int, bool] = {}
         self.undo_stack = QUndoStack(self)
         self.packing = QLabel()
         self.packing.setObjectName("muted")
@@ -151,30 +157,48 @@ class QtDesignDetail(QWidget):
         self._design = None
         self.refresh()
 
-    def _build_editors(self) -> None:
-        while self.params_form.rowCount():
-            self.params_form.removeRow(0)
-        self.editors = {}
-        self.undo_stack.clear()  # the edits were the previous design's
-        design = self.selection.design
-        if design is None:
-            return
-        for p in design.params:
-            if not p.tunable:
-                continue
-            edit = LegalSpinBox(self.selection, p.name)
-            edit.setRange(p.lower, p.upper)
-            rules = describe_rules(design, p.name)
-            edit.setToolTip(f"{p.role.replace('_', ' ')} of loop {p.loop}: {rules}")
-            edit.valueChanged.connect(lambda value, name=p.name: self._edited(name, value))
-            rule = QLabel(rules)
+    def _row(self, k: int) -> tuple[QLabel, LegalSpinBox, QLabel]:
+        while len(self._rows) <= k:
+            name, edit, rule = QLabel(), LegalSpinBox(self.selection, ""), QLabel()
+            edit.valueChanged.connect(lambda value, e=edit: self._edited(e.name, value))
             rule.setObjectName("muted")
             rule.setWordWrap(True)
             row = QHBoxLayout()
             row.addWidget(edit, 1)
             row.addWidget(rule, 1)
-            self.params_form.addRow(p.name, row)
+            self.params_form.addRow(name, row)
+            self._rows.append((name, edit, rule))
+            self._row_visible[len(self._rows) - 1] = True
+        return self._rows[k]
+
+    def _build_editors(self) -> None:
+        """The design's tunable parameters in the reused rows; rows beyond them hidden."""
+        self.editors = {}
+        self.undo_stack.clear()  # the edits were the previous design's
+        design = self.selection.design
+        self.params_box.setEnabled(design is not None)
+        if design is None:  # rows stay as they are (hiding them now, to show them again at the next
+            return          # selection, costs a polish and a layout per row)
+        tunable = [p for p in design.params if p.tunable]
+        for k, p in enumerate(tunable):
+            label, edit, rule = self._row(k)
+            edit.blockSignals(True)
+            edit.name, edit._legal = p.name, (None, [])
+            edit.setRange(p.lower, p.upper)
+            value = self.selection.values.get(p.name)
+            if value is not None and p.lower <= value <= p.upper:
+                edit.setValue(value)
+            edit.blockSignals(False)
+            rules = describe_rules(design, p.name)
+            edit.setToolTip(f"{p.role.replace('_', ' ')} of loop {p.loop}: {rules}")
+            label.setText(p.name)
+            rule.setText(rules)
             self.editors[p.name] = edit
+        for k in range(len(self._rows)):  # only rows that change: showing a row polishes and relays it out
+            visible = k < len(tunable)
+            if self._row_visible.get(k) != visible:
+                self.params_form.setRowVisible(k, visible)
+                self._row_visible[k] = visible
 
     def _edited(self, name: str, value: int) -> None:
         old = self.selection.values.get(name)
@@ -186,6 +210,13 @@ class QtDesignDetail(QWidget):
         return [self.throughput, self.packing, self.latency_box, self.resources_box]
 
     def refresh(self) -> None:
+        self.setUpdatesEnabled(False)  # one repaint at the end, not one per bar and label
+        try:
+            self._refresh()
+        finally:
+            self.setUpdatesEnabled(True)
+
+    def _refresh(self) -> None:
         s = self.selection
         if s.design is not self._design:
             self._design = s.design

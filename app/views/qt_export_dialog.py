@@ -1,6 +1,10 @@
 """QtExportDialog(selection): writes the Vitis HLS project of the selected design and configuration
 into a folder (engine.export.export_project), then offers to run the C simulation
-(engine.csim.run_csim); both run in a TaskWorker with a busy bar, and the outcome is shown in place."""
+(engine.csim.run_csim) and the timed C simulation (engine.csim.run_timed_csim: cycles of the
+exported code, per dataflow process, beside the model's latency); each runs in a TaskWorker with a
+busy bar, never on the GUI thread, and the outcome (or the one-line error) is shown in place. A timed
+result is also handed to the selection (DesignSelection.set_measured), so the topology's heat colours
+follow the exported code's busy cycles for that configuration."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,9 +27,19 @@ from app.workers.task_worker import TaskWorker
 from engine.export import export_project
 
 try:
-    from engine.csim import run_csim
+    from engine.csim import run_csim, run_timed_csim
+    from engine.csim.timed import format_timed
 except ImportError:  # the C simulation lands in a parallel change; until then the dialog says so
-    run_csim = None
+    run_csim = run_timed_csim = format_timed = None
+
+
+def timed_module_cycles(result) -> dict[str, float]:
+    """Each descriptor module's busy cycles in a timed C simulation (its busiest process)."""
+    cycles: dict[str, float] = {}
+    for p in result.processes:
+        if p.module:
+            cycles[p.module] = max(cycles.get(p.module, 0.0), float(p.busy))
+    return cycles
 
 
 class QtExportDialog(QDialog):
@@ -36,6 +50,9 @@ class QtExportDialog(QDialog):
         self.selection = selection
         self.project_dir: Path | None = None
         self.csim_result = None
+        self.timed_result = None
+        self._exported_as: tuple[str, dict] | None = None  # (design id, values) of the export
+        self._exporting: tuple[str, dict] | None = None
         self.worker: TaskWorker | None = None
         design = selection.design
         summary = QLabel(f"<b>{design.name if design else 'no design'}</b><br>"
@@ -54,6 +71,10 @@ class QtExportDialog(QDialog):
         self.export_button.setObjectName("primary")
         self.csim_button = QPushButton("Run C simulation")
         self.csim_button.setEnabled(False)
+        self.timed_button = QPushButton("Timed C simulation")
+        self.timed_button.setToolTip("runs the exported C++ once, then replays its trace cycle by cycle: "
+                                     "cycles per dataflow process beside the model's latency (docs/export.md)")
+        self.timed_button.setEnabled(False)
         self.busy = QProgressBar()
         self.busy.setRange(0, 1)
         self.busy.setTextVisible(False)
@@ -65,6 +86,7 @@ class QtExportDialog(QDialog):
         buttons = QHBoxLayout()
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.csim_button)
+        buttons.addWidget(self.timed_button)
         buttons.addStretch(1)
         close = QPushButton("Close")
         close.clicked.connect(self.reject)
@@ -74,6 +96,7 @@ class QtExportDialog(QDialog):
             layout.addLayout(item) if isinstance(item, QHBoxLayout) else layout.addWidget(item)
         self.export_button.clicked.connect(self.export)
         self.csim_button.clicked.connect(self.simulate)
+        self.timed_button.clicked.connect(self.simulate_timed)
         if selection.report is None:
             self._show(False, selection.error or "select a design with a valid configuration first")
             self.export_button.setEnabled(False)
@@ -92,6 +115,7 @@ class QtExportDialog(QDialog):
         self.busy.setRange(0, 0)
         self.export_button.setEnabled(False)
         self.csim_button.setEnabled(False)
+        self.timed_button.setEnabled(False)
         self.worker = TaskWorker(fn)
         self.worker.succeeded.connect(on_success)
         self.worker.failed.connect(lambda message: self._show(False, message))
@@ -104,6 +128,7 @@ class QtExportDialog(QDialog):
         self.worker = None
         self.export_button.setEnabled(True)
         self.csim_button.setEnabled(self.project_dir is not None and run_csim is not None)
+        self.timed_button.setEnabled(self.project_dir is not None and run_timed_csim is not None)
 
     def export(self) -> None:
         text = self.folder.text().strip()
@@ -114,11 +139,13 @@ class QtExportDialog(QDialog):
         space, design, values, device = s.space, s.design, s.full_values(), s.device
         force, over = self.force.isChecked(), self.over_budget.isChecked()
         self._show(True, f"exporting into {text} ...")
+        self._exporting = (design.id, dict(values))
         self._run(lambda: export_project(space, design, values, Path(text), device=device, force=force,
                                          allow_over_budget=over), self._exported)
 
     def _exported(self, path) -> None:
         self.project_dir = Path(path)
+        self._exported_as = self._exporting  # what the project in project_dir holds
         files = sorted(str(p.relative_to(self.project_dir)) for p in self.project_dir.rglob("*") if p.is_file())
         then = ("Run the C simulation to check it." if run_csim is not None
                 else "(the C simulation, engine.csim, is not available in this build)")
@@ -134,6 +161,22 @@ class QtExportDialog(QDialog):
         self.csim_result = result
         self._show(result.passed, f"C simulation {'passed' if result.passed else 'FAILED'}: {result.summary}")
         self.log.setPlainText(f"$ {result.command}\n\n{result.log}")
+
+    def simulate_timed(self) -> None:
+        project = self.project_dir
+        self._show(True, "building, running and replaying the exported code (timed C simulation) ...")
+        self._run(lambda: run_timed_csim(project), self._timed)
+
+    def _timed(self, result) -> None:
+        self.timed_result = result
+        verdict = "values match" if result.passed else "values DO NOT match the loop nest"
+        model = (f", model {result.model_latency:,.0f} ({result.model_error:+.1%})" if result.model_latency else "")
+        self._show(result.passed and result.complete,
+                   f"timed C simulation: {result.cycles:,} cycles{model}; slowest {result.slowest}; {verdict}")
+        self.log.setPlainText(format_timed(result))
+        cycles = timed_module_cycles(result)
+        if cycles and self._exported_as is not None and hasattr(self.selection, "set_measured"):
+            self.selection.set_measured(*self._exported_as, "timed C simulation", cycles)
 
     def done(self, code: int) -> None:
         if self.worker is not None:  # closing while a task runs: let it finish, it cannot be cancelled

@@ -3,9 +3,11 @@ modules along their chains (long 1-D chains folded into serpentine rows, see top
 ports, FIFOs as arrows labelled with their width; hover shows kind, buffers, double buffering and
 trip counts; wheel zoom and drag pan.
 
-Colours: by default every module and FIFO by its share of the bottleneck's cycles (the model's
-module terms in the report: the bottleneck is 100%), on the theme's heat scale; or one colour per
-array. Level of detail: labels only when zoomed in, placed so that none overlaps another label or
+Colours: by default every module and FIFO by its share of the bottleneck's cycles on the theme's heat
+scale: busy cycles from the timed C simulation of the export when one ran for this configuration,
+else from the cycle-level simulator when one ran (the panel's Simulate button, in a background
+process: app/workers/sim_runner.py), else the model's module terms in the report; the legend names
+the source. Or one colour per array. Level of detail: labels only when zoomed in, placed so that none overlaps another label or
 a box (a label that would is left out); beyond LARGE PEs, PE-to-PE FIFOs of an array become one
 path and a 2-D array is drawn zoomed out as blocks of PEs with their counts, its PEs when zoomed in.
 The legend, the heat scale and an overview minimap live beside the scene (QtTopologyPanel), never
@@ -15,8 +17,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsPathItem,
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -33,7 +36,7 @@ from PySide6.QtWidgets import (
 from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.topology_layout import THIN, layout
-from engine.compiler.descriptor import evaluate
+from app.workers.sim_runner import SimRunner
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
 MODULE_ROLE = 1  # data key of a module's box: its topology node (module name, instance index)
@@ -46,6 +49,8 @@ COLOUR_MODES = ("load", "arrays")
 
 
 def _number(text: str, values: dict) -> str:
+    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+
     try:
         value = evaluate(text, values)
     except Exception:  # noqa: BLE001 (a tooltip shows the expression when it cannot be evaluated)
@@ -72,8 +77,21 @@ def module_shares(report: dict | None) -> dict[str, float]:
     """Each module's term as a share of the bottleneck's (the largest), from the report."""
     if not report or not report.get("modules"):
         return {}
-    top = max(report["modules"].values()) or 1.0
-    return {name: cycles / top for name, cycles in report["modules"].items()}
+    return cycle_shares(report["modules"])
+
+
+def cycle_shares(cycles: dict[str, float]) -> dict[str, float]:
+    top = max(cycles.values(), default=0.0) or 1.0
+    return {name: c / top for name, c in cycles.items()}
+
+
+def heat_source(selection: DesignSelection) -> tuple[str, dict[str, float]]:
+    """(where the load colours come from, module -> share of the bottleneck's cycles): a simulation
+    of the configuration shown when one ran (the most trusted first), else the model."""
+    measured = selection.measured_cycles() if hasattr(selection, "measured_cycles") else None
+    if measured is not None:
+        return measured[0], cycle_shares(measured[1])
+    return "model", module_shares(selection.report)
 
 
 class QtTopology(QGraphicsView):
@@ -84,6 +102,9 @@ class QtTopology(QGraphicsView):
         self.selection = selection
         self.colour_mode = COLOUR_MODES[0]
         self.setScene(QGraphicsScene(self))
+        # no BSP index: the scene is rebuilt on every selection, and indexing its items cost the
+        # window 15-25 ms of CPU per redraw (a deferred scene call); lookups (hover) are linear instead
+        self.scene().setItemIndexMethod(QGraphicsScene.NoIndex)
         self.setRenderHint(QPainter.Antialiasing)
         self.setDragMode(QGraphicsView.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
@@ -101,8 +122,12 @@ class QtTopology(QGraphicsView):
         self.counts: Counter = Counter()
         self._shown = None
         self._tooltip_texts: dict[str, str] = {}
+        self._pending_edges: tuple | None = None  # _edges' arguments until the FIFOs are drawn
         self._tooltip_context: tuple[dict, dict] = ({}, {})
+        self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
         selection.changed.connect(self.refresh)
+        if hasattr(selection, "measuredChanged"):  # a compare view's pin has no simulations
+            selection.measuredChanged.connect(self._measured)
         self.horizontalScrollBar().valueChanged.connect(self.viewChanged)
         self.verticalScrollBar().valueChanged.connect(self.viewChanged)
         self.refresh()
@@ -112,8 +137,24 @@ class QtTopology(QGraphicsView):
             self.colour_mode, self._shown = mode, None
             self.refresh()
 
+    def _measured(self) -> None:
+        """A simulation reported: redraw if the configuration shown now has other colours."""
+        if self.colour_mode == "load" and self._shown is not None and heat_source(self.selection)[0] != self.heat_from:
+            self._shown = None
+            self.refresh()
+
     def scene_items_by_kind(self) -> dict[str, int]:
+        self.finish_drawing()
         return dict(self.counts)
+
+    def finish_drawing(self) -> None:
+        """Draw the FIFOs now if they are still to come. (Drawing them in the event after the boxes,
+        through a queued call, was tried and taken back: the GUI test process then segfaulted in
+        test_topology_heat after test_topology, a queued call outliving its view being the suspect.)"""
+        pending, self._pending_edges = self._pending_edges, None
+        if pending is not None:
+            self._edges(*pending)
+            self.viewport().update()
 
     def refresh(self) -> None:
         s = self.selection
@@ -149,13 +190,14 @@ class QtTopology(QGraphicsView):
         self.scene().clear()
         self.labels, self.counts, self._label_specs = [], Counter(), []
         self.blocks, self._pe_items, self._taken, self._bundles = [], [], [], {}
+        self._pending_edges = None
 
     def _draw(self, graph, descriptor: dict, values: dict) -> None:
         boxes, drams = layout(graph, descriptor)
         arrays = list(descriptor["kernel"]["arrays"])
         colour = {a: theme.array_colour(i) for i, a in enumerate(arrays)}
         modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
-        shares = module_shares(self.selection.report) if self.colour_mode == "load" else {}
+        self.heat_from, shares = heat_source(self.selection) if self.colour_mode == "load" else ("", {})
         self._tooltip_texts, self._tooltip_context = {}, (modules, values)
         n_pe = sum(1 for n in graph.nodes if n[0] == "PE")
         large = n_pe > LARGE
@@ -199,7 +241,10 @@ class QtTopology(QGraphicsView):
             ranked = sorted(shares.items(), key=lambda kv: -kv[1])[:4]
             rows = "<br>".join(f"<span style='color:{theme.heat_colour(v).name()}'>&#9632;</span> {n} {v:.0%}"
                                for n, v in ranked)
-            text = f"<b>load</b>: share of the bottleneck's cycles ({top})<br>{rows}"
+            what = {"model": "the model's module terms", "simulator": "busy cycles in the simulator",
+                    "timed C simulation": "busy cycles in the timed C simulation of the export"}[self.heat_from]
+            text = (f"<b>load</b> from the <b>{self.heat_from}</b>: share of the bottleneck's cycles ({top}; "
+                    f"{what})<br>{rows}")
         else:
             text = "<b>arrays</b><br>" + "<br>".join(
                 f"<span style='color:{colour[a].name()}'>&#9632;</span> {a}" for a in arrays) + "<br>darker = drain"
@@ -314,34 +359,38 @@ class QtTopology(QGraphicsView):
 
     def _arrow(self, a, b, colour: QColor, width_bits: int, label: str | None, offset: float = 0.0,
                kind: str = "fifo") -> None:
-        line = QLineF(QPointF(a.x, a.y), QPointF(b.x, b.y))
-        if line.length() < 1:
+        # plain float arithmetic: thousands of arrows per redraw, and every Qt value object made
+        # from Python costs a wrapper
+        dx, dy = b.x - a.x, b.y - a.y
+        length = math.hypot(dx, dy)
+        if length < 1:
             return
-        normal = line.normalVector().unitVector()
-        shift = QPointF(normal.dx() * offset, normal.dy() * offset)
-        unit = line.unitVector()
-        d = QPointF(unit.dx(), unit.dy())
-        start = line.p1() + d * (a.size / 2 + 2) + shift
-        end = line.p2() - d * (b.size / 2 + 2) + shift
+        ux, uy = dx / length, dy / length
+        sx, sy = -uy * offset, ux * offset  # the normal's shift (several arrays between two modules)
+        x0, y0 = a.x + ux * (a.size / 2 + 2) + sx, a.y + uy * (a.size / 2 + 2) + sy
+        x1, y1 = b.x - ux * (b.size / 2 + 2) + sx, b.y - uy * (b.size / 2 + 2) + sy
         # arrows of one colour, width and kind share one path item: hundreds of items (each with its
         # own tooltip) made a redraw of a 2-D array take a few hundred milliseconds
         key = (kind, colour.rgba(), width_bits)
         path = self._bundles.get(key)
         if path is None:
             path = self._bundles[key] = QPainterPath()
-        path.moveTo(start)
-        path.lineTo(end)
-        angle = math.atan2(d.y(), d.x())
-        head = [end, end - QPointF(math.cos(angle - 0.45), math.sin(angle - 0.45)) * 7,
-                end - QPointF(math.cos(angle + 0.45), math.sin(angle + 0.45)) * 7]
-        path.addPolygon(QPolygonF(head))
+        path.moveTo(x0, y0)
+        path.lineTo(x1, y1)
+        angle = math.atan2(uy, ux)
+        path.moveTo(x1, y1)
+        path.lineTo(x1 - math.cos(angle - 0.45) * 7, y1 - math.sin(angle - 0.45) * 7)
+        path.lineTo(x1 - math.cos(angle + 0.45) * 7, y1 - math.sin(angle + 0.45) * 7)
+        path.closeSubpath()
         self.counts[kind] += 1
         if label:
-            self._label_specs.append((label, (start + end) / 2 + QPointF(2, -8), False))
+            self._label_specs.append((label, QPointF((x0 + x1) / 2 + 2, (y0 + y1) / 2 - 8), False))
 
     def _update_detail(self) -> None:
         scale = self.transform().m11()
         show = scale >= LABEL_SCALE
+        if show:
+            self.finish_drawing()  # the FIFOs' labels come with them
         if show and self._label_specs:
             self._make_labels()
         for label in self.labels:
@@ -470,11 +519,24 @@ class QtTopologyPanel(QWidget):
         self.heat = HeatScale()
         self.minimap = QtMinimap(self.view)
         self.minimap.setFixedHeight(150)
+        self.selection = selection
+        self.sim = SimRunner(self)
+        self.simulate_button = QPushButton("Simulate")
+        self.simulate_button.setToolTip("run the cycle-level simulator (engine/sim) on this configuration in a "
+                                        "background process; the load colours then come from it")
+        self.simulate_button.clicked.connect(self.simulate)
+        self.sim_status = QLabel()
+        self.sim_status.setObjectName("muted")
+        self.sim_status.setWordWrap(True)
+        self.sim.simulated.connect(self._simulated)
+        self.sim.failed.connect(self._sim_failed)
         side = QVBoxLayout()
         side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.colours)
         side.addWidget(self.view.legend)
         side.addWidget(self.heat)
+        side.addWidget(self.simulate_button)
+        side.addWidget(self.sim_status)
         side.addStretch(1)
         side.addWidget(self.minimap)
         column = QWidget()
@@ -484,6 +546,32 @@ class QtTopologyPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addWidget(column)
+
+    def simulate(self) -> bool:
+        """Simulate the configuration shown (False: nothing valid to simulate, or one is running)."""
+        s = self.selection
+        values = s.full_values()
+        if s.design is None or values is None or s.descriptor is None:
+            self.sim_status.setText("select a valid configuration to simulate")
+            return False
+        if not self.sim.run(s.design.id, s.descriptor, values):
+            self.sim_status.setText("a simulation is running; wait for it")
+            return False
+        self.simulate_button.setEnabled(False)
+        self.sim_status.setText(f"simulating {s.design.id} ...")
+        return True
+
+    def _simulated(self, design: str, values: dict, cycles: int, busy: dict, bottleneck: str) -> None:
+        self.simulate_button.setEnabled(True)
+        self.sim_status.setText(f"simulator: {design} {cycles:,} cycles, bottleneck {bottleneck}")
+        self.selection.set_measured(design, values, "simulator", busy)
+
+    def _sim_failed(self, design: str, _values: dict, why: str) -> None:
+        self.simulate_button.setEnabled(True)
+        self.sim_status.setText(f"<span style='color:{theme.ERROR}'>simulation of {design} failed: {why}</span>")
+
+    def shutdown(self) -> None:
+        self.sim.shutdown()
 
     def _colour_mode(self, mode: str) -> None:
         self.view.set_colour_mode(mode)

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -42,7 +43,13 @@ class KernelSource:
     device: str
 
     def key(self, design_id: str) -> str:
-        return model_key(self.text, self.defines, self.sizes, load_device(self.device), design_id)
+        return model_key(self.text, self.defines, self.sizes, _device(self.device), design_id)
+
+
+@lru_cache(maxsize=8)
+def _device(name: str):
+    """The device read once (keys are computed for every design of every compile, on the GUI thread)."""
+    return load_device(name)
 
 
 _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once for all its designs
@@ -85,7 +92,7 @@ class ModelPool(QObject):
     allReady = Signal()  # every design of the latest kernel has its model in the cache
     _finished = Signal(int, str, bool, str)  # generation, design, built, error (from the pool's thread)
 
-    def __init__(self, cache: ModelCache | None = None, parent=None):
+    def __init__(self, cache=None, parent=None):
         super().__init__(parent)
         self.cache = cache or ModelCache()
         self._executor: ProcessPoolExecutor | None = None

@@ -49,6 +49,10 @@ def _model_version() -> str:
 MODEL_VERSION = _model_version()
 
 
+def model_version() -> str:
+    return MODEL_VERSION
+
+
 def default_folder() -> Path:
     """$SYSTOLIC_STUDIO_CACHE, else the user cache folder."""
     if os.environ.get("SYSTOLIC_STUDIO_CACHE"):

@@ -67,3 +67,52 @@ def test_an_invalid_configuration_cannot_be_exported(qtbot, tmp_path, selection,
     dialog = QtExportDialog(selection, tmp_path / "project")
     qtbot.addWidget(dialog)
     assert not dialog.export_button.isEnabled() and "must divide" in dialog.outcome.text()
+
+
+def test_the_timed_c_simulation_runs_in_a_worker_and_colours_the_topology(qtbot, tmp_path, selection, monkeypatch):
+    """The button builds, runs and replays the export (g++) off the GUI thread, shows format_timed's
+    table, and hands the busy cycles to the selection for the topology's heat colours."""
+    import threading
+
+    import app.views.qt_export_dialog as export_dialog
+
+    pytest.importorskip("engine.csim.timed")
+    threads = []
+    real = export_dialog.run_timed_csim
+
+    def recording(project):
+        threads.append(threading.current_thread())
+        return real(project)
+
+    monkeypatch.setattr(export_dialog, "run_timed_csim", recording)
+    dialog = QtExportDialog(selection, tmp_path / "project")
+    qtbot.addWidget(dialog)
+    assert not dialog.timed_button.isEnabled()  # nothing exported yet
+    _export(dialog, qtbot)
+    assert dialog.timed_button.isEnabled()
+    dialog.timed_button.click()
+    assert not dialog.timed_button.isEnabled() and not dialog.export_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=240000)
+    assert threads and threads[0] is not threading.main_thread()
+    result = dialog.timed_result
+    assert result is not None and result.passed, dialog.outcome.text()
+    assert f"{result.cycles:,} cycles" in dialog.outcome.text()
+    assert dialog.log.toPlainText() == export_dialog.format_timed(result)
+    source, cycles = selection.measured_cycles()
+    assert source == "timed C simulation"
+    assert cycles == export_dialog.timed_module_cycles(result) and "PE" in cycles
+
+
+def test_a_broken_export_shows_the_timed_simulation_error_in_place(qtbot, tmp_path, selection):
+    pytest.importorskip("engine.csim.timed")
+    dialog = QtExportDialog(selection, tmp_path / "project")
+    qtbot.addWidget(dialog)
+    _export(dialog, qtbot)
+    (dialog.project_dir / "design.json").unlink()  # no longer an exported project
+    dialog.timed_button.click()
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=60000)
+    text = dialog.outcome.text()
+    assert dialog.timed_result is None and text and "\n" not in text and "Traceback" not in text
+    assert "design.json" in text, text
+    assert dialog.timed_button.isEnabled()  # the user may fix the folder and try again
+    assert selection.measured_cycles() is None

@@ -1,8 +1,10 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
-everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 window
-where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
+everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 and a
+4K (3840x2160) window where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
 designs greyed."""
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -105,8 +107,9 @@ def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, small_mm,
 CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QProgressBar)
 
 
-def test_at_1366x768_no_control_is_clipped(window, qtbot):
-    window.resize(1366, 768)
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080), (3840, 2160)], ids=["1366x768", "1920x1080", "4K"])
+def test_no_control_is_clipped(window, qtbot, size):
+    window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
     window.fit_docks()
@@ -122,6 +125,13 @@ def test_at_1366x768_no_control_is_clipped(window, qtbot):
                 clipped.append(f"{type(widget).__name__} {widget.objectName() or getattr(widget, 'text', lambda: '')()!r}"
                                f" {widget.width()}x{widget.height()} < {hint.width()}x{hint.height()}")
     assert not clipped, "\n".join(clipped)
+    assert (window.width(), window.height()) == size
+    if os.environ.get("QT_SCALE_FACTOR"):  # run by the 200% test below: the scale factor took effect
+        assert window.devicePixelRatio() == float(os.environ["QT_SCALE_FACTOR"])
+    if size[0] >= 3840:  # the extra room goes to the array and the plots, not to stretched docks
+        view = window.topology_panel.view
+        assert view.width() >= 0.35 * size[0] and view.height() >= 0.3 * size[1], (view.width(), view.height())
+        assert window.search_panel.width() >= 0.35 * size[0]
 
 
 def test_shortcuts_and_menus(window):
@@ -143,3 +153,17 @@ def test_a_kernel_that_does_not_compile_keeps_the_previous_designs_greyed(window
     assert "does not compile" in window.statusBar().currentMessage()
     assert "previous" in window.statusBar().currentMessage()
     assert not window.search_panel.start_button.isEnabled()
+
+
+@pytest.mark.slow
+def test_4k_at_200_percent_scaling_clips_nothing():
+    """A 4K screen at 200%: the 1920x1080 layout in device-independent pixels, drawn with Qt's scale
+    factor 2 (set before the application starts, hence a new process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::test_no_control_is_clipped[1920x1080]"],
+                         capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[2], timeout=900)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
