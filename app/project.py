@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.errors import EngineError
 from engine.limits import INT64_MAX, MAX_EXTENT
+from engine.export.swap import current_umask
 
 FORMAT = "systolic-studio-project"
 VERSION = 1
@@ -48,7 +49,7 @@ def save_project(project: Project, path: str | Path) -> None:
     text = json.dumps(project.to_json(), indent=2) + "\n"
     temp = None
     try:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
@@ -58,20 +59,6 @@ def save_project(project: Project, path: str | Path) -> None:
         if temp is not None and os.path.exists(temp):
             os.unlink(temp)
         raise ProjectError(f"cannot write project {link}: {exc.strerror or exc}") from None
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where Linux shows it (os.umask sets it)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def load_project(path: str | Path) -> Project:

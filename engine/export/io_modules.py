@@ -236,22 +236,9 @@ class IOModules:
     def _feed_partial(self, inst: Instance, buffer: str) -> None:
         """A reload module feeding the PEs: the PE's box of partial results once per event, row
         major, in words of the PE stream (the order the PE reads its accumulators in)."""
-        plan, c = self.plan, self.code
-        t = f"{plan.acc.array}_t"
-        box = plan.acc.reference.box(plan.pe_extents())
-        pack = plan.streams[inst.streams["child"]].pack
-        chunk = math.gcd(pack, self._buffer_pack(inst), box[-1])
-        last = len(box) - 1
-        c.line("/* feed the PE its block of partial results, row major */")
-        c.line(f"chunk_writer<{t}, {pack}, {chunk}> to;")
-        loops = [(f"feed_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
-        loops.append((f"feed_d{last}_chunks", f"w{last}", box[-1] // chunk))
-        with c.loops(loops, pipeline=True):
-            c.line(f"packed<{t}, {chunk}> chunk;")
-            index = "".join(f"[d{d}]" for d in range(last))
-            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
-            c.line("to.put(to_child, chunk);")
-        c.line("to.flush(to_child);")
+        box = self.plan.acc.reference.box(self.plan.pe_extents())
+        self.code.line("/* feed the PE its block of partial results, row major */")
+        self._buffer_out(inst, box, buffer, "to_child", "feed")
 
     def _load_helper(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
@@ -445,22 +432,26 @@ class IOModules:
             c.line(f"for (int k = 0; k < {chunk}; k++) buffer{index}[w{last} * {chunk} + k] = chunk.lane[k];"
                    "  /* one buffer word (unrolled) */")
 
-    def _send_body(self, inst: Instance, box: tuple[int, ...]) -> None:
+    def _buffer_out(self, inst: Instance, box: tuple[int, ...], buffer: str, stream: str, verb: str) -> None:
+        """A buffered block of the written array out to `stream`, row major, a chunk per iteration."""
         plan, c = self.plan, self.code
         t = f"{plan.acc.array}_t"
-        out_pack = plan.streams[inst.streams["out"]].pack
-        chunk = math.gcd(out_pack, self._buffer_pack(inst), box[-1])
+        pack = plan.streams[inst.streams["child" if stream == "to_child" else stream]].pack
+        chunk = math.gcd(pack, self._buffer_pack(inst), box[-1])
         last = len(box) - 1
-        c.line("if (!enable) return;")
-        c.line(f"chunk_writer<{t}, {out_pack}, {chunk}> to;")
-        loops = [(f"send_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
-        loops.append((f"send_d{last}_chunks", f"w{last}", box[-1] // chunk))
+        c.line(f"chunk_writer<{t}, {pack}, {chunk}> to;")
+        loops = [(f"{verb}_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
+        loops.append((f"{verb}_d{last}_chunks", f"w{last}", box[-1] // chunk))
         with c.loops(loops, pipeline=True):
             c.line(f"packed<{t}, {chunk}> chunk;")
             index = "".join(f"[d{d}]" for d in range(last))
-            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = buffer{index}[w{last} * {chunk} + k];")
-            c.line("to.put(out, chunk);")
-        c.line("to.flush(out);")
+            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
+            c.line(f"to.put({stream}, chunk);")
+        c.line(f"to.flush({stream});")
+
+    def _send_body(self, inst: Instance, box: tuple[int, ...]) -> None:
+        self.code.line("if (!enable) return;")
+        self._buffer_out(inst, box, "buffer", "out", "send")
         self._pass_segments(inst, [], box)
 
     def _first_condition(self) -> str:

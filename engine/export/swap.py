@@ -54,7 +54,7 @@ def write_folder(files: dict[str, str], out_dir: Path) -> Path:
             _carry_over(target, staging, PurePosixPath("."), set(files))
             _exchange(staging, target)  # staging now holds the old project
         else:
-            os.chmod(staging, 0o777 & ~_umask())
+            os.chmod(staging, 0o777 & ~current_umask())
             os.rename(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -117,7 +117,7 @@ def _exchange(a: Path, b: Path) -> None:
     os.rmdir(aside)
 
 
-def _umask() -> int:
+def current_umask() -> int:
     """The process umask, read without changing it where Linux shows it (os.umask sets it)."""
     try:
         with open("/proc/self/status") as f:
