@@ -80,10 +80,10 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(self.compare_view, "Compare")
         self.pods = QtPods()
-        self.views.addTab(self.pods, "Pods")
+        self.views.addTab(_scrolled(self.pods), "Pods")
         self.network = NetworkSession(self)  # whole networks (issue 15): a layer clicked selects it here
         self.network_view = QtNetwork(self.network, lambda: self.session.work_file if self.session.space else None)
-        self.views.addTab(self.network_view, "Network")
+        self.views.addTab(_scrolled(self.network_view), "Network")
         self.points = DesignPoints(self.selection.cache, self)
         self.search_panel = QtSearchPanel(self.search, self.points)
         self.detail = QtDesignDetail(self.selection)
@@ -190,7 +190,7 @@ class MainWindow(QMainWindow):
         self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
 
         view = self.menuBar().addMenu("&View")
-        for k, name in enumerate(("Topology", "Bottleneck", "Compare", "Pods")):
+        for k, name in enumerate(("Topology", "Bottleneck", "Compare", "Pods", "Network")):
             action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
             action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
             view.addAction(action)
@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
 
     def open_network(self, path=None) -> None:
         """File > Open network: a workload in the Network tab (asked for without `path`)."""
-        self.views.setCurrentWidget(self.network_view)
+        self.views.setCurrentIndex(self.views.count() - 1)  # the Network tab
         self.network_view.open_network(path) if path else self.network_view.ask_network()
 
     def show_network_layer(self, sizes: dict, design: str, params: dict) -> None:
@@ -558,3 +558,12 @@ class MainWindow(QMainWindow):
         self.settings.setValue("state", self.saveState())
         self.settings.sync()
         super().closeEvent(event)
+
+
+def _scrolled(page):
+    """A tab page in a scroll area: its minimum size does not become the window's (1366x768 stays usable)."""
+    area = QScrollArea()
+    area.setWidget(page)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.NoFrame)
+    return area

@@ -81,7 +81,7 @@ def test_the_window_opens_a_network_and_a_chosen_layer_selects_its_sizes_and_des
     workload = tmp_path / "two.csv"
     workload.write_text(WORKLOAD)
     window.open_network(workload)
-    assert window.views.currentWidget() is window.network_view
+    assert window.views.currentWidget().widget() is window.network_view  # the tab's scroll area
     assert window.network_view.model.rowCount() == 2
     design = window.tree_model.design_ids()[1]
     params = {p.name: p.lower for p in window.session.space.design(design).params if p.tunable}

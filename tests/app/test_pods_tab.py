@@ -104,9 +104,9 @@ def test_the_window_has_a_pods_tab(make_window, compiled):
     window = make_window()
     compiled(window)
     tabs = [window.views.tabText(k) for k in range(window.views.count())]
-    assert "Pods" in tabs and window.views.widget(tabs.index("Pods")) is window.pods
+    assert "Pods" in tabs and window.views.widget(tabs.index("Pods")).widget() is window.pods  # in a scroll area
     view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     pods = next(a for a in view_menu.actions() if a.text() == "Pods")
     assert pods.shortcut().toString() == "Ctrl+4"
     pods.trigger()
-    assert window.views.currentWidget() is window.pods
+    assert window.views.currentWidget().widget() is window.pods
