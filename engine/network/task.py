@@ -88,39 +88,32 @@ def kernel_file(job: Job) -> Path:
         return _kernel_files[digest]
 
 
-def reference_space(job: Job) -> DesignSpace:
-    key = ("envelope", job.kernel_text, job.defines, job.envelope)
+def _once(key: tuple, build):
+    """What `build()` gives, built once per process and key (built outside the lock: compiling is slow)."""
     with _lock:
-        space = _spaces.get(key)
-    if space is None:
-        space = envelope_space(kernel_file(job), dict(job.envelope), defines=job.defines)
+        found = _spaces.get(key)
+    if found is None:
+        found = build()
         with _lock:
-            _spaces[key] = space
-    return space
+            _spaces[key] = found
+    return found
+
+
+def reference_space(job: Job) -> DesignSpace:
+    return _once(("envelope", job.kernel_text, job.defines, job.envelope),
+                 lambda: envelope_space(kernel_file(job), dict(job.envelope), defines=job.defines))
 
 
 def sized_space(job: Job, sizes: dict[str, int]) -> DesignSpace:
     """The network's designs remade at these sizes (a layer's, or a layer padded to a tile)."""
-    key = ("layer", job.kernel_text, job.defines, job.envelope, tuple(sorted(sizes.items())))
-    with _lock:
-        space = _spaces.get(key)
-    if space is None:
-        space = layer_space(kernel_file(job), reference_space(job), sizes, defines=job.defines)
-        with _lock:
-            _spaces[key] = space
-    return space
+    return _once(("layer", job.kernel_text, job.defines, job.envelope, tuple(sorted(sizes.items()))),
+                 lambda: layer_space(kernel_file(job), reference_space(job), sizes, defines=job.defines))
 
 
 def loop_define_map(job: Job) -> dict[str, str]:
     """Band loop -> the define that is its extent (see designs.loop_defines), once per job."""
-    key = ("loops", job.kernel_text, job.defines, job.envelope)
-    with _lock:
-        found = _spaces.get(key)
-    if found is None:
-        found = loop_defines(kernel_file(job), dict(job.envelope), defines=job.defines)
-        with _lock:
-            _spaces[key] = found
-    return found
+    return _once(("loops", job.kernel_text, job.defines, job.envelope),
+                 lambda: loop_defines(kernel_file(job), dict(job.envelope), defines=job.defines))
 
 
 MP_NODES = 10  # a sample-budget pair's MP seed: SCIP nodes, not seconds (see make_strategy)
