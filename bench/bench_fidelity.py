@@ -1,6 +1,6 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
-    python bench/bench_fidelity.py [--cases test|full|reload|all|designs] [--out DIR]
+    python bench/bench_fidelity.py [--cases test|full|reload|all|designs] [--only TEXT] [--out DIR]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
@@ -71,9 +71,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs"], default="test")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--only", metavar="TEXT", help="run only the cases whose label contains TEXT")
     args = parser.parse_args()
     cases = every_design() if args.cases == "designs" else {
         "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
+    if args.only:
+        cases = tuple(c for c in cases if args.only in c.label)
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6}  bottleneck (model / csim)")

@@ -320,6 +320,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
                 label = src.code_line(label_line).rstrip(":").strip()
             nest_labels.insert(0, label)
             outer = src.prev_code(label_line if label else start)
+            while outer > function.open and src.lines[outer].lstrip().startswith("#"):
+                outer = src.prev_code(outer)  # the outer loop's own pragmas (loop_tripcount) keep it perfect
             if (outer > function.open and _FOR.match(src.code[outer]) and src.code[outer].rstrip().endswith("{")
                     and src.close.get(outer) == src.next_code(end)):
                 start, end = outer, src.close[outer]

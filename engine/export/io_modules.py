@@ -348,10 +348,18 @@ class IOModules:
         if self._collects(inst):
             self._buffered_drain(inst, box, events)
             return
+        if module["dram"]:
+            own_pack = plan.streams[inst.streams["own"]].pack
+            # whole words per PE box: one reader serves every box, and the tile, PE and box loops
+            # form one perfect nest that HLS flattens into one pipelined loop (a pipeline fill per
+            # run, not per PE box: the model's drain term)
+            shared = math.prod(box) % own_pack == 0
+            if shared:
+                c.line(f"chunk_reader<{plan.acc.array}_t, {own_pack}, {self._store_chunk(inst)}> from;")
+            with c.loops(self._tile_loops(events)):
+                self._store(inst, box, declare_reader=not shared)
+            return
         with c.loops(self._tile_loops(events)):
-            if module["dram"]:
-                self._store(inst, box)
-                return
             c.line("/* results of the PEs this instance serves, then those of the instances behind it */")
             self._pass_segments(inst, ["own"], box)
 
@@ -372,14 +380,23 @@ class IOModules:
         for key, var, count, most in sources:
             pack = plan.streams[s[key]].pack
             chunk = math.gcd(pack, out_pack, volume)
+            # boxes of whole words in and out: one reader and writer serve every segment, and the
+            # segment loop and the copy form one perfect nest (one pipeline fill, not one a box)
+            shared = volume % pack == 0 and volume % out_pack == 0
+            if shared:
+                c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> {key}_reader;")
+                c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> {key}_writer;")
             with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
                 if count != str(most):
                     c.pragma(f"HLS loop_tripcount max={most}")
-                c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> from;")
-                c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> to;")
+                reader, writer = (f"{key}_reader", f"{key}_writer") if shared else ("from", "to")
+                if not shared:
+                    c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> from;")
+                    c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> to;")
                 with c.loops([(f"pass_{key}", "n", volume // chunk)], pipeline=True):
-                    c.line(f"to.put(out, from.get({var}));")
-                c.line("to.flush(out);")
+                    c.line(f"{writer}.put(out, {reader}.get({var}));")
+                if not shared:
+                    c.line("to.flush(out);")
 
     def _buffered_drain(self, inst: Instance, box: tuple[int, ...], events: list[str]) -> None:
         plan, c = self.plan, self.code
@@ -462,7 +479,13 @@ class IOModules:
         return " && ".join(f"{l}_tile == 0" for l in events
                            if not plan.acc.reference.depends_on(l) and plan.loops[l].tiles > 1)
 
-    def _store(self, inst: Instance, box: tuple[int, ...]) -> None:
+    def _store_chunk(self, inst: Instance) -> int:
+        """Elements the storer takes from its stream at a time: the stream's words, split to fit a
+        bus word."""
+        own_pack = self.plan.streams[inst.streams["own"]].pack
+        return math.gcd(own_pack, self.plan.interface.port(self.plan.acc.array).word_elements)
+
+    def _store(self, inst: Instance, box: tuple[int, ...], *, declare_reader: bool = True) -> None:
         """Each PE's box to its place in DRAM, row by row, a bus word per iteration. The PEs send
         whole results (partial results of a reduction split over tiles were read back into them,
         pass by pass): the storer only writes, whole words in an unconditional affine loop; words
@@ -482,13 +505,14 @@ class IOModules:
                               f"({'x'.join(map(str, box))} elements) do not all start on a {word}-element DRAM "
                               f"word; give a power of two dividing the box and where boxes start, or leave it "
                               f"to be inferred")
-        chunk = math.gcd(own_pack, word)
+        chunk = self._store_chunk(inst)
         pieces = word // chunk
         t = f"{group.array}_t"
         last = len(box) - 1
         segment_loops = [(f"store_{l}_pe", f"{l}_pe", plan.loops[l].pes) for l in pe_dims]
         with c.loops(segment_loops):
-            c.line(f"chunk_reader<{t}, {own_pack}, {chunk}> from;")
+            if declare_reader:
+                c.line(f"chunk_reader<{t}, {own_pack}, {chunk}> from;")
             loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
             loops.append((f"store_d{last}_words", f"w{last}", box[-1] // word))
             with c.loops(loops, pipeline=True, ii=pieces):

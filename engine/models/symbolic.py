@@ -39,6 +39,7 @@ from engine.compiler.architecture.symbols import smax
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
     architecture_fifo_depth,
+    architecture_pe_skew,
     architecture_row_block_depth,
     architecture_skew_depth,
 )
@@ -110,6 +111,33 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
     return smax(*(_per_event(p) for p in phases)) + CHAIN_LEVEL_CYCLES * len(phases)
 
 
+def _drain_tail(pe: Module, arch: Architecture, group: str, array: str) -> sympy.Expr:
+    """Cycles from the PEs' last result write (which the PE term counts) to the last word reaching
+    the DRAM-facing drain, walking the drain levels outwards: a level that streams (the storer, a
+    level that passes words on) starts as soon as words arrive and ends one event's transfer after
+    it starts, or (the head of a chain of them) when its source ends and its successors' words have
+    passed; a level that buffers a box (collect, then send) sends only
+    once it has the whole box. Found with the timed C simulation: counting every level's whole
+    transfer after the PEs (and the PE depth again) cost a streaming storer its event twice."""
+    write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
+    start = -_per_event(write) if write is not None else sympy.Integer(0)
+    end = sympy.Integer(0)
+    for m in sorted((m for m in arch.modules if m.kind == "drain" and m.array == array), key=lambda m: m.level):
+        send = next(p for p in m.phases if p.name == "drain")
+        if any(p.name == "collect" for p in m.phases):
+            start = end + CHAIN_LEVEL_CYCLES
+            end = start + _per_event(send)
+        else:
+            # the head of a chain of n instances passes its own share as it arrives from the level
+            # below, then the (n - 1) / n its successors hold, a word per cycle
+            words = _per_event(send)
+            chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
+            behind = chain.count / m.count if chain is not None else 0
+            start = start + CHAIN_LEVEL_CYCLES
+            end = smax(end + CHAIN_LEVEL_CYCLES + words * behind, start + words)
+    return end
+
+
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)
@@ -123,12 +151,10 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
-    drains = [_chain_time([p for m in (pe, *arch.modules) if m.kind in ("drain", "pe")
-                           for p in m.phases if p.name in ("drain", f"write_{g.name}")
-                           and (m.kind == "pe" or m.array == g.array)])
-              for g in arch.groups if g.needs_drain]
+    drains = [_drain_tail(pe, arch, g.name, g.array) for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + DRAM_READ_LATENCY
-    epilogue = pe.depth + smax(0, *drains) + DRAM_WRITE_LATENCY
+    # the drain starts from the PEs that finish last: the far end of a reduction chain's wavefront
+    epilogue = architecture_pe_skew(arch) + smax(0, *drains) + DRAM_WRITE_LATENCY
     dtype = arch.compute["dtype"]
     ops = arch.compute["ops"]
     lanes = pe.count * arch.simd

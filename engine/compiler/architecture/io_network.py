@@ -153,6 +153,10 @@ class _GroupNetwork:
             self.link(self.name(self.top), self.name(2), 1, dram_pack, "to_first")
             self.link(self.name(2), self.name(2), boundary - 1, pack2, "chain")
             edge = self.name(2)
+        elif self.direction == "out":
+            # the storer writes the boundary PE's results as they arrive, a bus word per iteration
+            # (engine/export/io_modules.py `_store`): no slice buffer, nothing collected first
+            edge = self.name(self.top)
         else:
             top = self.modules.pop()  # the DRAM-facing module also holds the slice for PE 0
             buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, dram_pack,
