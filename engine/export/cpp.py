@@ -75,6 +75,6 @@ def index_type(bound: int) -> str:
     return f"ap_uint<{index_bits(bound)}>"
 
 
-def counted_for(var: str, trip: int, *, start: int | str = 0) -> str:
-    """The head of a loop `var` = start .. trip - 1, with a counter as narrow as `trip` allows."""
-    return f"for ({index_type(trip)} {var} = {start}; {var} < {trip}; {var}++)"
+def counted_for(var: str, trip: int) -> str:
+    """The head of a loop `var` = 0 .. trip - 1, with a counter as narrow as `trip` allows."""
+    return f"for ({index_type(trip)} {var} = 0; {var} < {trip}; {var}++)"
