@@ -1,7 +1,7 @@
 """Exported project directory -> `CsimResult`: the kernel compiled with g++ next to a generated test
 harness (engine/csim/harness.py), run on random inputs and compared with the golden loop nest.
 
-Without Xilinx tools the bundled engine/csim/include/hls_stream.h stands in for Vitis's; when
+Without Xilinx tools the bundled engine/csim/include/hls_stream.h and ap_int.h stand in for Vitis's; when
 `$XILINX_HLS/include/hls_stream.h` exists, the Vitis headers are used instead. A failing simulation
 is a result (passed False, the first mismatching element, the command to reproduce it), never an
 exception; a directory that is not an exported project raises `CsimError`. The build happens in a

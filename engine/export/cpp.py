@@ -1,4 +1,5 @@
-"""Indented C/C++ text, built line by line: the small writer both C++ emitters share."""
+"""Indented C/C++ text, built line by line: the small writer both C++ emitters share, and the one
+rule for the width of the kernel's loop counters and indices (`index_type`)."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -26,12 +27,12 @@ class Code:
 
     @contextmanager
     def loops(self, loops: list[tuple[str, str, int]], *, pipeline: bool = False, ii: int = 1):
-        """Nested `for (int var = 0; var < trip; var++)` with labels; the pipeline pragma (II `ii`)
-        opens the innermost body, so the nest is one pipelined loop. Loops of trip 1 are still
-        written, so that indices keep their names."""
+        """Nested `for (ap_uint<b> var = 0; var < trip; var++)` (b from `index_type`) with labels;
+        the pipeline pragma (II `ii`) opens the innermost body, so the nest is one pipelined loop.
+        Loops of trip 1 are still written, so that indices keep their names."""
         for label, var, trip in loops:
             self.line(f"{label}:")
-            self.line(f"for (int {var} = 0; {var} < {trip}; {var}++) {{")
+            self.line(f"{counted_for(var, trip)} {{")
             self.depth += 1
         if pipeline:
             self.pragma(f"HLS pipeline II={ii}")
@@ -52,3 +53,28 @@ def product(terms: list[str]) -> str:
 def total(terms: list[str]) -> str:
     terms = [t for t in terms if t != "0"]
     return " + ".join(terms) if terms else "0"
+
+
+def index_bits(bound: int) -> int:
+    """Bits of an unsigned variable that takes every value in [0, bound], `bound` included.
+
+    The one rule for the kernel's narrow types: a loop counter of trip count n exits when it reaches
+    n, so it holds 0..n; an index that stays below n (a PE's grid index, a tile, a position inside a
+    box) gets the same width as the counter that produces it, so values pass between them unchanged.
+    A bound that depends on an argument (a drain instance's share of a chain) takes the largest value
+    the descriptor allows, the same number its `loop_tripcount max` states. Expressions of these
+    variables (addresses) are never stored in them: HLS's (and the shim's) arithmetic widens, and the
+    named indices derived from them are declared with the width of their own largest value."""
+    if bound < 0:
+        raise ValueError(f"an index bound cannot be negative ({bound})")
+    return max(1, int(bound).bit_length())
+
+
+def index_type(bound: int) -> str:
+    """`ap_uint<b>` holding 0..bound (`index_bits`)."""
+    return f"ap_uint<{index_bits(bound)}>"
+
+
+def counted_for(var: str, trip: int) -> str:
+    """The head of a loop `var` = 0 .. trip - 1, with a counter as narrow as `trip` allows."""
+    return f"for ({index_type(trip)} {var} = 0; {var} < {trip}; {var}++)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 
-from engine.export.cpp import Code, product, total
+from engine.export.cpp import Code, counted_for, index_type, product, total
 from engine.export.interface import ExportError
 from engine.export.plan import (
     Group,
@@ -144,8 +144,13 @@ class VitisHLSTarget(IOModules, Target):
         for line in self._summary(report):
             c.line(" * " + line if line else " *")
         c.line(" */")
+        c.line('#include <ap_int.h>')
         c.line('#include <hls_stream.h>')
         c.line('#include "kernel_kernel.h"')
+        c.line("")
+        c.line("/* Loop counters and indices are ap_uint<b>, b the bits of the largest value they take (a counter's")
+        c.line("   exit value included); index_bits gives b where the bound is a template parameter. */")
+        c.line("constexpr int index_bits(unsigned long n) { return n < 2 ? 1 : 1 + index_bits(n / 2); }")
         c.line("")
         for array, pack in sorted({(s.array, s.pack) for s in self.plan.streams.values()}):
             c.line(f"typedef packed<{array}_t, {pack}> {_pack_type(array, pack)};")
@@ -155,11 +160,11 @@ class VitisHLSTarget(IOModules, Target):
         c.line("template <typename T, int N, int G>")
         with c.block("struct chunk_writer", "};"):
             c.line("packed<T, N> word;")
-            c.line("int fill;")
+            c.line("ap_uint<index_bits(N)> fill;")
             with c.block("chunk_writer() : fill(0)"):
-                c.line("for (int k = 0; k < N; k++) word.lane[k] = 0;")
+                c.line("for (ap_uint<index_bits(N)> k = 0; k < N; k++) word.lane[k] = 0;")
             with c.block("void put(hls::stream<packed<T, N> > &out, const packed<T, G> &chunk)"):
-                with c.block("for (int k = 0; k < G; k++)"):
+                with c.block("for (ap_uint<index_bits(G)> k = 0; k < G; k++)"):
                     c.pragma("HLS unroll")
                     c.line("word.lane[fill + k] = chunk.lane[k];")
                 c.line("fill += G;")
@@ -172,7 +177,7 @@ class VitisHLSTarget(IOModules, Target):
                 c.line("put(out, chunk);")
             with c.block("void flush(hls::stream<packed<T, N> > &out)"):
                 with c.block("if (fill > 0)"):
-                    c.line("for (int k = fill; k < N; k++) word.lane[k] = 0;")
+                    c.line("for (ap_uint<index_bits(N)> k = fill; k < N; k++) word.lane[k] = 0;")
                     c.line("out.write(word);")
                     c.line("fill = 0;")
         c.line("")
@@ -180,14 +185,14 @@ class VitisHLSTarget(IOModules, Target):
         c.line("template <typename T, int N, int G>")
         with c.block("struct chunk_reader", "};"):
             c.line("packed<T, N> word;")
-            c.line("int next;")
+            c.line("ap_uint<index_bits(N)> next;")
             c.line("chunk_reader() : next(N) {}")
             with c.block("packed<T, G> get(hls::stream<packed<T, N> > &in)"):
                 with c.block("if (next == N)"):
                     c.line("word = in.read();")
                     c.line("next = 0;")
                 c.line("packed<T, G> chunk;")
-                with c.block("for (int k = 0; k < G; k++)"):
+                with c.block("for (ap_uint<index_bits(G)> k = 0; k < G; k++)"):
                     c.pragma("HLS unroll")
                     c.line("chunk.lane[k] = word.lane[next + k];")
                 c.line("next += G;")
@@ -263,7 +268,7 @@ class VitisHLSTarget(IOModules, Target):
         params: list[tuple[str, str]] = []
         if inst.role in ("io", "drain", "pe"):
             dims = plan.module_dims[inst.module]
-            params += [(f"int {loop}_pe", str(v)) for loop, v in zip(dims, inst.index)]
+            params += [(self._pe_param(loop), str(v)) for loop, v in zip(dims, inst.index)]
         params += self._pass_params()
         s = inst.streams
         if inst.role == "pe":
@@ -300,10 +305,18 @@ class VitisHLSTarget(IOModules, Target):
         """The pass's tile indices and whether it reloads partial results: arguments of every process
         (engine/compiler/architecture/passes.py); none when the kernel runs in one pass."""
         plan = self.plan
-        params = [(f"int {l}_tile", f"{l}_tile") for l in plan.pass_loops]
+        params = [(self._tile_param(l), f"{l}_tile") for l in plan.pass_loops]
         if plan.reloads:
             params.append(("int reload", "reload"))
         return params
+
+    def _pe_param(self, loop: str) -> str:
+        """A PE grid index argument: the type of the counter over the PEs along `loop`."""
+        return f"{index_type(self.plan.loops[loop].pes)} {loop}_pe"
+
+    def _tile_param(self, loop: str) -> str:
+        """A tile index argument: the type of the counter over the tiles of `loop`."""
+        return f"{index_type(self.plan.loops[loop].tiles)} {loop}_tile"
 
     def _function(self, inst: Instance, name: str) -> None:
         if self._prefetches(inst):
@@ -322,9 +335,10 @@ class VitisHLSTarget(IOModules, Target):
             body()
         text = "\n".join(c.lines[head + 1:])
         for param in params:
-            if param.startswith("int ") and not re.search(rf"\b{param[4:]}\b", text):
+            scalar = re.fullmatch(r"(int|ap_uint<\d+>) (\w+)", param)
+            if scalar and not re.search(rf"\b{scalar.group(2)}\b", text):
                 # every instance gets its index for the reader; unused ones stay nameless for g++
-                c.lines[head] = c.lines[head].replace(param, f"int /* {param[4:]} */")
+                c.lines[head] = c.lines[head].replace(param, f"{scalar.group(1)} /* {scalar.group(2)} */")
         c.line("")
 
     def _purpose(self, inst: Instance) -> str:
@@ -461,16 +475,16 @@ class VitisHLSTarget(IOModules, Target):
         if reducing:
             c.line(f"{t} term[{plan.lanes}];")
             c.pragma("HLS array_partition variable=term complete")
-        with c.block(f"for (int lane = 0; lane < {plan.lanes}; lane++)"):
+        with c.block(counted_for("lane", plan.lanes)):
             c.pragma("HLS unroll")
             accumulates = plan.reduce_op is not None
             expression = self._rewrite(plan.reduce_operand if accumulates else plan.update_expression, words,
                                        f"(first ? start : {local})")
             used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
                 l for l, b in plan.loops.items() if b.padded}
-            for l in plan.loops:
-                if l in used:
-                    c.line(f"const int {l} = {_tidy(self.global_index(l))};")
+            for l, b in plan.loops.items():
+                if l in used:  # below the padded extent: the width of the loop's last index
+                    c.line(f"const {index_type(b.tiles * b.t1 - 1)} {l} = {_tidy(self.global_index(l))};")
             if reducing:
                 c.line(f"term[lane] = ({guard}) ? ({t})({expression}) : ({t}){plan.identity};" if guard
                        else f"term[lane] = ({t})({expression});")
@@ -483,9 +497,10 @@ class VitisHLSTarget(IOModules, Target):
                 c.line(f"if ({guard}) {local} = {expression};" if guard else f"{local} = {expression};")
         if reducing:
             c.line("/* the lanes' terms as a balanced tree, then one update of the accumulator */")
-            with c.block(f"for (int width = {plan.lanes // 2}; width > 0; width /= 2)"):
+            half = index_type(plan.lanes // 2)
+            with c.block(f"for ({half} width = {plan.lanes // 2}; width > 0; width /= 2)"):
                 c.pragma("HLS unroll")
-                with c.block("for (int lane = 0; lane < width; lane++)"):
+                with c.block(f"for ({half} lane = 0; lane < width; lane++)"):
                     c.pragma("HLS unroll")
                     c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
             target = local.replace("lane", "0")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 
-from engine.export.cpp import product, total
+from engine.export.cpp import counted_for, index_bits, index_type, product, total
 from engine.export.interface import ExportError
 from engine.export.plan import PE_INPUT_PATTERNS, Group, Instance, _int
 
@@ -106,10 +106,11 @@ class IOModules:
         steps += self._edge_steps(group, pe_dims, [])
         return all(step % word == 0 for step in steps)
 
-    def _chunk_position(self, last: int, chunk: int) -> int:
-        """Declare the element position of chunk `w<last>` along the innermost dimension; returns
-        the line, which `_drop_if_unused` removes when the body never reads it."""
-        self.code.line(f"const int d{last} = w{last} * {chunk};" if chunk > 1 else f"const int d{last} = w{last};")
+    def _chunk_position(self, last: int, chunk: int, chunks: int) -> int:
+        """Declare the element position of chunk `w<last>` (of `chunks`) along the innermost
+        dimension; returns the line, which `_drop_if_unused` removes when the body never reads it."""
+        t = index_type((chunks - 1) * chunk)
+        self.code.line(f"const {t} d{last} = w{last} * {chunk};" if chunk > 1 else f"const {t} d{last} = w{last};")
         return len(self.code.lines) - 1
 
     def _drop_if_unused(self, line: int, name: str) -> None:
@@ -155,7 +156,7 @@ class IOModules:
             self._reshape("ping", inst, len(own))
             self._reshape("pong", inst, len(own))
             c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
-            c.line("int block = -1;")
+            c.line(f"ap_int<{index_bits(blocks) + 1}> block = -1;  /* -1 .. {blocks - 1} */")
             with c.loops(self._tile_loops(tile_loops)):
                 c.line(f"const bool new_block = {first or 'true'};")
                 c.line("if (new_block) block++;")
@@ -195,7 +196,7 @@ class IOModules:
             with c.loops([("identity_" + label, var, trip)
                           for label, var, trip in self._tile_loops(plan.event_loops(plan.acc))]):
                 c.line(f"packed<{plan.acc.array}_t, {pack}> identity;")
-                c.line(f"for (int k = 0; k < {pack}; k++) identity.lane[k] = ({plan.acc.array}_t){plan.identity};")
+                c.line(f"{counted_for('k', pack)} identity.lane[k] = ({plan.acc.array}_t){plan.identity};")
                 with c.loops([("identity_words", "n", -(-volume // pack))], pipeline=True):
                     c.line("to_child.write(identity);")
             c.line("return;")
@@ -223,10 +224,12 @@ class IOModules:
             source = f"const {port.word_type} *{port.name}"
         else:
             source = self._stream_arg("in", s["in"], "in")
-        params = [f"int {l}_pe" for l in dims] + [f"int {l}_tile" for l in self.plan.pass_loops] + [source]
+        params = [self._pe_param(l) for l in dims] + [self._tile_param(l) for l in self.plan.pass_loops] + [source]
         if "next" in s:
             params.append(self._stream_arg("next", s["next"], "to_next"))
-        self._emit(f"{name}_load", params + [buffer, "int block", "bool enable"],
+        blocks = math.prod(self.plan.loops[l].tiles for l in self.plan.in_pass(self.plan.event_loops(group)))
+        # the block number, 0 .. blocks (the last call, disabled, passes `blocks`)
+        self._emit(f"{name}_load", params + [buffer, f"{index_type(blocks)} block", "bool enable"],
                    f"{inst.module}: one block in (when enabled), forwarded down the chain, this instance's box kept",
                    lambda: self._load_helper(inst))
         self._emit(f"{name}_feed", [buffer, self._stream_arg("child", s["child"], "to_child")],
@@ -249,8 +252,8 @@ class IOModules:
             stride = 1
             for loop in reversed(plan.in_pass(plan.event_loops(group))):
                 tiles = plan.loops[loop].tiles
-                if tiles > 1:
-                    c.line(f"const int {loop}_tile = (block / {stride}) % {tiles};")
+                if tiles > 1:  # the type of the tile loop's counter
+                    c.line(f"const {index_type(tiles)} {loop}_tile = (block / {stride}) % {tiles};")
                 stride *= tiles
         self._load_body(inst, "buffer")
 
@@ -273,7 +276,7 @@ class IOModules:
         loops = [(f"load_d{d}", f"d{d}", n) for d, n in enumerate(incoming[:-1])]
         loops.append((f"load_d{last}_chunks", f"w{last}", incoming[-1] // chunk))
         with c.loops(loops, pipeline=True):
-            position = self._chunk_position(last, chunk)
+            position = self._chunk_position(last, chunk, incoming[-1] // chunk)
             coords = [_tidy(total([self.origin(group, d), f"d{d}"])) for d in range(len(incoming))]
             if module["dram"]:
                 address = self._word_address(group, port, coords, f"w{last}")
@@ -290,7 +293,7 @@ class IOModules:
                 if chunk > 1:
                     index[-1] = _tidy(total([index[-1], "k"]))
                 slot = "".join(f"[{x}]" for x in index)
-                target = (f"for (int k = 0; k < {chunk}; k++) {buffer}{slot} = chunk.lane[k];  /* one buffer word (unrolled) */"
+                target = (f"{counted_for('k', chunk)} {buffer}{slot} = chunk.lane[k];  /* one buffer word (unrolled) */"
                           if chunk > 1 else f"{buffer}{slot} = chunk.lane[0];")
             else:
                 target = "keep.put(to_child, chunk);"
@@ -312,7 +315,7 @@ class IOModules:
         c.line("/* feed the PEs: one word per PE iteration */")
         with c.loops(self._point_loops("feed"), pipeline=True):
             c.line(f"packed<{group.array}_t, {lanes}> word;")
-            with c.block(f"for (int lane = 0; lane < {lanes}; lane++)"):
+            with c.block(counted_for("lane", lanes)):
                 c.pragma("HLS unroll")
                 c.line(f"word.lane[lane] = {buffer}{''.join(f'[{x}]' for x in coords)};")
             c.line("to_child.write(word);")
@@ -386,7 +389,8 @@ class IOModules:
             if shared:
                 c.line(f"chunk_reader<{group.array}_t, {pack}, {chunk}> {key}_reader;")
                 c.line(f"chunk_writer<{group.array}_t, {out_pack}, {chunk}> {key}_writer;")
-            with c.block(f"for (int segment = 0; segment < {count}; segment++)"):
+            # a count that depends on the instance: the counter of the largest (the tripcount's max)
+            with c.block(f"for ({index_type(most)} segment = 0; segment < {count}; segment++)"):
                 if count != str(most):
                     c.pragma(f"HLS loop_tripcount max={most}")
                 reader, writer = (f"{key}_reader", f"{key}_writer") if shared else ("from", "to")
@@ -409,7 +413,7 @@ class IOModules:
         c.line(f"{plan.acc.array}_t ping{shape}, pong{shape};  /* one PE box is collected while the other is sent */")
         self._reshape("ping", inst, len(box))
         self._reshape("pong", inst, len(box))
-        c.line("int event = 0;")
+        c.line(f"{index_type(count)} event = 0;")
         with c.loops(self._tile_loops(events)):
             c.line("/* both calls in one basic block: HLS runs them side by side */")
             for current, other, head in (("ping", "pong", "if (event % 2 == 0)"), ("pong", "ping", "else")):
@@ -428,7 +432,7 @@ class IOModules:
         buffer = f"{t} buffer" + "".join(f"[{n}]" for n in box)
         self._emit(f"{name}_collect", [self._stream_arg("own", s["own"], "own"), buffer],
                    f"{inst.module}: the finished PE box into a buffer", lambda: self._copy_box(inst, box, "own"))
-        params = [f"int {l}_pe" for l in plan.module_dims[inst.module]] + [buffer]
+        params = [self._pe_param(l) for l in plan.module_dims[inst.module]] + [buffer]
         if "successor" in s:
             params.append(self._stream_arg("successor", s["successor"], "from_successor"))
         params += [self._stream_arg("out", s["out"], "out"), "bool enable"]
@@ -446,7 +450,7 @@ class IOModules:
         with c.loops(loops, pipeline=True):
             c.line(f"const packed<{plan.acc.array}_t, {chunk}> chunk = from.get({key});")
             index = "".join(f"[d{d}]" for d in range(last))
-            c.line(f"for (int k = 0; k < {chunk}; k++) buffer{index}[w{last} * {chunk} + k] = chunk.lane[k];"
+            c.line(f"{counted_for('k', chunk)} buffer{index}[w{last} * {chunk} + k] = chunk.lane[k];"
                    "  /* one buffer word (unrolled) */")
 
     def _buffer_out(self, inst: Instance, box: tuple[int, ...], buffer: str, stream: str, verb: str) -> None:
@@ -462,7 +466,7 @@ class IOModules:
         with c.loops(loops, pipeline=True):
             c.line(f"packed<{t}, {chunk}> chunk;")
             index = "".join(f"[d{d}]" for d in range(last))
-            c.line(f"for (int k = 0; k < {chunk}; k++) chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
+            c.line(f"{counted_for('k', chunk)} chunk.lane[k] = {buffer}{index}[w{last} * {chunk} + k];")
             c.line(f"to.put({stream}, chunk);")
         c.line(f"to.flush({stream});")
 
@@ -516,17 +520,17 @@ class IOModules:
             loops = [(f"store_d{d}", f"d{d}", n) for d, n in enumerate(box[:-1])]
             loops.append((f"store_d{last}_words", f"w{last}", box[-1] // word))
             with c.loops(loops, pipeline=True, ii=pieces):
-                position = self._chunk_position(last, word)
+                position = self._chunk_position(last, word, box[-1] // word)
                 coords = [_tidy(total([self.origin(group, d), self.offset_in(group, d, pe_dims, []), f"d{d}"]))
                           for d in range(len(box))]
                 if pieces == 1:
                     c.line(f"const packed<{t}, {chunk}> value = from.get(own);")
                 else:
                     c.line(f"{port.word_type} value;  /* assembled from {pieces} pieces, then written whole */")
-                    with c.block(f"for (int piece = 0; piece < {pieces}; piece++)"):
+                    with c.block(counted_for("piece", pieces)):
                         c.pragma("HLS unroll")
                         c.line(f"const packed<{t}, {chunk}> part = from.get(own);")
-                        with c.block(f"for (int k = 0; k < {chunk}; k++)"):
+                        with c.block(counted_for("k", chunk)):
                             c.pragma("HLS unroll")
                             c.line(f"value.lane[piece * {chunk} + k] = part.lane[k];")
                 pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
@@ -547,7 +551,7 @@ class IOModules:
         pack = plan.streams[inst.streams["out"]].pack
         with c.loops(self._tile_loops(plan.event_loops(group))):
             c.line(f"packed<{group.array}_t, {pack}> identity;")
-            c.line(f"for (int k = 0; k < {pack}; k++) identity.lane[k] = ({group.array}_t){plan.identity};")
+            c.line(f"{counted_for('k', pack)} identity.lane[k] = ({group.array}_t){plan.identity};")
             with c.loops([("start_words", "n", -(-volume // pack))], pipeline=True):
                 c.line("out.write(identity);")
 

@@ -142,3 +142,15 @@ def test_a_source_that_breaks_the_conventions_is_refused_with_its_line(edit, mes
     with pytest.raises(TraceError) as info:
         instrument(edit(SOURCE), path="k.cpp", header=HEADER)
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_narrow_counters_and_index_arguments_are_read_as_int_ones_are(traced):
+    """The exported kernel declares its counters and index arguments ap_uint<b> (engine/export/cpp.py):
+    the same nests, processes, parallel calls and recurrence sites are found."""
+    narrow = re.sub(r"for \(int (\w) = ", r"for (ap_uint<5> \1 = ", SOURCE)
+    narrow = narrow.replace("static void pe(int i, int j,", "static void pe(ap_uint<1> i, ap_uint<2> /* j */,")
+    narrow = narrow.replace("static void io(int id,", "static void io(ap_uint<1> /* id */,")
+    assert narrow.count("ap_uint<") == 10
+    again = instrument(narrow, path="k.cpp", header=HEADER)
+    assert again.loops == traced.loops and again.sites == traced.sites and again.groups == traced.groups
+    assert again.processes == traced.processes and again.streams == traced.streams
