@@ -218,15 +218,19 @@ def _band_loops(descriptor: dict, values: dict[str, int]) -> tuple[dict[str, Ban
 
 def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | None, str | None, str | None, str | None]:
     compute = descriptor["compute"]
-    if len(compute["update"]) != 1:
+    # (since descriptor 1.3 a guarded initialisation inside the band, `if (k == 0) C[i][j] = 0`,
+    # is one of the band's statements: it is the accumulator's initialisation, as one before it is)
+    updates, guarded = _updates(descriptor)
+    if len(updates) != 1:
         raise ExportError("the exporter handles one compute statement per band")
     if compute["after"]:
         raise ExportError("statements after the band's reduction are not exported yet")
-    update = compute["update"][0]
+    update = updates[0]
+    before = compute["before"] + guarded
     target, expression = update["target"], update["expression"]
     init = reduce_op = identity = operand = None
     if acc is not None and acc.kind == "acc":
-        inits = [s for s in compute["before"] if references(s["target"])[0][1] == acc.array]
+        inits = [s for s in before if references(s["target"])[0][1] == acc.array]
         if inits:
             init = inits[0]["expression"]
             if references(init) or re.search(r"[A-Za-z_]", init):
@@ -238,6 +242,15 @@ def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | Non
         identity = "1" if reduce_op == "*" else "0"
         operand = f"-({m.group(2)})" if m.group(1) == "-" else m.group(2)
     return target, expression, init, reduce_op, identity, operand
+
+
+def _updates(descriptor: dict) -> tuple[list[dict], list[dict]]:
+    """The band's unguarded statements, and its guarded statements that write the same element (a
+    guarded initialisation of the accumulator)."""
+    update = descriptor["compute"]["update"]
+    plain = [s for s in update if not s.get("guards")]
+    targets = {s["target"] for s in plain}
+    return plain, [s for s in update if s.get("guards") and s["target"] in targets]
 
 
 def _module_dims(descriptor: dict) -> dict[str, list[str]]:
@@ -271,6 +284,13 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                     ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
                     initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0")
               for g in descriptor["io_groups"]]
+    update = descriptor["compute"]["update"]
+    local = [a["name"] for a in descriptor.get("local_arrays", [])]
+    if len(update) > sum(map(len, _updates(descriptor))) or local:
+        raise ExportError(f"the exporter writes one compute statement per PE; this design's PE runs "
+                          f"{len(update)} statements ({', '.join(s['name'] for s in update)})"
+                          + (f" over the scop's local arrays {', '.join(local)}" if local else "")
+                          + ": the model and `systolic simulate` cover it, export does not yet")
     written = [g for g in groups if g.kind != "in"]
     if len(written) != 1:
         raise ExportError("the exporter handles exactly one written array reference")
