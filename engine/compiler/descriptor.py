@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import sympy
 
-from engine.compiler.architecture.build import guard_text, pass_architectures
+from engine.compiler.architecture.build import guard_text, loop_bounds, pass_architectures
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.architecture.symbols import smax, smin
@@ -81,7 +81,7 @@ def _statements(space: DesignSpace) -> dict:
     loops, so that a back end can emit the computation without reading compiler internals."""
     full = set(space.band.compute_statements)
     as_json = lambda s: {"name": s.name, "target": str(s.target), "expression": str(s.expr),  # noqa: E731
-                         "guards": [guard_text(g) for g in s.guards]}
+                         "guards": [guard_text(g) for g in s.guards], "bounds": loop_bounds(s)}
     first = min(space.kernel.statement(n).position for n in full)
     others = [s for s in space.kernel.statements if s.name not in full]
     return {"update": [as_json(s) for s in space.kernel.statements if s.name in full],

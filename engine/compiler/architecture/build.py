@@ -15,7 +15,7 @@ from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.architecture.local_arrays import local_arrays, local_buffers, local_fifos
-from engine.compiler.ir import BinOp, Call, Expr, Guard, UnaryOp
+from engine.compiler.ir import Affine, BinOp, Call, Expr, Guard, UnaryOp
 from engine.compiler.tuning import DTYPE_BITS
 from engine.errors import DesignError
 from engine.resources import RESOURCES
@@ -78,6 +78,19 @@ def compute_info(space: DesignSpace, statements) -> dict:
 def guard_text(guard: Guard) -> str:
     """A guard as an affine C condition over the band loops: `j - k == 0`, `i - k - 1 >= 0`."""
     return f"{guard.expr} {'==' if guard.equality else '>='} 0"
+
+
+def loop_bounds(stmt) -> list[str]:
+    """The bounds of a statement's loops that depend on other loops (LU's `j >= k`), as affine C
+    conditions like guards: a PE iterating a box of points runs the statement only inside them."""
+    conditions = []
+    for loop in stmt.loops:
+        var = Affine.var(loop.name)
+        if not loop.lower.is_constant():
+            conditions.append(guard_text(Guard(var - loop.lower)))
+        if not loop.upper.is_constant():
+            conditions.append(guard_text(Guard(loop.upper - var - Affine.of({}, 1))))
+    return conditions
 
 
 def pipeline_depth(compute: dict) -> int:

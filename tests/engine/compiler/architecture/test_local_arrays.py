@@ -20,63 +20,10 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS, RESOURCES
 from engine.sim import simulate
+from kernel_snippets import TRISOLVE
 
 OPERATORS = json.loads((RESOURCES / "operators.json").read_text())
 
-TRISOLVE = r"""
-#include "stdio.h"
-#ifndef N
-#define N 6
-#endif
-typedef float data_t;
-data_t L[N][N];
-data_t b[N];
-data_t x[N];
-
-void kernel(void)
-{
-#pragma scop
-  data_t s_in[N][N];
-  data_t s_out[N][N];
-  data_t xv[N][N];
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j <= i; j++) {
-      if (j == 0)
-        s_in[i][j] = b[i];
-      else
-        s_in[i][j] = s_out[i][j - 1];
-      if (i == j) {
-        xv[i][j] = s_in[i][j] / L[i][j];
-        x[i] = xv[i][j];
-      } else {
-        xv[i][j] = xv[i - 1][j];
-        s_out[i][j] = s_in[i][j] - L[i][j] * xv[i][j];
-      }
-    }
-#pragma endscop
-}
-
-int main(void)
-{
-  for (int i = 0; i < N; i++) {
-    b[i] = (data_t)(i + 1);
-    for (int j = 0; j < N; j++)
-      L[i][j] = j > i ? 0 : (data_t)(i == j ? 2 + i : ((i * 3 + j) % 5) - 2);
-  }
-  kernel();
-  for (int i = 0; i < N; i++) {
-    double sum = 0;
-    for (int j = 0; j <= i; j++)
-      sum += (double)L[i][j] * x[j];
-    if (sum - b[i] > 1e-4 || b[i] - sum > 1e-4) {
-      printf("FAIL %d\n", i);
-      return 1;
-    }
-  }
-  printf("PASS\n");
-  return 0;
-}
-"""
 
 
 @pytest.fixture(scope="module")
