@@ -79,6 +79,21 @@ def main() -> None:
               f"{AUTOSA_US[n]:9.2f} {model_us:>9} {sim_us:>8} {ratio:>9} {verdict:>7}  "
               f"{compute} of {len(space.kernel.statements)}")
     print(f"design: {selection.equivalent()} (AutoSA {AUTOSA_STRING})")
+    print()
+    print("every design at one tile per loop, model us at 250 MHz (* : exported and C-simulated by "
+          "tests/engine/export/test_guarded_band_export.py; the others' PEs would drain the same U elements)")
+    names = [d.id for d in space.designs]
+    print(f"{'N':>3} {'AutoSA us':>9} " + " ".join(f"{n:>14}" for n in names))
+    for n in AUTOSA_US:
+        space = compile_kernel(path, defines=[f"N={n}"])
+        cells = []
+        for design in space.designs:
+            model = PerformanceModel(space, design, device)
+            params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
+            report = evaluate_configuration(model, params)
+            mark = "*" if all(l in ("j", "i") for l in design.space_loops) else " "
+            cells.append(f"{report['latency_cycles'] / AUTOSA_MHZ:13.2f}{mark}")
+        print(f"{n:3d} {AUTOSA_US[n]:9.2f} " + " ".join(cells))
 
 
 if __name__ == "__main__":
