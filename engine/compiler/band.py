@@ -34,6 +34,17 @@ class Band:
     def distance_ranges(self, dep: Dependence) -> list[tuple[int, int]]:
         return ih.distance_range(self.in_band(dep))
 
+    @property
+    def compute_statements(self) -> tuple[str, ...]:
+        """Every statement the PE runs at a band point: the full statements, then, in textual
+        order, the statements that iterate every band member under guards (LU's `if (j == k)`
+        branches, a `k == 0` initialisation inside the k loop). Statements with fewer loops (MM's
+        `C[i][j] = 0` before the k loop) are not among them."""
+        n = len(self.loops)
+        guarded = [s for s, sched in self.schedules.items()
+                   if s not in self.full_statements and sched.dim(isl.dim_type.in_) == n]
+        return self.full_statements + tuple(sorted(guarded, key=lambda s: int(s[1:])))  # S<textual index>
+
     def index(self, loop: str) -> int:
         return self.loops.index(loop)
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import sympy
 
-from engine.compiler.architecture.build import pass_architectures
+from engine.compiler.architecture.build import guard_text, loop_bounds, pass_architectures
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.architecture.symbols import smax, smin
@@ -18,7 +18,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.2"
+VERSION = "1.3"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -35,7 +35,8 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
             "name": kernel.name,
             "path": kernel.path,
             "sizes": dict(kernel.sizes),
-            "arrays": {name: {"dtype": a.dtype, "shape": list(a.shape), "element_bits": DTYPE_BITS[a.dtype]}
+            "arrays": {name: {"dtype": a.dtype, "shape": list(a.shape), "element_bits": DTYPE_BITS[a.dtype],
+                              "local": a.local}
                        for name, a in kernel.arrays.items()},
             "statements": [s.text for s in kernel.statements],
             "golden": golden_loop_nest(kernel),
@@ -45,6 +46,7 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
                       + [_packing(p) for p in arch.packing],
         **_hardware(arch),
         "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
+        "local_arrays": [a.to_json() for a in arch.local_arrays],
     }
     if passes:
         # designs that revisit an output block run passes (architecture/passes.py): the hardware as
@@ -77,11 +79,12 @@ def _hardware(arch: Architecture) -> dict:
 def _statements(space: DesignSpace) -> dict:
     """The compute statement and the statements around it (initialisations), as C text over the band
     loops, so that a back end can emit the computation without reading compiler internals."""
-    full = set(space.band.full_statements)
-    as_json = lambda s: {"name": s.name, "target": str(s.target), "expression": str(s.expr)}  # noqa: E731
+    full = set(space.band.compute_statements)
+    as_json = lambda s: {"name": s.name, "target": str(s.target), "expression": str(s.expr),  # noqa: E731
+                         "guards": [guard_text(g) for g in s.guards], "bounds": loop_bounds(s)}
     first = min(space.kernel.statement(n).position for n in full)
     others = [s for s in space.kernel.statements if s.name not in full]
-    return {"update": [as_json(space.kernel.statement(n)) for n in space.band.full_statements],
+    return {"update": [as_json(s) for s in space.kernel.statements if s.name in full],
             "before": [as_json(s) for s in others if s.position < first],
             "after": [as_json(s) for s in others if s.position > first]}
 

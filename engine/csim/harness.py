@@ -69,6 +69,13 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
             c.line(f"for (long n = 0; n < {_count(p.shape)}; n++) "
                    f"{p.name}_device[padded_address(n, {dims}, {p.name}_shape, {p.name}_stride)] = "
                    f"(({p.c_type} *){p.name})[n];")
+        for p in interface.ports:
+            if p.direction == "out":
+                # an output-only array is written whole by kernel0 (its PE boxes): elements the scop
+                # does not write (LU's U below the diagonal) come back as 0, so golden starts from 0 too
+                c.line(f"std::memset({p.name}, 0, sizeof({p.name}));")
+                c.line(f"for (long n = 0; n < {_count(p.shape)}; n++) "
+                       f"{p.name}_device[padded_address(n, {len(p.shape)}, {p.name}_shape, {p.name}_stride)] = 0;")
         c.line("golden();")
         c.line(f"kernel0({', '.join(p.name + '_words' for p in interface.ports)});")
         c.line("#ifdef SYSTOLIC_TRACE")

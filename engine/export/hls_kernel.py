@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 from engine.export.cpp import Code, counted_for, index_type, product, total
-from engine.export.interface import ExportError
+from engine.export.interface import ExportError, c_type
 from engine.export.plan import (
     Group,
     Instance,
@@ -23,6 +24,7 @@ from engine.export.plan import (
     references,
 )
 from engine.export.io_modules import IOModules, _tidy
+from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
 
@@ -36,7 +38,7 @@ def _pack_type(array: str, pack: int) -> str:
     return f"{array}_x{pack}"
 
 
-class VitisHLSTarget(IOModules, Target):
+class VitisHLSTarget(StatementsPE, IOModules, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
 
     def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:
@@ -48,7 +50,12 @@ class VitisHLSTarget(IOModules, Target):
             name = self._function_name(inst)
             if name not in emitted:
                 emitted.add(name)
+                if plan.statements and inst.role == "drain":
+                    # a PE running several statements drains several outputs: each drain chain is
+                    # written as the drain of its own output
+                    self.plan = replace(plan, acc=plan.group(inst.group))
                 self._function(inst, name)
+                self.plan = plan
         self._top()
         return {"kernel_kernel.h": self._header(report), "kernel_kernel.cpp": self.code.text()}
 
@@ -125,6 +132,8 @@ class VitisHLSTarget(IOModules, Target):
         c.line("")
         for g in plan.groups:
             c.line(f"typedef {g.ctype} {g.array}_t;")
+        for a in plan.descriptor.get("local_arrays", []):
+            c.line(f"typedef {c_type(a['dtype'])} {a['name']}_t;  /* declared in the scop: on chip only */")
         for port in plan.interface.ports:
             c.line(f"typedef packed<{port.array}_t, {port.word_elements}> {port.word_type};"
                    f"  /* {port.array}: {' x '.join(map(str, port.padded_shape))} padded, row-major */")
@@ -272,8 +281,9 @@ class VitisHLSTarget(IOModules, Target):
         params += self._pass_params()
         s = inst.streams
         if inst.role == "pe":
-            for g in plan.groups:
-                for key in (f"{g.array}_in", f"{g.array}_out"):
+            arrays = [g.array for g in plan.groups] + [a["name"] for a in plan.descriptor.get("local_arrays", [])]
+            for array in arrays:
+                for key in (f"{array}_in", f"{array}_out"):
                     if key in s:
                         params.append((self._stream_arg(key, s[key], key), s[key]))
             return params
@@ -343,6 +353,10 @@ class VitisHLSTarget(IOModules, Target):
 
     def _purpose(self, inst: Instance) -> str:
         plan = self.plan
+        if inst.role == "pe" and plan.statements:
+            names = ", ".join(st["name"] for st in plan.descriptor["compute"]["update"])
+            return (f"Processing element: statements {names} under their guards at each point, the scop's "
+                    "local arrays kept in the PE or passed to the next PE.")
         if inst.role == "pe":
             return (f"Processing element: {plan.lanes} SIMD lane(s) of {plan.update_target} = "
                     f"{plan.update_expression}, accumulated in local registers.")
@@ -370,6 +384,9 @@ class VitisHLSTarget(IOModules, Target):
         return [(f"{prefix}_d{d}", f"d{d}", n) for d, n in enumerate(box)]
 
     def _pe(self, inst: Instance) -> None:
+        if self.plan.statements:
+            self._pe_statements(inst)
+            return
         plan, c = self.plan, self.code
         acc = plan.acc
         box = self._acc_box()

@@ -140,6 +140,7 @@ class KernelPlan:
     pass_loops: list[str] = field(default_factory=list)   # tile loops run as sequential passes (arguments)
     reloads: bool = False               # the acc group's reload modules are built (partial results read back)
     reload_always: bool = False         # every event reloads (the accumulator's first value is in DRAM)
+    statements: bool = False            # the PE runs several (guarded) statements: hls_kernel's _pe_statements
 
     def group(self, name: str) -> Group:
         return next(g for g in self.groups if g.name == name)
@@ -218,15 +219,19 @@ def _band_loops(descriptor: dict, values: dict[str, int]) -> tuple[dict[str, Ban
 
 def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | None, str | None, str | None, str | None]:
     compute = descriptor["compute"]
-    if len(compute["update"]) != 1:
+    # (since descriptor 1.3 a guarded initialisation inside the band, `if (k == 0) C[i][j] = 0`,
+    # is one of the band's statements: it is the accumulator's initialisation, as one before it is)
+    updates, guarded = _updates(descriptor)
+    if len(updates) != 1:
         raise ExportError("the exporter handles one compute statement per band")
     if compute["after"]:
         raise ExportError("statements after the band's reduction are not exported yet")
-    update = compute["update"][0]
+    update = updates[0]
+    before = compute["before"] + guarded
     target, expression = update["target"], update["expression"]
     init = reduce_op = identity = operand = None
     if acc is not None and acc.kind == "acc":
-        inits = [s for s in compute["before"] if references(s["target"])[0][1] == acc.array]
+        inits = [s for s in before if references(s["target"])[0][1] == acc.array]
         if inits:
             init = inits[0]["expression"]
             if references(init) or re.search(r"[A-Za-z_]", init):
@@ -238,6 +243,47 @@ def _statement(descriptor: dict, acc: Group | None) -> tuple[str, str, str | Non
         identity = "1" if reduce_op == "*" else "0"
         operand = f"-({m.group(2)})" if m.group(1) == "-" else m.group(2)
     return target, expression, init, reduce_op, identity, operand
+
+
+def _updates(descriptor: dict) -> tuple[list[dict], list[dict]]:
+    """The band's unguarded statements, and its guarded statements that write the same element (a
+    guarded initialisation of the accumulator)."""
+    update = descriptor["compute"]["update"]
+    plain = [s for s in update if not s.get("guards")]
+    targets = {s["target"] for s in plain}
+    return plain, [s for s in update if s.get("guards") and s["target"] in targets]
+
+
+def _check_statements(descriptor: dict, loops: dict[str, BandLoop], groups: list[Group]) -> None:
+    """What the exporter needs of a PE that runs several statements (descriptor compute.update, each
+    under its guards, over the scop's local arrays): one tile per loop and one point per PE along
+    each space loop, so that the local arrays' values never cross a tile (no latency hiding or SIMD);
+    outputs only written (no accumulation) and each PE's box of each output its own (the output's
+    subscripts use every space loop), so that no two PEs drain the same element; the values a PE
+    passes its neighbour described exactly (local_arrays[].channels)."""
+    ids = ", ".join(s["name"] for s in descriptor["compute"]["update"])
+    what = f"this design's PE runs statements {ids}"
+    tiled = [f"{l}_t1={b.t1} (size {b.size})" for l, b in loops.items() if b.tiles > 1]
+    if tiled:
+        raise ExportError(f"{what}: export needs one tile per loop (l_t1 = the loop's size); got {', '.join(tiled)}")
+    split = [l for l, b in loops.items() if b.lh > 1 or b.lanes > 1 or (b.space and b.extent_per_pe > 1)]
+    if split:
+        raise ExportError(f"{what}: export needs one point per PE along each space loop and no latency "
+                          f"hiding or SIMD; loops {', '.join(split)} are split")
+    space = [l for l, b in loops.items() if b.space and b.pes > 1]
+    for g in groups:
+        if g.kind == "acc":
+            raise ExportError(f"{what}: an accumulation ({g.array}) among several statements is not exported")
+        missing = [l for l in space if g.kind == "out" and not g.reference.depends_on(l)]
+        if missing:
+            raise ExportError(f"{what}: every PE along {', '.join(missing)} would drain the same {g.array} "
+                              f"elements (its subscripts do not use {', '.join(missing)}); choose a design whose "
+                              f"space loops all appear in {g.array}'s subscripts")
+    for a in descriptor.get("local_arrays", []):
+        for ch in a["channels"]:
+            if not ch["uniform"] or ch["value"] is None or ch["send_when"] is None or ch["receive_when"] is None:
+                raise ExportError(f"{what}: local array {a['name']} crosses {ch['along']} other than by one PE "
+                                  "per step from a single statement, which is not exported")
 
 
 def _module_dims(descriptor: dict) -> dict[str, list[str]]:
@@ -271,13 +317,21 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                     ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
                     initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0")
               for g in descriptor["io_groups"]]
-    written = [g for g in groups if g.kind != "in"]
-    if len(written) != 1:
-        raise ExportError("the exporter handles exactly one written array reference")
-    acc = written[0]
+    update = descriptor["compute"]["update"]
+    multi = len(update) > sum(map(len, _updates(descriptor))) or bool(descriptor.get("local_arrays"))
     if len({g.array for g in groups}) != len(groups):
         raise ExportError("an array referenced twice in the statement is not exported yet")
-    target, expression, init, reduce_op, identity, operand = _statement(descriptor, acc)
+    written = [g for g in groups if g.kind != "in"]
+    if multi:
+        _check_statements(descriptor, loops, groups)
+        acc = written[0]
+        target, expression, init, reduce_op, identity, operand = (
+            update[0]["target"], update[0]["expression"], None, None, None, None)
+    else:
+        if len(written) != 1:
+            raise ExportError("the exporter handles exactly one written array reference")
+        acc = written[0]
+        target, expression, init, reduce_op, identity, operand = _statement(descriptor, acc)
 
     # Reloaded partial results come back through the descriptor's reload modules (C_L3_in...): the
     # tile loops that revisit an output block run as sequential passes, one dataflow region call each
@@ -306,7 +360,7 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                       reduce_operand=operand, identity=identity, update_target=target, update_expression=expression, modules=modules,
                       module_dims=dims, instances=[], streams={}, skipped_modules=skipped,
                       pass_loops=list(passes.loops) if passes.active(tiles) else [], reloads=bool(reloads),
-                      reload_always=bool(reloads) and not acc.initialised_on_chip)
+                      reload_always=bool(reloads) and not acc.initialised_on_chip, statements=multi)
     _instances(plan, graph)
     return plan
 
@@ -383,6 +437,18 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
                 head = Instance(f"{g.array}_PE_head", inst.index, "head", g.name, streams={"out": name})
                 extra.append(head)
                 flow.add_edge(head.name, inst.name)
+    for inst in by_node.values():
+        if inst.role != "pe":
+            continue
+        for a in plan.descriptor.get("local_arrays", []):
+            for key in (f"{a['name']}_in", f"{a['name']}_out") if a["channels"] else ():
+                if key not in inst.streams:
+                    # the first / last PE of a line: its guards never receive / send there (a value
+                    # crosses from a point of the domain to a point of the domain), but every PE
+                    # instance has the same arguments
+                    name = f"{a['name']}_unused_{key.rsplit('_', 1)[1]}_" + "_".join(map(str, inst.index))
+                    plan.streams[name] = Stream(name, a["name"], 1, 2)
+                    inst.streams[key] = name
     everything = {i.name: i for i in [*by_node.values(), *extra]}
     order = list(nx.lexicographical_topological_sort(flow, key=lambda n: _order_key(everything[n])))
     plan.instances = [everything[n] for n in order]

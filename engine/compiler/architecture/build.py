@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
@@ -13,7 +14,8 @@ from engine.compiler.architecture.pe import build_pe
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.ir import BinOp, Call, Expr, UnaryOp
+from engine.compiler.architecture.local_arrays import local_arrays, local_buffers, local_fifos
+from engine.compiler.ir import Affine, BinOp, Call, Expr, Guard, UnaryOp
 from engine.compiler.tuning import DTYPE_BITS
 from engine.errors import DesignError
 from engine.resources import RESOURCES
@@ -27,7 +29,7 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     """`double_buffering`: I/O modules with local buffers keep two, so loading the next block
     overlaps feeding the current one (AutoSA's default; off halves their BRAM and serialises them).
     `view`: the hardware as one pass of a design that runs passes sees it (engine/compiler/architecture/passes.py)."""
-    statements = [space.kernel.statement(name) for name in space.band.full_statements]
+    statements = [space.kernel.statement(name) for name in space.band.compute_statements]
     if any(loop not in statements[0].iterators for loop in space.band.loops):
         raise DesignError(f"{design.id}: hardware construction needs band loops that are loops of the source "
                           f"(this band comes from isl's scheduler: {', '.join(space.band.loops)})")
@@ -38,15 +40,27 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = pipeline_depth(compute)
     pe = build_pe(syms, groups, add_latency, depth)
+    on_chip = local_arrays(space, syms)
+    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
+    fifos += local_fifos(on_chip, syms)
     return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
-                        (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering)
+                        (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering,
+                        tuple(on_chip))
 
 
 def compute_info(space: DesignSpace, statements) -> dict:
+    """Operators of every statement the PE runs (each statement has its own: a guarded statement's
+    operators are hardware whether or not its guard holds), the data type they are costed for, and
+    per statement its guards, operators and latency."""
     ops: Counter[str] = Counter()
+    per_statement = []
     for stmt in statements:
-        _count_ops(stmt.expr, ops)
+        own: Counter[str] = Counter()
+        _count_ops(stmt.expr, own)
+        ops.update(own)
+        per_statement.append({"name": stmt.name, "ops": dict(own), "guards": [guard_text(g) for g in stmt.guards],
+                              "inputs": _same_iteration_sources(space, stmt.name, statements)})
     reads = {ref.array for stmt in statements for ref in stmt.reads()}
     dtypes = [space.kernel.arrays[a].dtype for a in reads] or [space.kernel.arrays[statements[0].target.array].dtype]
     dtype = max(dtypes, key=lambda t: DTYPE_BITS[t] + (100 if t in ("float", "double") else 0))
@@ -56,14 +70,52 @@ def compute_info(space: DesignSpace, statements) -> dict:
         known = ", ".join(op for op, entry in table.items() if isinstance(entry, dict))
         raise DesignError(f"the compute statement uses {', '.join(unsupported)} on {dtype}, which "
                           f"resources/operators.json does not cost; it costs {known}")
-    return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text}
+    for entry in per_statement:
+        entry["latency"] = sum(table[op]["latency"] for op in entry["ops"])
+    return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text, "statements": per_statement}
+
+
+def guard_text(guard: Guard) -> str:
+    """A guard as an affine C condition over the band loops: `j - k == 0`, `i - k - 1 >= 0`."""
+    return f"{guard.expr} {'==' if guard.equality else '>='} 0"
+
+
+def loop_bounds(stmt) -> list[str]:
+    """The bounds of a statement's loops that depend on other loops (LU's `j >= k`), as affine C
+    conditions like guards: a PE iterating a box of points runs the statement only inside them."""
+    conditions = []
+    for loop in stmt.loops:
+        var = Affine.var(loop.name)
+        if not loop.lower.is_constant():
+            conditions.append(guard_text(Guard(var - loop.lower)))
+        if not loop.upper.is_constant():
+            conditions.append(guard_text(Guard(loop.upper - var - Affine.of({}, 1))))
+    return conditions
 
 
 def pipeline_depth(compute: dict) -> int:
-    """PE pipeline depth: the latencies of the operator kinds the statement uses (division and
-    square root included, resources/operators.json), plus reading and writing the operands."""
-    table = OPERATORS[compute["dtype"]]
-    return sum(table[op]["latency"] for op in compute["ops"]) + 2
+    """PE pipeline depth: the latencies of the operator kinds a statement uses (division and
+    square root included, resources/operators.json), plus reading and writing the operands. With
+    several statements in one iteration, a statement starts when the statements it reads from in
+    the same iteration (`inputs`) have finished: the depth is the longest chain of latencies.""" 
+    statements = compute.get("statements", [])
+    if len(statements) <= 1:
+        table = OPERATORS[compute["dtype"]]
+        return sum(table[op]["latency"] for op in compute["ops"]) + 2
+    ready: dict[str, int] = {}
+    for s in statements:  # textual order: a statement's same-iteration sources come before it
+        ready[s["name"]] = max([ready.get(source, 0) for source in s["inputs"]], default=0) + s["latency"]
+    return max(ready.values()) + 2
+
+
+def _same_iteration_sources(space: DesignSpace, name: str, statements) -> list[str]:
+    """The statements whose values `name` reads in the same band iteration (flow dependences of
+    distance 0 on every band loop): the chain a PE iteration's pipeline runs through."""
+    names = {s.name for s in statements}
+    return sorted({dep.source for dep in space.dependences.flow
+                   if dep.sink == name and dep.source in names and dep.source != name
+                   and all(r == (0, 0) for r in space.band.distance_ranges(dep))},
+                  key=lambda s: int(s[1:]))
 
 
 def _count_ops(expr: Expr, ops: Counter) -> None:

@@ -1,6 +1,8 @@
 """Design + compiler artefacts -> I/O groups: how each array reference moves through the array.
 
-An I/O group (AutoSA sec. 6.1) is one array reference of the compute statement with its dependence:
+An I/O group (AutoSA sec. 6.1) is one array reference of the statements the PE runs (the band's
+compute statements, guarded ones included) with its dependence; arrays declared inside the scop
+have none (they stay on chip: local_arrays.py):
 - `in`: read-only data (read dependences);
 - `acc`: the reduction target (its accumulation); it may need intermediate results loaded (`C_in`)
   and always has final results drained;
@@ -58,14 +60,17 @@ def io_groups(space: DesignSpace, design: Design, element_bits: dict[str, int],
     syms = DesignSymbols(design, view.loops if view else ())
     band = space.band
     order = design.permutation.order
-    compute = [space.kernel.statement(name) for name in band.full_statements]
+    # every statement the PE runs (full ones first, so an accumulator is seen as such before a
+    # guarded write of it); arrays declared inside the scop stay on chip (local_arrays.py)
+    compute = [space.kernel.statement(name) for name in band.compute_statements]
+    local = {name for name, decl in space.kernel.arrays.items() if decl.local}
     reductions = space.dependences.reductions
     seen: dict[tuple[str, Access], None] = {}
     groups: list[IOGroup] = []
     for stmt in compute:
         refs = [(stmt.target, True)] + [(a, False) for a in stmt.reads()]
         for access, is_write in refs:
-            if (access.array, access) in seen or (not is_write and access == stmt.target):
+            if (access.array, access) in seen or (not is_write and access == stmt.target) or access.array in local:
                 continue
             seen[(access.array, access)] = None
             ref = next(r for r in space.model.references

@@ -134,6 +134,7 @@ class Architecture:
     groups: tuple = field(default_factory=tuple)  # the IOGroups it was built from
     packing: tuple = field(default_factory=tuple)  # PackingParameter, filled by packing.py
     double_buffering: bool = True  # what build_architecture was asked for
+    local_arrays: tuple = field(default_factory=tuple)  # LocalArray: arrays declared in the scop (on chip)
 
     def module(self, name: str) -> Module:
         return next(m for m in self.modules if m.name == name)
