@@ -94,14 +94,6 @@ def _architecture_hops(arch) -> dict[str, int]:
     return pe_hops([(f.pattern, f.array, f.along, f.reversed) for f in arch.fifos], chains, pe.depth)
 
 
-def architecture_pe_skew(arch) -> sympy.Expr:
-    """Cycles the last PE of the reduction chains lags the first (0 without such chains): the
-    wavefront's whole skew, which the models add once per run of the dataflow region (the timed C
-    simulation of MM `i-k__i-k.j`, 16 PEs on a chain, int16: 5 cycles a PE, paid in every pass)."""
-    hops = _architecture_hops(arch)
-    return sympy.Add(*((sympy.sympify(n) - 1) * hops.get(loop, 0) for loop, n in zip(arch.space_loops, arch.pe_grid)))
-
-
 def architecture_skew_depth(fifo: Fifo, arch) -> sympy.Expr | None:
     """`skew_depth` of a FIFO kind of the compiler's architecture."""
     pe = arch.module("PE")

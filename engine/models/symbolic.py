@@ -17,8 +17,10 @@ Latency (cycles):
 - main = the largest module term (everything runs as a dataflow pipeline);
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
   its chain before PEs start;
-- epilogue = the last results leaving the PEs and travelling up the drain chain + the last DRAM
-  write's acknowledgement;
+- epilogue = the skew of a reduction chain's wavefront (the last PE of the chain finishes after the
+  first) + the last results travelling up the drain levels (`_drain_tail`) + the last DRAM write's
+  acknowledgement; an input module's path adds the same without the skew (PEs that wait for
+  their inputs absorb it);
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
   (the PE term over the group's blocks) and the epilogue; a drain module: the prologue and its first
@@ -39,7 +41,6 @@ from engine.compiler.architecture.symbols import smax
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
     architecture_fifo_depth,
-    architecture_pe_skew,
     architecture_row_block_depth,
     architecture_skew_depth,
 )
@@ -138,6 +139,34 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str) -> sympy
     return end
 
 
+def far_pe_lag(arch: Architecture) -> sympy.Expr:
+    """Cycles the PE that gets its operands last starts after the first: along a chain of n feeders
+    every member reads and forwards the chain's words through its own pipeline and one FIFO (module
+    depth + a FIFO hop + the write), so the last member's first block is complete (n - 1) such hops
+    after the head's; operands passed from PE to PE add a FIFO hop a PE. Found with the timed C
+    simulation: MM i-k__i-k.j int16, 16 A feeders on a chain, 5 cycles a member, paid again in
+    every pass of a design that runs passes."""
+    lags = []
+    for g in arch.groups:
+        feeders = [f for f in arch.fifos if f.array == g.array and not f.reversed
+                   and f.pattern in ("to_pe", "to_boundary_pe")]
+        if not feeders:
+            continue
+        lag = sympy.Integer(0)
+        source = next(m for m in arch.modules if m.name == feeders[0].source)
+        chain = next((f for f in arch.fifos if f.source == source.name and f.target == source.name
+                      and not f.reversed), None)
+        if chain is not None:
+            members = source.count / (source.count - chain.count)
+            lag += (members - 1) * (source.depth + CHAIN_LEVEL_CYCLES + 1)
+        passed = next((f for f in arch.fifos if f.array == g.array and f.pattern == "pe_chain" and not f.reversed), None)
+        if passed is not None and passed.along in arch.space_loops:
+            pes = arch.pe_grid[list(arch.space_loops).index(passed.along)]
+            lag += (pes - 1) * CHAIN_LEVEL_CYCLES
+        lags.append(lag)
+    return smax(0, *lags)
+
+
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)
@@ -153,8 +182,11 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     # drains: the PEs do not wait for them to start)
     drains = [_drain_tail(pe, arch, g.name, g.array) for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + DRAM_READ_LATENCY
-    # the drain starts from the PEs that finish last: the far end of a reduction chain's wavefront
-    epilogue = architecture_pe_skew(arch) + smax(0, *drains) + DRAM_WRITE_LATENCY
+    # after the last results leave the PEs: the drain levels and the DRAM write's acknowledgement
+    tail = smax(0, *drains) + DRAM_WRITE_LATENCY
+    # the drain's last results come from the PEs that start last, at the far end of the feeders'
+    # chains
+    epilogue = far_pe_lag(arch) + tail
     dtype = arch.compute["dtype"]
     ops = arch.compute["ops"]
     lanes = pe.count * arch.simd
