@@ -140,30 +140,32 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str) -> sympy
 
 
 def far_pe_lag(arch: Architecture) -> sympy.Expr:
-    """Cycles the PE that gets its operands last starts after the first: along a chain of n feeders
-    every member reads and forwards the chain's words through its own pipeline and one FIFO (module
-    depth + a FIFO hop + the write), so the last member's first block is complete (n - 1) such hops
-    after the head's; operands passed from PE to PE add a FIFO hop a PE. Found with the timed C
-    simulation: MM i-k__i-k.j int16, 16 A feeders on a chain, 5 cycles a member, paid again in
-    every pass of a design that runs passes."""
+    """Cycles the PE whose results leave last finishes after the first PE: operands reach the far
+    end of a feeder chain or of a PE-to-PE chain a FIFO hop a member later, and along a reduction
+    chain each PE adds its predecessor's partial results as they arrive, so it can send its first
+    word only once a whole word of them has (the chain's pack + a hop). Found with the timed C
+    simulation, paid again in every pass of a design that runs passes: MM i-k__i-k.j int16, 16 PEs
+    along k passing 4-element words of C: 5 cycles a PE; j-k__i-k.j int8, 1-element words: 2."""
+    def pes(loop: str) -> sympy.Expr:
+        return arch.pe_grid[list(arch.space_loops).index(loop)]
+
     lags = []
     for g in arch.groups:
+        chained = [f for f in arch.fifos if f.array == g.array and f.pattern == "pe_chain" and f.along in arch.space_loops]
+        # results: a whole word of partial sums before a PE sends; operands: a FIFO hop a PE
+        lags += [(pes(f.along) - 1) * (f.pack + 1) for f in chained if f.reversed]
+        passed = sympy.Add(*((pes(f.along) - 1) * CHAIN_LEVEL_CYCLES for f in chained if not f.reversed))
+        lags.append(passed)
         feeders = [f for f in arch.fifos if f.array == g.array and not f.reversed
                    and f.pattern in ("to_pe", "to_boundary_pe")]
         if not feeders:
             continue
-        lag = sympy.Integer(0)
         source = next(m for m in arch.modules if m.name == feeders[0].source)
         chain = next((f for f in arch.fifos if f.source == source.name and f.target == source.name
                       and not f.reversed), None)
         if chain is not None:
             members = source.count / (source.count - chain.count)
-            lag += (members - 1) * (source.depth + CHAIN_LEVEL_CYCLES + 1)
-        passed = next((f for f in arch.fifos if f.array == g.array and f.pattern == "pe_chain" and not f.reversed), None)
-        if passed is not None and passed.along in arch.space_loops:
-            pes = arch.pe_grid[list(arch.space_loops).index(passed.along)]
-            lag += (pes - 1) * CHAIN_LEVEL_CYCLES
-        lags.append(lag)
+            lags.append((members - 1) * CHAIN_LEVEL_CYCLES + passed)
     return smax(0, *lags)
 
 
