@@ -74,12 +74,13 @@ def _start(parent_pid: int) -> None:
 
 
 class SelectionHost:
-    """One child process, started at once (it imports the engine while the window opens)."""
+    """One child process, started by the first request (`prepare`, right after the first compile:
+    not while the window itself is still importing and painting, which the child's imports would
+    slow down on a small machine)."""
 
     def __init__(self):
         self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_start, initargs=(os.getpid(),))
-        self._executor.submit(int)  # start the child now, not at the first click
 
     def prepare(self, source: KernelSource) -> None:
         self._executor.submit(prepare, source)
