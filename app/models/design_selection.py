@@ -3,8 +3,9 @@ topology graph, or the constraint it breaks. Evented: every view follows `change
 
 The engine work (the design's model, the report, the descriptor and the topology graph, see
 selection_evaluation) runs in the selection process (app/workers/selection_process.py) once
-`use_process` gave one and the space came with its KernelSource (the window), else in a TaskWorker
-(then `model` holds the built model); never on the GUI thread: select() and set_value() take
+`use_process` gave one, the space came with its KernelSource (the window) and the child has
+compiled it (SelectionHost.ready), else in a TaskWorker (then `model` holds the built model); never
+on the GUI thread: select() and set_value() take
 effect at once for the design and the values (select() emits `changed` at once), and `report`,
 `error` and topology() follow when the worker is done (`busy` until then, `changed` again then).
 One evaluation at a time: a request made while one runs replaces any waiting one, so typing fast
@@ -96,6 +97,7 @@ class DesignSelection(QObject):
         # C simulation; kept per kernel (set_space forgets them)
         self.measured: dict[tuple, dict[str, dict[str, float]]] = {}
         self.host: SelectionHost | None = None
+        self._to_prepare: KernelSource | None = None  # for the host, after the first evaluation
         self._future: Future | None = None
         self._lock, self._closed = threading.Lock(), False  # no signal from the executor's thread after shutdown
         self._processed.connect(self._process_done)
@@ -112,8 +114,9 @@ class DesignSelection(QObject):
     def set_space(self, space: DesignSpace | None, device: str = "u250", source: KernelSource | None = None) -> None:
         self.space, self.device, self.device_name = space, load_device(device), device
         self.source = source
-        if self.host is not None and source is not None:
-            self.host.prepare(source)  # the child compiles the kernel before the first click
+        # the child compiles the kernel once the first evaluation (in a thread) is done: started
+        # sooner, its imports would compete with the window's launch and delay the first numbers
+        self._to_prepare = source if self.host is not None else None
         self._models, self._descriptors, self.built = {}, {}, []
         self.measured = {}
         self._clear()
@@ -195,7 +198,7 @@ class DesignSelection(QObject):
                                    self._models.get(self.design.id), self._descriptors.get(self.design.id),
                                    self.cache if self.source is not None else None,
                                    self.source.key(self.design.id) if self.source is not None else None)
-        if self.host is not None and self.source is not None:
+        if self.host is not None and self.source is not None and self.host.ready:
             try:
                 future = self._future = self.host.submit(self.source, self.design.id, self.values,
                                                          str(self.cache.folder))
@@ -267,6 +270,9 @@ class DesignSelection(QObject):
         if worker is not None:
             worker.wait()
             worker.deleteLater()
+        if self._to_prepare is not None and self.host is not None:
+            self.host.prepare(self._to_prepare)
+        self._to_prepare = None
         if self._waiting and self.design is not None:
             self._request()
 

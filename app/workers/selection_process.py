@@ -74,16 +74,24 @@ def _start(parent_pid: int) -> None:
 
 
 class SelectionHost:
-    """One child process, started by the first request (`prepare`, right after the first compile:
-    not while the window itself is still importing and painting, which the child's imports would
-    slow down on a small machine)."""
+    """One child process, started by the first request (`prepare`, which DesignSelection sends after
+    the first evaluation of a kernel: not while the window itself is still importing, painting and
+    showing its first numbers, which the child's imports would slow down on a small machine)."""
 
     def __init__(self):
         self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_start, initargs=(os.getpid(),))
+        self._prepared: Future | None = None
 
     def prepare(self, source: KernelSource) -> None:
-        self._executor.submit(prepare, source)
+        self._prepared = self._executor.submit(prepare, source)
+
+    @property
+    def ready(self) -> bool:
+        """The child has started and compiled the latest kernel given to `prepare` (until then a
+        selection evaluates in a thread of the window: the child's start-up, ~1.5 s of imports,
+        would delay the first design's numbers)."""
+        return self._prepared is not None and self._prepared.done()
 
     def submit(self, source: KernelSource, design_id: str, values: dict, cache_folder: str) -> Future:
         return self._executor.submit(evaluate, source, design_id, dict(values), cache_folder)

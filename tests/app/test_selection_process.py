@@ -22,15 +22,33 @@ def mm():
 
 
 @pytest.fixture
-def selection(mm, model_cache_folder):
+def selection(mm, model_cache_folder, qtbot):
     path = KERNELS / "mm.c"
     source = KernelSource(path.read_text(), path.name, str(path.parent), dict(DEFINES), dict(mm.kernel.sizes), "u250")
     selection = DesignSelection()
     selection.cache.folder = model_cache_folder
     selection.use_process(SelectionHost())
     selection.set_space(mm, "u250", source)
+    selection.select("i__i-j.k")  # in a thread; the child starts after it
+    qtbot.waitUntil(lambda: selection.host.ready, timeout=120000)
     yield selection
     selection.shutdown()
+
+
+def test_before_the_child_is_ready_a_thread_evaluates(mm, qtbot, settle):
+    path = KERNELS / "mm.c"
+    source = KernelSource(path.read_text(), path.name, str(path.parent), dict(DEFINES), dict(mm.kernel.sizes), "u250")
+    selection = DesignSelection()
+    selection.use_process(SelectionHost())
+    selection.set_space(mm, "u250", source)
+    try:
+        assert not selection.host.ready
+        selection.select("i-j__i-j.k")
+        settle(selection, timeout=120000)
+        assert selection.report is not None and selection.model is not None  # evaluated here
+        qtbot.waitUntil(lambda: selection.host.ready, timeout=120000)  # the child started after it
+    finally:
+        selection.shutdown()
 
 
 def test_a_design_is_evaluated_in_the_child(selection, settle):
