@@ -67,6 +67,7 @@ class DesignSelection(QObject):
     changed = Signal()  # design, values, report or error changed
     measuredChanged = Signal()  # a simulation of some configuration reported its modules' cycles
     _processed = Signal(object, object)  # SelectionRequest, its Future (from the executor's thread)
+    _warmed = Signal(object)  # a warm-up Future is done (from the executor's thread)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -98,9 +99,12 @@ class DesignSelection(QObject):
         self.measured: dict[tuple, dict[str, dict[str, float]]] = {}
         self.host: SelectionHost | None = None
         self._to_prepare: KernelSource | None = None  # for the host, after the first evaluation
+        self._to_warm: list[str] = []  # designs whose model and descriptor the host loads while idle
+        self._warming: Future | None = None
         self._future: Future | None = None
         self._lock, self._closed = threading.Lock(), False  # no signal from the executor's thread after shutdown
         self._processed.connect(self._process_done)
+        self._warmed.connect(self._warm_done)
 
     def use_process(self, host: SelectionHost) -> None:
         """Evaluate in this selection process from now on (for spaces given with their KernelSource)."""
@@ -117,6 +121,7 @@ class DesignSelection(QObject):
         # the child compiles the kernel once the first evaluation (in a thread) is done: started
         # sooner, its imports would compete with the window's launch and delay the first numbers
         self._to_prepare = source if self.host is not None else None
+        self._to_warm = []
         self._models, self._descriptors, self.built = {}, {}, []
         self.measured = {}
         self._clear()
@@ -219,6 +224,27 @@ class DesignSelection(QObject):
             if not self._closed:
                 self._processed.emit(request, future)
 
+    def _warm_next(self) -> None:
+        """One design warmed at a time, only while no evaluation waits (a click waits for one at most)."""
+        if self.host is None or self._warming is not None or self._future is not None or not self._to_warm:
+            return
+        try:
+            self._warming = self.host.warm(self.source, self._to_warm.pop(0), str(self.cache.folder))
+        except (BrokenProcessPool, RuntimeError):
+            self._to_warm = []
+            return
+        self._warming.add_done_callback(self._hand_over_warm)
+
+    def _hand_over_warm(self, future: Future) -> None:
+        with self._lock:
+            if not self._closed:
+                self._warmed.emit(future)
+
+    def _warm_done(self, future: Future) -> None:
+        if future is self._warming:
+            self._warming = None
+            self._warm_next()
+
     def _process_done(self, request: SelectionRequest, future: Future) -> None:
         if future is not self._future:
             return
@@ -238,6 +264,7 @@ class DesignSelection(QObject):
             self._failed(request.generation, f"{type(error).__name__}: {error}")
         if self._waiting and self.design is not None:
             self._request()
+        self._warm_next()
 
     def _evaluated(self, evaluation: Evaluation) -> None:
         request = evaluation.request
@@ -270,8 +297,10 @@ class DesignSelection(QObject):
         if worker is not None:
             worker.wait()
             worker.deleteLater()
-        if self._to_prepare is not None and self.host is not None:
+        if self._to_prepare is not None and self.host is not None and self._to_prepare == self.source:
             self.host.prepare(self._to_prepare)
+            self._to_warm = [d.id for d in self.space.designs]
+            self._warm_next()
         self._to_prepare = None
         if self._waiting and self.design is not None:
             self._request()
@@ -285,7 +314,8 @@ class DesignSelection(QObject):
             self._worker.wait(timeout_ms)
         with self._lock:
             self._closed = True
-        self._future = None
+        self._future = self._warming = None
+        self._to_warm = []
         if self.host is not None:
             self.host.shutdown()
             self.host = None

@@ -8,7 +8,9 @@ the GIL, and on a loaded machine the window's thread waited for the GIL behind t
 100-300 ms while clicking through the designs, with the GUI thread itself using ~10 ms of CPU per
 event). The child keeps each design's model and descriptor in memory, so editing a value costs it
 only the report; it compiles the kernel once per KernelSource (model_pool.compile_source), which
-`prepare` asks for right after each compile, before the first click. No Qt calls here; the result
+`prepare` asks for after each compile's first evaluation; then, one design at a time while the
+window is idle, `warm` loads every cached model and builds its descriptor, so that a later click
+costs the child only the report, the levers and the graph. No Qt calls here; the result
 comes back through a Future whose callback runs in the executor's thread (DesignSelection hands it
 to the GUI thread with a queued signal). The child ends with the window (parent_watchdog).
 """
@@ -24,6 +26,7 @@ import networkx as nx
 from app.models.selection_evaluation import SelectionRequest, evaluate_selection
 from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
+from engine.compiler.descriptor import build_descriptor
 from engine.models.cache import ModelCache
 from engine.models.device import load_device
 
@@ -69,6 +72,21 @@ def evaluate(source: KernelSource, design_id: str, values: dict, cache_folder: s
                      result.topology_note)
 
 
+def warm(source: KernelSource, design_id: str, cache_folder: str) -> None:
+    """In the child, while the window is idle: a design's model (only if cached: the model pool
+    builds missing ones) and descriptor into memory, so that selecting it costs only the report,
+    the levers and the graph."""
+    space = compile_source(source)
+    key = source.key(design_id)
+    if key in _MODELS:
+        return
+    model = ModelCache(cache_folder).load(key, design_id)
+    if model is None:
+        return
+    _MODELS[key] = model
+    _DESCRIPTORS[key] = build_descriptor(space, space.design(design_id), model.architecture)
+
+
 def _start(parent_pid: int) -> None:
     watch_parent(parent_pid)
 
@@ -95,6 +113,9 @@ class SelectionHost:
 
     def submit(self, source: KernelSource, design_id: str, values: dict, cache_folder: str) -> Future:
         return self._executor.submit(evaluate, source, design_id, dict(values), cache_folder)
+
+    def warm(self, source: KernelSource, design_id: str, cache_folder: str) -> Future:
+        return self._executor.submit(warm, source, design_id, cache_folder)
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
