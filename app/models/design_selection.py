@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 
 import networkx as nx
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.gc_pauses import freeze_long_lived
 from app.models.selection_evaluation import (
@@ -264,7 +264,7 @@ class DesignSelection(QObject):
             self._failed(request.generation, f"{type(error).__name__}: {error}")
         if self._waiting and self.design is not None:
             self._request()
-        self._warm_next()
+        self._prepare_host()
 
     def _evaluated(self, evaluation: Evaluation) -> None:
         request = evaluation.request
@@ -297,28 +297,35 @@ class DesignSelection(QObject):
         if worker is not None:
             worker.wait()
             worker.deleteLater()
+        if self._waiting and self.design is not None:
+            self._request()
+        self._prepare_host()
+
+    def _prepare_host(self) -> None:
+        """After a kernel's first evaluation: the host compiles it and then warms its designs."""
         if self._to_prepare is not None and self.host is not None and self._to_prepare == self.source:
             self.host.prepare(self._to_prepare)
             self._to_warm = [d.id for d in self.space.designs]
-            self._warm_next()
         self._to_prepare = None
-        if self._waiting and self.design is not None:
-            self._request()
+        self._warm_next()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        """Forget waiting requests and wait for the running worker (the window is closing)."""
+        """Forget waiting requests, stop the selection process and wait for the running worker (the
+        window is closing); what the worker queued for this object is delivered now, on this thread,
+        so nothing stays queued for an object about to be deleted."""
         self._generation += 1
         self._shown_generation = self._generation
         self._waiting = False
-        if self._worker is not None:
-            self._worker.wait(timeout_ms)
         with self._lock:
             self._closed = True
-        self._future = self._warming = None
+        self._future = self._warming = self._to_prepare = None
         self._to_warm = []
         if self.host is not None:
             self.host.shutdown()
             self.host = None
+        if self._worker is not None:
+            self._worker.wait(timeout_ms)
+            QCoreApplication.sendPostedEvents(self)  # its succeeded / finished (stale: they change nothing)
 
     def full_values(self) -> dict[str, int] | None:
         """Tuning parameters plus the data-packing factors the report inferred (None if invalid)."""

@@ -82,3 +82,15 @@ def test_no_result_is_delivered_after_shutdown(selection, qtbot):
         time.sleep(0.05)
     qtbot.wait(100)
     assert not delivered
+
+
+def test_another_kernel_is_evaluated_in_the_child_too(selection, qtbot, settle):
+    defines = {"I": "32", "J": "32", "K": "32"}
+    path = KERNELS / "mm.c"
+    other = compile_kernel(path, defines=defines)
+    source = KernelSource(path.read_text(), path.name, str(path.parent), defines, dict(other.kernel.sizes), "u250")
+    selection.set_space(other, "u250", source)
+    selection.select("i-j__i-j.k")
+    settle(selection, timeout=120000)
+    assert selection.report is not None and selection.model is None  # the child compiled the new kernel
+    assert selection.report["params"]["i_t1"] <= 32
