@@ -2,7 +2,7 @@
 matrix-multiply kernel by default).
 
 `--screenshot PATH [--search-seconds S]` opens the window offscreen, runs a short search on the
-kernel, selects the best design, writes a PNG of the whole window, one with the Bottleneck view
+kernel, prints its best on one line (`search: GOP/s on DESIGN, ...`), selects the best design, writes a PNG of the whole window, one with the Bottleneck view
 (`<PATH stem>-bottleneck.png`) and one with the two best designs pinned in the Compare view
 (`<PATH stem>-compare.png`), and exits 0; it exits 2 with the reason when the project or kernel
 cannot be opened or does not compile.
@@ -112,6 +112,16 @@ def _dispose(app, window) -> None:
     gc.collect()
 
 
+def _search_line(result, seconds: float, designs: int) -> str:
+    """`search: BEST GOP/s on DESIGN, SEARCHED of DESIGNS designs searched, SAMPLES samples, S s budget`."""
+    if result is None:
+        return f"search: none, {seconds:g} s budget"
+    best = result.best
+    return (f"search: {best.best.throughput_gops if best else 0.0:.1f} GOP/s on {best.design if best else '-'}, "
+            f"{sum(1 for d in result.designs if d.samples)} of {designs} designs searched, "
+            f"{sum(d.samples for d in result.designs)} samples, {seconds:g} s budget")
+
+
 def _screenshot(window, path: Path, seconds: float, method: str) -> int:
     """A local event loop, not app.exec()/quit(): quitting the application would stop later loops
     of a process that goes on (tests call main())."""
@@ -120,6 +130,7 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
     def finished():
         if window.search.running:
             return
+        print(_search_line(window.search.result, seconds, len(window.tree_model.design_ids())), flush=True)  # bench/bench_gui.py --screenshot reads it
         window.select_best()
         QTimer.singleShot(500, grab)
 

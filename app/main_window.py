@@ -41,6 +41,7 @@ from app.views.qt_network import QtNetwork
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
+from app.workers.selection_process import SelectionHost
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
 from engine.search.store import RunStore
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
         if background:
             self.search.prepare()
+            self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
         self._pending_selection: tuple[str, dict] | None = None
         self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))

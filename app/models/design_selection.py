@@ -2,17 +2,24 @@
 topology graph, or the constraint it breaks. Evented: every view follows `changed`.
 
 The engine work (the design's model, the report, the descriptor and the topology graph, see
-selection_evaluation) runs in a TaskWorker, never on the GUI thread: select() and set_value() take
+selection_evaluation) runs in the selection process (app/workers/selection_process.py) once
+`use_process` gave one, the space came with its KernelSource (the window) and the child has
+compiled it (SelectionHost.ready), else in a TaskWorker (then `model` holds the built model); never
+on the GUI thread: select() and set_value() take
 effect at once for the design and the values (select() emits `changed` at once), and `report`,
 `error` and topology() follow when the worker is done (`busy` until then, `changed` again then).
-One worker at a time: a request made while one runs replaces any waiting one, so typing fast
+One evaluation at a time: a request made while one runs replaces any waiting one, so typing fast
 evaluates the latest text only. Models come from the on-disk model cache (keys from the
 KernelSource given with the space) and are kept in memory per design.
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+
 import networkx as nx
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.gc_pauses import freeze_long_lived
 from app.models.selection_evaluation import (
@@ -21,10 +28,12 @@ from app.models.selection_evaluation import (
     evaluate_selection,
 )
 from app.workers.model_pool import KernelSource
+from app.workers.selection_process import SelectionHost
 from app.workers.task_worker import TaskWorker
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.models.cache import ModelCache
+from engine.errors import EngineError
+from engine.models.cache import ModelCache, cached_model
 from engine.models.device import Device, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -57,6 +66,8 @@ def values_key(design_id: str, values: dict) -> tuple:
 class DesignSelection(QObject):
     changed = Signal()  # design, values, report or error changed
     measuredChanged = Signal()  # a simulation of some configuration reported its modules' cycles
+    _processed = Signal(object, object)  # SelectionRequest, its Future (from the executor's thread)
+    _warmed = Signal(object)  # a warm-up Future is done (from the executor's thread)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -86,6 +97,18 @@ class DesignSelection(QObject):
         # (design id, full values) -> {source: {module: busy cycles}}, from the simulator or the timed
         # C simulation; kept per kernel (set_space forgets them)
         self.measured: dict[tuple, dict[str, dict[str, float]]] = {}
+        self.host: SelectionHost | None = None
+        self._to_prepare: KernelSource | None = None  # for the host, after the first evaluation
+        self._to_warm: list[str] = []  # designs whose model and descriptor the host loads while idle
+        self._warming: Future | None = None
+        self._future: Future | None = None
+        self._lock, self._closed = threading.Lock(), False  # no signal from the executor's thread after shutdown
+        self._processed.connect(self._process_done)
+        self._warmed.connect(self._warm_done)
+
+    def use_process(self, host: SelectionHost) -> None:
+        """Evaluate in this selection process from now on (for spaces given with their KernelSource)."""
+        self.host = host
 
     @property
     def busy(self) -> bool:
@@ -95,6 +118,10 @@ class DesignSelection(QObject):
     def set_space(self, space: DesignSpace | None, device: str = "u250", source: KernelSource | None = None) -> None:
         self.space, self.device, self.device_name = space, load_device(device), device
         self.source = source
+        # the child compiles the kernel once the first evaluation (in a thread) is done: started
+        # sooner, its imports would compete with the window's launch and delay the first numbers
+        self._to_prepare = source if self.host is not None else None
+        self._to_warm = []
         self._models, self._descriptors, self.built = {}, {}, []
         self.measured = {}
         self._clear()
@@ -108,8 +135,18 @@ class DesignSelection(QObject):
 
     @property
     def model(self) -> PerformanceModel | None:
-        """The selected design's model once a worker has built it (None before)."""
+        """The selected design's model once a worker has built it (None before, and when the
+        selection process evaluates: see load_model)."""
         return self._models.get(self.design.id) if self.design is not None else None
+
+    def load_model(self, design: Design) -> PerformanceModel:
+        """The design's model for a worker thread: the one in memory, else from the model cache,
+        else built (and stored). Slow: never on the GUI thread."""
+        if design.id in self._models:
+            return self._models[design.id]
+        if self.source is None:
+            return PerformanceModel(self.space, design, self.device)
+        return cached_model(self.cache, self.source.key(design.id), self.space, design, self.device)[0]
 
     @property
     def descriptor(self) -> dict | None:
@@ -154,7 +191,7 @@ class DesignSelection(QObject):
 
     def _request(self) -> None:
         self._generation += 1
-        if self._worker is not None:
+        if self._worker is not None or self._future is not None:
             self._waiting = True
             return
         if self.design.id not in self._models and self.model_pending(self.design.id):
@@ -166,16 +203,76 @@ class DesignSelection(QObject):
                                    self._models.get(self.design.id), self._descriptors.get(self.design.id),
                                    self.cache if self.source is not None else None,
                                    self.source.key(self.design.id) if self.source is not None else None)
+        if self.host is not None and self.source is not None and self.host.ready:
+            try:
+                future = self._future = self.host.submit(self.source, self.design.id, self.values,
+                                                         str(self.cache.folder))
+            except (BrokenProcessPool, RuntimeError):  # the child died (or was shut down): threads from now on
+                self.host = None
+            else:
+                future.add_done_callback(lambda f, r=request: self._hand_over(r, f))
+                return
         worker = self._worker = TaskWorker(lambda: evaluate_selection(request), self, background=True)
         worker.succeeded.connect(self._evaluated)
         worker.failed.connect(lambda message, g=request.generation: self._failed(g, message))
         worker.finished.connect(self._worker_done)
         worker.start()
 
+    def _hand_over(self, request: SelectionRequest, future: Future) -> None:
+        """In the executor's thread: to the GUI thread (a queued signal), unless shut down."""
+        with self._lock:
+            if not self._closed:
+                self._processed.emit(request, future)
+
+    def _warm_next(self) -> None:
+        """One design warmed at a time, only while no evaluation waits (a click waits for one at most)."""
+        if self.host is None or self._warming is not None or self._future is not None or not self._to_warm:
+            return
+        try:
+            self._warming = self.host.warm(self.source, self._to_warm.pop(0), str(self.cache.folder))
+        except (BrokenProcessPool, RuntimeError):
+            self._to_warm = []
+            return
+        self._warming.add_done_callback(self._hand_over_warm)
+
+    def _hand_over_warm(self, future: Future) -> None:
+        with self._lock:
+            if not self._closed:
+                self._warmed.emit(future)
+
+    def _warm_done(self, future: Future) -> None:
+        if future is self._warming:
+            self._warming = None
+            self._warm_next()
+
+    def _process_done(self, request: SelectionRequest, future: Future) -> None:
+        if future is not self._future:
+            return
+        self._future = None
+        error = None if future.cancelled() else future.exception()
+        if future.cancelled():
+            pass
+        elif error is None:
+            e = future.result()
+            self._evaluated(Evaluation(request, None, e.descriptor, e.report, e.error, e.graph, e.built, e.levers,
+                                       e.topology_note))
+        elif isinstance(error, EngineError):
+            self._failed(request.generation, str(error))
+        else:
+            if isinstance(error, BrokenProcessPool):  # the child died: evaluate in threads from now on
+                self.host = None
+            self._failed(request.generation, f"{type(error).__name__}: {error}")
+        if self._waiting and self.design is not None:
+            self._request()
+        self._prepare_host()
+
     def _evaluated(self, evaluation: Evaluation) -> None:
         request = evaluation.request
         if request.space is self.space and request.device is self.device:  # keep what was built
-            if request.design.id not in self._models:
+            if evaluation.model is None:  # evaluated in the selection process: the model stays there
+                if evaluation.built and request.design.id not in self.built:
+                    self.built.append(request.design.id)
+            elif request.design.id not in self._models:
                 self._models[request.design.id] = evaluation.model
                 if evaluation.built:
                     self.built.append(request.design.id)
@@ -202,14 +299,33 @@ class DesignSelection(QObject):
             worker.deleteLater()
         if self._waiting and self.design is not None:
             self._request()
+        self._prepare_host()
+
+    def _prepare_host(self) -> None:
+        """After a kernel's first evaluation: the host compiles it and then warms its designs."""
+        if self._to_prepare is not None and self.host is not None and self._to_prepare == self.source:
+            self.host.prepare(self._to_prepare)
+            self._to_warm = [d.id for d in self.space.designs]
+        self._to_prepare = None
+        self._warm_next()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        """Forget waiting requests and wait for the running worker (the window is closing)."""
+        """Forget waiting requests, stop the selection process and wait for the running worker (the
+        window is closing); what the worker queued for this object is delivered now, on this thread,
+        so nothing stays queued for an object about to be deleted."""
         self._generation += 1
         self._shown_generation = self._generation
         self._waiting = False
+        with self._lock:
+            self._closed = True
+        self._future = self._warming = self._to_prepare = None
+        self._to_warm = []
+        if self.host is not None:
+            self.host.shutdown()
+            self.host = None
         if self._worker is not None:
             self._worker.wait(timeout_ms)
+            QCoreApplication.sendPostedEvents(self)  # its succeeded / finished (stale: they change nothing)
 
     def full_values(self) -> dict[str, int] | None:
         """Tuning parameters plus the data-packing factors the report inferred (None if invalid)."""

@@ -16,7 +16,6 @@ from app.models.design_tree_model import DesignTreeModel
 from app.models.search_session import SearchSession
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
-from engine.models.evaluate import PerformanceModel
 from engine.search.certify import certify
 from engine.search.space import SearchSpace
 from engine.search.store import RunStore
@@ -98,14 +97,13 @@ class QtProof(QWidget):
         names = [p.name for p in design.params if p.tunable]
         values = best.params if best else self.selection.values
         start = {n: int(values[n]) for n in names} if all(n in values for n in names) else None
-        model = self.selection.model
-        space, device = self.selection.space, self.selection.device
+        load_model = self.selection.load_model
         gap, seconds = self.gap.value() / 100, self.seconds.value()
         self._stop.clear()
         self.error = ""
 
         def work():
-            search = SearchSpace(model if model is not None else PerformanceModel(space, design, device))
+            search = SearchSpace(load_model(design))
             c = certify(search, start, gap=gap, seconds=seconds, stop=self._stop.is_set)
             data = c.to_json()
             if c.latency_cycles is not None:

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -102,6 +103,9 @@ class ModelPool(QObject):
         self.pending: set[str] = set()
         self.submitted: list[str] = []  # designs sent to the pool for the latest kernel
         self.built: list[str] = []  # designs whose model a pool process had to build (not cached)
+        # a build running at shutdown still finishes and calls _report from the executor's thread:
+        # after shutdown it must not emit (the pool may be mid-destruction: "pure virtual method called")
+        self._lock, self._closed = threading.Lock(), False
         self._finished.connect(self._on_finished)
 
     @property
@@ -110,6 +114,8 @@ class ModelPool(QObject):
 
     def build(self, source: KernelSource, design_ids: list[str]) -> None:
         """Have every design's model of `source` in the cache (cached ones are ready at once)."""
+        with self._lock:
+            self._closed = False
         self._generation += 1
         for future in self._futures:
             future.cancel()
@@ -140,10 +146,13 @@ class ModelPool(QObject):
         if future.cancelled():
             return
         error = future.exception()
-        if error is not None:
-            self._finished.emit(generation, design, False, str(error) or type(error).__name__)
-        else:
-            self._finished.emit(generation, design, bool(future.result()[1]), "")
+        with self._lock:
+            if self._closed:
+                return
+            if error is not None:
+                self._finished.emit(generation, design, False, str(error) or type(error).__name__)
+            else:
+                self._finished.emit(generation, design, bool(future.result()[1]), "")
 
     def _on_finished(self, generation: int, design: str, built: bool, error: str) -> None:
         if generation != self._generation or design not in self.pending:
@@ -159,6 +168,8 @@ class ModelPool(QObject):
             self.allReady.emit()
 
     def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
         self._generation += 1
         self.pending = set()
         if self._executor is not None:

@@ -32,7 +32,7 @@ from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES, Device, load_device
 from engine.models.evaluate import FastEvaluation, PerformanceModel
-from engine.network.task import Job, loop_define_map, make_strategy, reference_space, sized_model, warm_up
+from engine.network.task import Job, loop_define_map, reference_space, sized_model, warm_up
 from engine.search.methods import strategy_class
 from engine.search.run import SearchRun
 from engine.search.space import Batch, SearchSpace
@@ -155,7 +155,7 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     cls = strategy_class(job.method)
-    strategy = make_strategy(cls, space, task.seed, seconds is None)
+    strategy = cls(space, seed=task.seed)
     result = SearchRun(space, strategy, seconds=seconds, samples=task.samples).run()
     notes += result.notes
     if result.best is not None and result.best.latency_cycles < best_latency:

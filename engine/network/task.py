@@ -9,7 +9,6 @@ compiled kernel (the envelope's designs and each layer's polyhedral model) for t
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import tempfile
 import threading
@@ -116,18 +115,6 @@ def loop_define_map(job: Job) -> dict[str, str]:
                  lambda: loop_defines(kernel_file(job), dict(job.envelope), defines=job.defines))
 
 
-MP_NODES = 10  # a sample-budget pair's MP seed: SCIP nodes, not seconds (see make_strategy)
-
-
-def make_strategy(cls, space: SearchSpace, seed: int, samples_only: bool):
-    """The pair's search strategy. With a sample budget (no seconds) a method's MP seed is bounded by
-    SCIP nodes instead of time, so the pair's result is the same on any machine at any load; with a
-    time budget the number of samples depends on the machine anyway."""
-    if samples_only and "mp_nodes" in inspect.signature(cls.__init__).parameters:
-        return cls(space, seed=seed, mp_nodes=MP_NODES)
-    return cls(space, seed=seed)
-
-
 def warm_up(method: str) -> None:
     """Imports and compiled kernels, before a budget starts (cheap when repeated)."""
     pareto.warm_up()
@@ -207,7 +194,7 @@ def run_pair(task: PairTask) -> PairResult:
     if seconds is not None:
         seconds = max(0.05, seconds - (time.perf_counter() - started))
     search = SearchSpace(model)
-    strategy = make_strategy(cls, search, task.seed, job.seconds is None)
+    strategy = cls(search, seed=task.seed)  # an MP seed is bounded by nodes: HybridSearch.start
     result = SearchRun(search, strategy, seconds=seconds, samples=job.samples).run()
     return PairResult(task.layer, task.design, result.best, result.samples, time.perf_counter() - started,
                       result.notes)

@@ -1,5 +1,6 @@
 """Evolutionary search with the Odyssey hybrid mutation (sec. 4.1); `HybridSearch` seeds its first
-population with the mathematical-programming solution (sec. 4.2), as Odyssey's tuner does.
+population with the mathematical-programming solution (sec. 4.2), as Odyssey's tuner does, when a
+design's budget affords the solve (HybridSearch.start holds the rule).
 
 Each generation picks parents by tournament, crosses pairs over (whole loops at a time) and applies
 one to `max_mutations` hybrid mutations per child, all vectorised over the generation
@@ -114,7 +115,9 @@ class EvolutionarySearch(SearchStrategy):
             self.queue = rows
 
 
-NODE_LIMITED_MP_SECONDS = 30.0  # a safety bound on a node-limited MP seed (the nodes end it first)
+MP_NODES = 10  # the MP seed's bound: SCIP branch-and-bound nodes, never seconds (see HybridSearch.start)
+MP_MIN_SECONDS = 4.0  # a design's budget under which no MP seed is solved
+MP_TIME_SHARE = 0.5  # the seed's safety bound: this share of the design's budget (the nodes end it first)
 
 
 class HybridSearch(EvolutionarySearch):
@@ -122,27 +125,29 @@ class HybridSearch(EvolutionarySearch):
 
     name = "hybrid"
 
-    def __init__(self, space: SearchSpace, *, seed: int = 0, mp_share: float = 0.1, mp_floor: float = 0.2,
-                 mp_limit: float = 2.0, mp_nodes: int | None = None, **kw):
-        """`mp_nodes`: bound SCIP by branch-and-bound nodes (30 s at most) instead of by time, so that
-        the seed, hence a sample-budget run, is the same on any machine at any load."""
+    def __init__(self, space: SearchSpace, *, seed: int = 0, mp_nodes: int = MP_NODES,
+                 mp_min_seconds: float = MP_MIN_SECONDS, **kw):
         super().__init__(space, seed=seed, **kw)
-        self.mp_share, self.mp_floor, self.mp_limit = mp_share, mp_floor, mp_limit
-        self.mp_nodes = mp_nodes
+        self.mp_nodes, self.mp_min_seconds = mp_nodes, mp_min_seconds
 
     @classmethod
     def warm_up(cls) -> None:
         warm_up_mp()
 
     def start(self, *, time_limit: float) -> None:
-        # SCIP needs ~0.2 s to seed most MM designs (0.1 s: 7 of 18, 0.2 s: 15, 0.5 s: 18); beyond
-        # that the seed (it minimises traffic - DSP, not latency) is worth less than search time;
-        # never more than half of a short budget
-        limit = min(self.mp_limit, max(self.mp_floor, self.mp_share * time_limit), 0.5 * time_limit)
-        if self.mp_nodes is not None:
-            result = solve_mp(self.space, objective="obj3", time_limit=NODE_LIMITED_MP_SECONDS, node_limit=self.mp_nodes)
-        else:
-            result = solve_mp(self.space, objective="obj3", time_limit=limit)
+        """The one rule for the MP seed, whoever runs the search (`systolic search`, the window's search
+        process, a network pair): SCIP is bounded by `mp_nodes` branch-and-bound nodes, so the seed, hence
+        the run, does not depend on the machine's speed or load (a window sharing the CPU with Qt gets
+        the seed the command line gets). Ten nodes cost 0.3-1.7 s on MM 1024^3 (presolve and the root
+        LP, whatever the node count), more than a design's whole share of a short budget (6 s over 27
+        designs: 0.22 s), and such seeds (SCIP minimises traffic - DSP, not latency) are worth less than
+        the sampling they displace (bench/bench_search.py): under `mp_min_seconds` no seed is solved.
+        `time_limit` * MP_TIME_SHARE stays as a safety bound the nodes normally end first."""
+        if time_limit < self.mp_min_seconds:
+            self.notes.append(f"MP seed: none under {self.mp_min_seconds:g} s per design")
+            return
+        result = solve_mp(self.space, objective="obj3", time_limit=MP_TIME_SHARE * time_limit,
+                          node_limit=self.mp_nodes)
         if result.config is None:
             self.notes.append(f"MP seed: {result.message}; continuing unseeded")
         else:

@@ -4,6 +4,7 @@ a run database and QSettings in the test's temp folder, a main window that is cl
 wait for a DesignSelection's worker."""
 from __future__ import annotations
 
+import gc
 import weakref
 
 import pytest
@@ -40,6 +41,16 @@ def _alive(obj, method: str) -> bool:
         return getattr(obj, method)()
     except RuntimeError:  # the C++ object is already deleted
         return False
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_gui_thread():
+    """After each test, collect its cyclic garbage here, on the GUI thread: left to a collection that
+    an allocation in a later test's worker thread triggers, Qt objects of this test would be
+    destroyed from that thread while the GUI thread may deliver events to them (a suspect of the
+    intermittent "pure virtual method called" aborts when many GUI tests run in one process)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

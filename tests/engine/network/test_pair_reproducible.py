@@ -1,12 +1,9 @@
 """A sample-budget pair is reproducible with the hybrid method: its MP seed is bounded by SCIP nodes,
-not seconds, so the same task gives the same result again (and on any machine, at any load); a
-time-budget pair keeps the time-bounded seed."""
+not seconds, so the same task gives the same result again (and on any machine, at any load)."""
 from __future__ import annotations
 
-from engine.network.task import MP_NODES, Job, PairTask, make_strategy, run_pair, sized_model
+from engine.network.task import Job, PairTask, run_pair
 from engine.resources import KERNELS
-from engine.search.methods import strategy_class
-from engine.search.space import SearchSpace
 
 SIZES = {"I": 8, "O": 16, "H": 8, "W": 8, "P": 3, "Q": 3}
 DESIGN = "o-h__o-h-w.i-p-q"
@@ -25,11 +22,3 @@ def test_a_sample_budget_hybrid_pair_gives_the_same_result_twice():
     assert first.best.params == second.best.params
     assert first.best.latency_cycles == second.best.latency_cycles
     assert any(n.startswith("MP seed") for n in first.notes)
-
-
-def test_only_a_sample_budget_bounds_the_mp_seed_by_nodes():
-    space = SearchSpace(sized_model(job(samples=300), SIZES, DESIGN))
-    hybrid = strategy_class("hybrid")
-    assert make_strategy(hybrid, space, 0, samples_only=True).mp_nodes == MP_NODES
-    assert make_strategy(hybrid, space, 0, samples_only=False).mp_nodes is None
-    make_strategy(strategy_class("evolution"), space, 0, samples_only=True)  # no MP: nothing to bound

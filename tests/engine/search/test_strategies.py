@@ -35,7 +35,7 @@ def _hybrid():
     except Exception as error:  # noqa: BLE001 (missing, or half-written: either way not testable yet)
         return pytest.param(None, marks=pytest.mark.skip(reason=f"HybridSearch unavailable: {error}"), id="hybrid")
     from engine.search.evolution import HybridSearch  # noqa: PLC0415
-    return pytest.param(lambda space, seed: HybridSearch(space, seed=seed, mp_limit=0.3), id="hybrid")
+    return pytest.param(lambda space, seed: HybridSearch(space, seed=seed), id="hybrid")
 
 
 def _bayes(space, seed):
@@ -118,8 +118,6 @@ def test_same_seed_same_result(make, mm64):
     results = []
     for _ in range(2):
         strategy = make(mm64, 3)
-        if strategy.name == "hybrid":
-            pytest.skip("the MP seed is solved under a wall-clock limit, so it is not reproducible")
         results.append(SearchRun(mm64, strategy, samples=small_budget(strategy)).run())
     a, b = results
     assert a.samples == b.samples
