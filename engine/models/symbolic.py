@@ -112,30 +112,35 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
     return smax(*(_per_event(p) for p in phases)) + CHAIN_LEVEL_CYCLES * len(phases)
 
 
-def _drain_tail(pe: Module, arch: Architecture, group: str, array: str) -> sympy.Expr:
-    """Cycles from the PEs' last result write (which the PE term counts) to the last word reaching
-    the DRAM-facing drain, walking the drain levels outwards: a level that streams (the storer, a
-    level that passes words on) starts as soon as words arrive and ends one event's transfer after
-    it starts, or (the head of a chain of them) when its source ends and its successors' words have
-    passed; a level that buffers a box (collect, then send) sends only
-    once it has the whole box. Found with the timed C simulation: counting every level's whole
-    transfer after the PEs (and the PE depth again) cost a streaming storer its event twice."""
+def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sympy.Expr) -> sympy.Expr:
+    """Cycles from the first PE's last result write (which the PE term counts) to the last word
+    reaching the DRAM-facing drain, the PEs fed last finishing `lag` cycles after the first; walking
+    the drain levels outwards: a level that streams (the storer, a level that passes words on)
+    starts as soon as words arrive and ends one event's transfer after it starts, or (the head of a
+    chain of them) when its source ends and its successors' words have passed; a level that buffers
+    a box (collect, then send) starts sending once its own box is in, and ends after the chain's
+    words or once the last box (the far PE's) is in and sent. Found with the timed C simulation:
+    counting every level's whole transfer after the PEs (and the PE depth again) cost a streaming
+    storer its event twice; adding the far PEs' lag before the drain counted it twice where the
+    head of a buffered chain sends while the far PEs finish (LU [j])."""
     write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
-    start = -_per_event(write) if write is not None else sympy.Integer(0)
-    end = sympy.Integer(0)
+    start = -_per_event(write) if write is not None else sympy.Integer(0)  # first words leave the first PE
+    ready = sympy.Integer(0)  # the head's own results are all out of its PE
+    end = lag  # the last results are out of the far PEs
     for m in sorted((m for m in arch.modules if m.kind == "drain" and m.array == array), key=lambda m: m.level):
-        send = next(p for p in m.phases if p.name == "drain")
+        words = _per_event(next(p for p in m.phases if p.name == "drain"))
+        chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
+        members = m.count / (m.count - chain.count) if chain is not None else sympy.Integer(1)
         if any(p.name == "collect" for p in m.phases):
-            start = end + CHAIN_LEVEL_CYCLES
-            end = start + _per_event(send)
+            start = ready + CHAIN_LEVEL_CYCLES
+            end = smax(start + words, end + CHAIN_LEVEL_CYCLES + words / members)
+            ready = start + words / members
         else:
             # the head of a chain of n instances passes its own share as it arrives from the level
             # below, then the (n - 1) / n its successors hold, a word per cycle
-            words = _per_event(send)
-            chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
-            behind = chain.count / m.count if chain is not None else 0
             start = start + CHAIN_LEVEL_CYCLES
-            end = smax(end + CHAIN_LEVEL_CYCLES + words * behind, start + words)
+            end = smax(end + CHAIN_LEVEL_CYCLES + words * (members - 1) / members, start + words)
+            ready = smax(ready + CHAIN_LEVEL_CYCLES, start + words / members)
     return end
 
 
@@ -182,13 +187,11 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
-    drains = [_drain_tail(pe, arch, g.name, g.array) for g in arch.groups if g.needs_drain]
+    lag = far_pe_lag(arch)
+    drains = [_drain_tail(pe, arch, g.name, g.array, lag) for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + DRAM_READ_LATENCY
-    # after the last results leave the PEs: the drain levels and the DRAM write's acknowledgement
-    tail = smax(0, *drains) + DRAM_WRITE_LATENCY
-    # the drain's last results come from the PEs that start last, at the far end of the feeders'
-    # chains
-    epilogue = far_pe_lag(arch) + tail
+    # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
+    epilogue = smax(0, *drains) + DRAM_WRITE_LATENCY
     dtype = arch.compute["dtype"]
     ops = arch.compute["ops"]
     lanes = pe.count * arch.simd

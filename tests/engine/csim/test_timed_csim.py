@@ -60,8 +60,10 @@ def test_an_edited_export_is_rebuilt(tutorial, tmp_path):
     edited = tmp_path / "edited"
     shutil.copytree(project, edited)
     source = edited / "src" / "kernel_kernel.cpp"
-    source.write_text(source.read_text().replace("#pragma HLS pipeline II=1\n              const A_x2 A_data",
-                                                 "#pragma HLS pipeline II=2\n              const A_x2 A_data"))
+    # the PE's compute loop (the pipelined loop that reads A) at II=2
+    text = source.read_text()
+    pragma = text.rindex("#pragma HLS pipeline II=1", 0, text.index("const A_x2 A_data"))
+    source.write_text(text[:pragma] + "#pragma HLS pipeline II=2" + text[pragma + len("#pragma HLS pipeline II=1"):])
     slower = run_timed_csim(edited, cache=cache)
     assert not slower.cached and slower.build_dir != first.build_dir
     assert slower.process("PE(0,0)").busy > 1.8 * first.process("PE(0,0)").busy
