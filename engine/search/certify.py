@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from engine.compiler.architecture.symbols import symbol
+from engine.compiler.architecture.symbols import smin, symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES
@@ -199,8 +199,11 @@ class BoxBounds:
             for s, resource in enumerate(exprs[1:len(RESOURCES) + 1]):
                 coefficient, rest = _split_product(resource, product)
                 if coefficient > 0:
-                    caps.append((s, coefficient, len(rests)))
-                    rests.append(rest)
+                    # terms that are the product less some of its factors (a per-PE term beside a
+                    # per-lane one) are at least c * product / (those factors' upper ends)
+                    parts, others = _submonomials(rest, monomial[1], self.names)
+                    caps.append((s, coefficient, len(rests), parts, len(rests) + 1))
+                    rests += [rest, others]
             self.capped.append((name, monomial[1], caps))
         self.forms = [0, len(exprs)]
         exprs.append(_unkeep(seconds[0]))
@@ -371,10 +374,16 @@ class BoxBounds:
         for name, powers, caps in self.capped:
             los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
             cap = np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
-            for r, coefficient, rest in caps:
+            for r, coefficient, rest, parts, others in caps:
                 rest_lo = np.broadcast_to(rests[rest][0], (n,))
                 split[:, r] = np.maximum(split[:, r], coefficient * los[name] + rest_lo)
                 cap = np.minimum(cap, np.floor((self.limits[r] - rest_lo) / coefficient * (1 + ROUNDING)))
+                if parts:
+                    per = np.full(n, float(coefficient))
+                    for c, missing in parts:
+                        per = per + c / np.prod([hi[:, k].astype(np.float64) ** e for k, e in missing], axis=0)
+                    others_lo = np.broadcast_to(rests[others][0], (n,))
+                    cap = np.minimum(cap, np.floor((self.limits[r] - others_lo) / per * (1 + ROUNDING)))
             # a cap below the least product: that resource's split bound is over the budget already
             his[name] = np.maximum(los[name], cap)
         out = self._model(los, his)
@@ -426,7 +435,6 @@ def _mixture(t: sympy.Expr, counts: set, bounds: dict) -> sympy.Expr | None:
     if len(set(weights)) < len(weights) or not any(w.has(_KEEP) for w in weights):
         return None
     total = _unkeep(sympy.Add(*weights))
-    from engine.models.interval import interval_program  # (already imported above: kept local for clarity)
     names = sorted({s.name for w in weights for s in _unkeep(w).free_symbols})
     try:
         ranges = interval_program([_unkeep(w) for w in weights], names)(
@@ -436,7 +444,6 @@ def _mixture(t: sympy.Expr, counts: set, bounds: dict) -> sympy.Expr | None:
         return None
     if any(float(np.min(lo)) < 0 for lo, _ in ranges):
         return None
-    from engine.compiler.architecture.symbols import smin
     return smin(*(total * r for r in rests))
 
 
@@ -512,6 +519,29 @@ def _linear_in(expr: sympy.Expr, x: sympy.Symbol) -> bool:
         return False
     return all(sympy.degree(term, x) <= 1 for term in sympy.Add.make_args(sympy.expand(expr, deep=False))
                if term.is_polynomial(x))
+
+
+def _submonomials(rest: sympy.Expr, powers: list[tuple[int, int]], names: list[str]):
+    """The terms of `rest` that are c * prod v^f with c > 0, each v a factor of the product prod v^e
+    and 0 <= f <= e (not all equal), as [(c, [(column, e - f)])], and the sum of the other terms."""
+    exponent = dict(powers)
+    parts, others = [], []
+    for term in sympy.Add.make_args(sympy.expand(rest, deep=False)):
+        coefficient, factors = term.as_coeff_mul()
+        found: dict[int, int] = {}
+        ok = coefficient > 0
+        for f in factors if ok else ():
+            base, e = f.as_base_exp()
+            k = names.index(base.name) if base.is_Symbol and base.name in names else None
+            if k is None or k not in exponent or not e.is_Integer or not 0 < int(e) <= exponent[k]:
+                ok = False
+                break
+            found[k] = found.get(k, 0) + int(e)
+        if ok and all(found.get(k, 0) <= e for k, e in powers):
+            parts.append((float(coefficient), [(k, e - found.get(k, 0)) for k, e in powers if e - found.get(k, 0)]))
+        else:
+            others.append(term)
+    return parts, sympy.Add(*others)
 
 
 def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
