@@ -380,8 +380,9 @@ class BoxBounds:
                 cap = np.minimum(cap, np.floor((self.limits[r] - rest_lo) / coefficient * (1 + ROUNDING)))
                 if parts:
                     per = np.full(n, float(coefficient))
-                    for c, missing in parts:
-                        per = per + c / np.prod([hi[:, k].astype(np.float64) ** e for k, e in missing], axis=0)
+                    for c, powers_left in parts:  # each v^d at its least over the box (v >= 1)
+                        per = per + c * np.prod([np.where(d > 0, lo[:, k], hi[:, k]).astype(np.float64) ** d
+                                                 for k, d in powers_left] or [np.ones(n)], axis=0)
                     others_lo = np.broadcast_to(rests[others][0], (n,))
                     cap = np.minimum(cap, np.floor((self.limits[r] - others_lo) / per * (1 + ROUNDING)))
             # a cap below the least product: that resource's split bound is over the budget already
@@ -522,8 +523,11 @@ def _linear_in(expr: sympy.Expr, x: sympy.Symbol) -> bool:
 
 
 def _submonomials(rest: sympy.Expr, powers: list[tuple[int, int]], names: list[str]):
-    """The terms of `rest` that are c * prod v^f with c > 0, each v a factor of the product prod v^e
-    and 0 <= f <= e (not all equal), as [(c, [(column, e - f)])], and the sum of the other terms."""
+    """The terms of `rest` that are c * prod v^f over box variables with c > 0, written c * product *
+    prod v^(f - e) (e: the variable's exponent in the product, 0 if it has none), as [(c, [(column,
+    f - e)])], and the sum of the other terms. Over a box such a term is at least c * product times
+    each v^(f - e) at its lower end (f > e) or upper end (f < e): a per-PE term beside a per-lane one
+    and a per-lane term beside a per-PE product both cap the product."""
     exponent = dict(powers)
     parts, others = [], []
     for term in sympy.Add.make_args(sympy.expand(rest, deep=False)):
@@ -533,12 +537,14 @@ def _submonomials(rest: sympy.Expr, powers: list[tuple[int, int]], names: list[s
         for f in factors if ok else ():
             base, e = f.as_base_exp()
             k = names.index(base.name) if base.is_Symbol and base.name in names else None
-            if k is None or k not in exponent or not e.is_Integer or not 0 < int(e) <= exponent[k]:
+            if k is None or not e.is_Integer:
                 ok = False
                 break
             found[k] = found.get(k, 0) + int(e)
-        if ok and all(found.get(k, 0) <= e for k, e in powers):
-            parts.append((float(coefficient), [(k, e - found.get(k, 0)) for k, e in powers if e - found.get(k, 0)]))
+        if ok:
+            keys = set(found) | set(exponent)
+            parts.append((float(coefficient), [(k, found.get(k, 0) - exponent.get(k, 0)) for k in sorted(keys)
+                                               if found.get(k, 0) != exponent.get(k, 0)]))
         else:
             others.append(term)
     return parts, sympy.Add(*others)
@@ -627,13 +633,18 @@ class Certifier:
     """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
 
     def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
-                 batch: int = 2048, stop: Callable[[], bool] | None = None, minlp: float = 0.1):
+                 batch: int = 2048, stop: Callable[[], bool] | None = None, minlp: float = 0.1,
+                 search: float = 0.1):
         """`stop`: asked between batches; True ends the proof early (as if out of time). `minlp`: the
         share of the time kept for the MINLP route (engine/search/certify_minlp.py) when the branch
-        and bound has not closed by then (0: never; the larger of the two bounds is kept)."""
+        and bound has not closed by then (0: never; the larger of the two bounds is kept). `search`: the
+        share of the time given, once a third of it has passed without closing, to the search's hybrid
+        method (a better incumbent prunes more; the branch and bound then goes on)."""
         if not 0 <= minlp < 1:
             raise EngineError(f"the MINLP share of the time must be in [0, 1) (got {minlp})")
-        self.minlp = minlp
+        if not 0 <= search < 1 or minlp + search >= 1:
+            raise EngineError(f"the search share of the time must be in [0, 1 - minlp) (got {search})")
+        self.minlp, self.search = minlp, search
         self.notes: list[str] = []
         if gap < 0:
             raise EngineError(f"the target gap must be >= 0 (got {gap})")
@@ -663,6 +674,54 @@ class Certifier:
             if self.incumbent is None or fitness[k] < self.incumbent[0]:
                 self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.space.names})
 
+    def _search(self, seconds: float) -> None:
+        """The hybrid search for `seconds` (seed 1: a start found by seed 0 is not searched again)."""
+        from engine.search.methods import strategy_class  # the search imports much; only when used
+        from engine.search.run import SearchRun
+        before = self.incumbent[0] if self.incumbent else np.inf
+        best = SearchRun(self.space, strategy_class("hybrid")(self.space, seed=1), seconds=seconds).run().best
+        if best is not None:
+            self._offer({n: np.array([int(best.params[n])]) for n in self.space.names})
+        if self.incumbent is not None and self.incumbent[0] < before:
+            self.notes.append(f"the hybrid search ({seconds:.1f} s) improved the incumbent to {self.incumbent[0]:,.0f}")
+            self._polish()
+
+    def _polish(self, rounds: int = 30) -> None:
+        """Descend from the incumbent: each round evaluates every neighbour (one parameter moved by
+        +-1, doubled or halved; or a divisor pair scaled together) and moves to the best while it
+        improves. Illegal neighbours are refused by the evaluator."""
+        names = self.space.names
+        pairs = [(self.bounds.params[d], self.bounds.params[m]) for d, m in self.bounds.divides
+                 if d < len(self.bounds.params) and m < len(self.bounds.params)]
+        for _ in range(rounds):
+            if self.incumbent is None:
+                return
+            latency, centre = self.incumbent
+            moves = []
+            for n in names:
+                for v in {centre[n] - 1, centre[n] + 1, centre[n] * 2, centre[n] // 2}:
+                    if v >= 1:
+                        moves.append({**centre, n: v})
+            for d, m in pairs:  # the PEs kept, the tile and the hiding factor moved together
+                for f in (2, 3):
+                    moves.append({**centre, d: centre[d] * f, m: centre[m] * f})
+                    if centre[d] % f == 0 and centre[m] % f == 0:
+                        moves.append({**centre, d: centre[d] // f, m: centre[m] // f})
+            self._offer({n: np.array([c[n] for c in moves]) for n in names})
+            if self.incumbent[0] >= latency:
+                return
+
+    def _dive(self, lo: np.ndarray, hi: np.ndarray, lb: np.ndarray, boxes: int = 16, points: int = 64) -> None:
+        """Random points in the open boxes of lowest bound, where a better configuration would be."""
+        if not len(lb):
+            return
+        take = np.argsort(lb)[:boxes]
+        rows = np.repeat(take, points)
+        before = self.incumbent[0] if self.incumbent else np.inf
+        self._offer(self.bounds.columns(self.bounds.sample(lo[rows], hi[rows], self.rng)))
+        if self.incumbent is not None and self.incumbent[0] < before:
+            self._polish()
+
     def _leaves(self, lo: np.ndarray, hi: np.ndarray) -> None:
         p = len(self.bounds.params)
         counts = np.prod(hi[:, :p] - lo[:, :p] + 1, axis=1)
@@ -681,13 +740,18 @@ class Certifier:
         if start is not None:
             self._offer({n: np.array([int(start[n])]) for n in self.space.names})
             given = self.incumbent
+        self._polish()
         lo, hi = _small_variables_split(self.bounds.lower, self.bounds.upper)
         open_lo, open_hi, open_lb = self._process(lo, hi)
         share = self.minlp if self.minlp and _minlp_takes(self.space) else 0.0
         if self.minlp and not share:
             self.notes.append("MINLP route: the latency holds a Piecewise or a min (declined)")
         until = self.seconds * (1 - share)
+        searched = not self.search
         while len(open_lb) and time.perf_counter() - began < until and not self.stop():
+            if not searched and time.perf_counter() - began > self.seconds / 3:
+                searched = True
+                self._search(self.search * self.seconds)
             keep = open_lb < self._threshold()
             self._prune_by_bound(open_lb[~keep])
             open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
@@ -702,6 +766,7 @@ class Certifier:
             open_lo = np.concatenate([open_lo[rest], new_lo])
             open_hi = np.concatenate([open_hi[rest], new_hi])
             open_lb = np.concatenate([open_lb[rest], new_lb])
+            self._dive(open_lo, open_hi, open_lb)
         keep = open_lb < self._threshold()
         self._prune_by_bound(open_lb[~keep])
         open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
@@ -792,9 +857,10 @@ def _minlp_takes(space: SearchSpace) -> bool:
 
 def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
             leaf: int = 512, batch: int = 2048, stop: Callable[[], bool] | None = None,
-            minlp: float = 0.1) -> Certificate:
+            minlp: float = 0.1, search: float = 0.1) -> Certificate:
     """Prove `start` (or the best configuration found on the way) within `gap` of the optimum: the
     branch and bound for the time, but the last `minlp` share of it, then, if it has not closed, the
     MINLP relaxation solved by SCIP for the rest (the larger proven bound holds)."""
-    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop, minlp=minlp).run(start)
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop, minlp=minlp,
+                     search=search).run(start)
 
