@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from engine.compiler.architecture.symbols import symbol
+from engine.compiler.architecture.symbols import smin, symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES
@@ -153,7 +153,21 @@ class BoxBounds:
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q])
                     for d, m, q in self.quotients}
-        second = sympy.expand(symbolic.latency.xreplace(tiles).xreplace(divisors))
+        # the model with common factors pulled out of sums (a difference of tile-count products, as
+        # in a pass structure's all tiles minus the output blocks, becomes a product with a factor
+        # (count - 1) >= 0) and those differences kept whole through the expansions below
+        factored = sympy.factor_terms(symbolic.latency)
+        count_set = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) for g in space.loops}
+        kept = factored.replace(lambda t: _count_difference(t, count_set), lambda t: _KEEP(t))
+        # a fifth form, a lower bound: where a sum mixes one expression weighted by a tile count with
+        # others weighted by (count - 1) and the like (the first pass and the passes that read back),
+        # the sum is at least the weights' total times the least expression: min(count * first,
+        # count * later) expands with every tile count meeting its tile size
+        lower_params = {symbol(n): (int(params[n].lower), int(params[n].upper)) for n in self.params}
+        mixed = kept.replace(lambda t: _mixture(t, count_set, lower_params) is not None,
+                             lambda t: _mixture(t, count_set, lower_params))
+        sources = [kept] + ([_push(mixed, count_set)] if mixed != kept else [])
+        seconds = [sympy.expand(e.xreplace(tiles).xreplace(divisors)) for e in sources]
         # a subtracted term's upper bound is tighter over the tile counts themselves (p/m over-estimates)
         counts = {symbol(f"{g.t1}_p"): sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)) * symbol(g.t1)
                   for g in space.loops}
@@ -161,8 +175,9 @@ class BoxBounds:
         # whose range is much tighter than the product of the two ranges
         pairs = [(symbol(g.t1), sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)), symbol(f"{g.t1}_p"))
                  for g in space.loops]
-        second = second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
+        seconds = [second.replace(lambda t: t.is_Add, lambda t: sympy.Add(
             *(_pair(a.xreplace(counts), pairs) if a.could_extract_minus_sign() else a for a in t.args)))
+            for second in seconds]
         # a resource that is a monomial of box variables caps that product at every configuration that
         # fits (5 q_i q_j k_t2 <= DSP budget), and so does every resource holding the product in a term
         # (LUT = 430 q_i q_j k_t2 + rest <= LUT budget, rest bounded below over the box); where the
@@ -178,20 +193,31 @@ class BoxBounds:
                 continue
             name = f"__product_{RESOURCES[r]}"
             product = sympy.Mul(*(symbol(self.names[k]) ** x for k, x in monomial[1]))
-            second = second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
+            seconds = [second.replace(lambda t: t.is_Mul, lambda t: _cap(t, product, symbol(name)))
+                       for second in seconds]
             caps = []
             for s, resource in enumerate(exprs[1:len(RESOURCES) + 1]):
                 coefficient, rest = _split_product(resource, product)
                 if coefficient > 0:
-                    caps.append((s, coefficient, len(rests)))
-                    rests.append(rest)
+                    # terms that are the product less some of its factors (a per-PE term beside a
+                    # per-lane one) are at least c * product / (those factors' upper ends)
+                    parts, others = _submonomials(rest, monomial[1], self.names)
+                    caps.append((s, coefficient, len(rests), parts, len(rests) + 1))
+                    rests += [rest, others]
             self.capped.append((name, monomial[1], caps))
-        exprs.append(second)
+        self.forms = [0, len(exprs)]
+        exprs.append(_unkeep(seconds[0]))
         # a third form: the model itself expanded, each m * ceiling(N/m) paired into p, each divisor
         # kept (a 1-D array whose tile count times its latency-hiding factor is exact stays exact)
-        third = sympy.expand(exprs[0])
+        third = sympy.expand(kept.xreplace(subs))
         third = third.replace(lambda t: t.is_Add, lambda t: sympy.Add(*(_pair(a, pairs) for a in t.args)))
-        exprs.append(third)
+        self.forms.append(len(exprs))
+        exprs.append(_unkeep(third))
+        self.forms.append(len(exprs))
+        exprs.append(factored.xreplace(subs))  # a fourth: the model with its common factors pulled out
+        for second in seconds[1:]:
+            self.forms.append(len(exprs))
+            exprs.append(_unkeep(second))
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
         # which interval arithmetic would take at opposite ends
@@ -348,15 +374,21 @@ class BoxBounds:
         for name, powers, caps in self.capped:
             los[name] = np.prod([lo[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
             cap = np.prod([hi[:, k].astype(np.float64) ** e for k, e in powers], axis=0)
-            for r, coefficient, rest in caps:
+            for r, coefficient, rest, parts, others in caps:
                 rest_lo = np.broadcast_to(rests[rest][0], (n,))
                 split[:, r] = np.maximum(split[:, r], coefficient * los[name] + rest_lo)
                 cap = np.minimum(cap, np.floor((self.limits[r] - rest_lo) / coefficient * (1 + ROUNDING)))
+                if parts:
+                    per = np.full(n, float(coefficient))
+                    for c, powers_left in parts:  # each v^d at its least over the box (v >= 1)
+                        per = per + c * np.prod([np.where(d > 0, lo[:, k], hi[:, k]).astype(np.float64) ** d
+                                                 for k, d in powers_left] or [np.ones(n)], axis=0)
+                    others_lo = np.broadcast_to(rests[others][0], (n,))
+                    cap = np.minimum(cap, np.floor((self.limits[r] - others_lo) / per * (1 + ROUNDING)))
             # a cap below the least product: that resource's split bound is over the budget already
             his[name] = np.maximum(los[name], cap)
         out = self._model(los, his)
-        latency = np.maximum.reduce([np.broadcast_to(out[k][0], (n,)) for k in (0, len(RESOURCES) + 1,
-                                                                                len(RESOURCES) + 2)])
+        latency = np.maximum.reduce([np.broadcast_to(out[k][0], (n,)) for k in self.forms])
         latency = np.floor(latency * (1 - ROUNDING))
         resources = np.empty((n, len(RESOURCES)))
         for r, parts in enumerate(self.parts):
@@ -372,6 +404,82 @@ class BoxBounds:
             total = total + sum(least.values(), np.zeros(n))
             resources[:, r] = np.maximum(np.maximum(whole, total), split[:, r]) * (1 - ROUNDING)
         return latency, resources
+
+
+_KEEP = sympy.Function("__keep")  # an expression kept whole by sympy.expand (removed before bounding)
+
+
+def _count_difference(t: sympy.Expr, counts: set) -> bool:
+    """t is a sum of numbers and products of tile counts with a negative term (a count product - 1)."""
+    if not t.is_Add or not any(a.could_extract_minus_sign() for a in t.args):
+        return False
+    return all(a.is_Number or all((f.base if f.is_Pow else f) in counts for f in sympy.Mul.make_args(a)
+                                  if not f.is_Number) for a in t.args)
+
+
+def _mixture(t: sympy.Expr, counts: set, bounds: dict) -> sympy.Expr | None:
+    """For a sum a_1 X_1 + ... + a_k X_k whose weights a_i are products of tile counts and count
+    differences, all >= 0 over the parameters' bounds, at least one a count difference and no two
+    alike: min_i((a_1 + ... + a_k) X_i), a lower bound of the sum (a_i X_i >= a_i min X with a_i >= 0);
+    else None."""
+    if not t.is_Add or len(t.args) < 2:
+        return None
+    weights, rests = [], []
+    for a in t.args:
+        w = [f for f in sympy.Mul.make_args(a) if f in counts or (f.is_Pow and f.base in counts and f.exp > 0)
+             or f.func == _KEEP]
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(a) if f not in w])
+        if rest.is_Number:  # a constant term is no mixture
+            return None
+        weights.append(sympy.Mul(*w))
+        rests.append(rest)
+    if len(set(weights)) < len(weights) or not any(w.has(_KEEP) for w in weights):
+        return None
+    total = _unkeep(sympy.Add(*weights))
+    names = sorted({s.name for w in weights for s in _unkeep(w).free_symbols})
+    try:
+        ranges = interval_program([_unkeep(w) for w in weights], names)(
+            {n: np.array(float(bounds[symbol(n)][0])) for n in names},
+            {n: np.array(float(bounds[symbol(n)][1])) for n in names})
+    except Exception:  # noqa: BLE001 (a weight the interval program does not take: no mixture)
+        return None
+    if any(float(np.min(lo)) < 0 for lo, _ in ranges):
+        return None
+    return smin(*(total * r for r in rests))
+
+
+def _push(e: sympy.Expr, counts: set) -> sympy.Expr:
+    """Factors that are >= 0 (numbers > 0, parameters, tile counts, kept count differences) moved into
+    the one max or min they multiply: c * max(a, b) = max(c a, c b) for c >= 0, so that a tile count
+    outside meets the tile size inside."""
+    def extreme(f):
+        return getattr(f.func, "__name__", "") in ("smax", "smin")
+
+    def nonnegative(f):
+        base = f.base if f.is_Pow and f.exp.is_Integer and f.exp > 0 else f
+        return (base.is_Number and base > 0) or base.is_Symbol or base in counts or base.func == _KEEP
+
+    def pushable(t):
+        if not t.is_Mul:
+            return False
+        inner = [f for f in t.args if extreme(f)]
+        return len(inner) == 1 and all(nonnegative(f) for f in t.args if not extreme(f))
+
+    def pushed(t):
+        inner = next(f for f in t.args if extreme(f))
+        outside = sympy.Mul(*(f for f in t.args if f is not inner))
+        return inner.func(*(outside * a for a in inner.args))
+
+    for _ in range(8):
+        new = e.replace(pushable, pushed)
+        if new == e:
+            break
+        e = new
+    return e
+
+
+def _unkeep(e: sympy.Expr) -> sympy.Expr:
+    return e.replace(lambda t: t.func == _KEEP, lambda t: t.args[0])
 
 
 def _cap(term: sympy.Expr, product: sympy.Expr, capped: sympy.Symbol) -> sympy.Expr:
@@ -412,6 +520,34 @@ def _linear_in(expr: sympy.Expr, x: sympy.Symbol) -> bool:
         return False
     return all(sympy.degree(term, x) <= 1 for term in sympy.Add.make_args(sympy.expand(expr, deep=False))
                if term.is_polynomial(x))
+
+
+def _submonomials(rest: sympy.Expr, powers: list[tuple[int, int]], names: list[str]):
+    """The terms of `rest` that are c * prod v^f over box variables with c > 0, written c * product *
+    prod v^(f - e) (e: the variable's exponent in the product, 0 if it has none), as [(c, [(column,
+    f - e)])], and the sum of the other terms. Over a box such a term is at least c * product times
+    each v^(f - e) at its lower end (f > e) or upper end (f < e): a per-PE term beside a per-lane one
+    and a per-lane term beside a per-PE product both cap the product."""
+    exponent = dict(powers)
+    parts, others = [], []
+    for term in sympy.Add.make_args(sympy.expand(rest, deep=False)):
+        coefficient, factors = term.as_coeff_mul()
+        found: dict[int, int] = {}
+        ok = coefficient > 0
+        for f in factors if ok else ():
+            base, e = f.as_base_exp()
+            k = names.index(base.name) if base.is_Symbol and base.name in names else None
+            if k is None or not e.is_Integer:
+                ok = False
+                break
+            found[k] = found.get(k, 0) + int(e)
+        if ok:
+            keys = set(found) | set(exponent)
+            parts.append((float(coefficient), [(k, found.get(k, 0) - exponent.get(k, 0)) for k in sorted(keys)
+                                               if found.get(k, 0) != exponent.get(k, 0)]))
+        else:
+            others.append(term)
+    return parts, sympy.Add(*others)
 
 
 def _split_product(expr: sympy.Expr, product: sympy.Expr) -> tuple[float, sympy.Expr]:
@@ -497,8 +633,19 @@ class Certifier:
     """Branch and bound over one SearchSpace; `run()` returns the Certificate."""
 
     def __init__(self, space: SearchSpace, *, gap: float = 0.01, seconds: float = 60.0, leaf: int = 512,
-                 batch: int = 2048, stop: Callable[[], bool] | None = None):
-        """`stop`: asked between batches; True ends the proof early (as if out of time)."""
+                 batch: int = 2048, stop: Callable[[], bool] | None = None, minlp: float = 0.1,
+                 search: float = 0.1):
+        """`stop`: asked between batches; True ends the proof early (as if out of time). `minlp`: the
+        share of the time kept for the MINLP route (engine/search/certify_minlp.py) when the branch
+        and bound has not closed by then (0: never; the larger of the two bounds is kept). `search`: the
+        share of the time given, once a third of it has passed without closing, to the search's hybrid
+        method (a better incumbent prunes more; the branch and bound then goes on)."""
+        if not 0 <= minlp < 1:
+            raise EngineError(f"the MINLP share of the time must be in [0, 1) (got {minlp})")
+        if not 0 <= search < 1 or minlp + search >= 1:
+            raise EngineError(f"the search share of the time must be in [0, 1 - minlp) (got {search})")
+        self.minlp, self.search = minlp, search
+        self.notes: list[str] = []
         if gap < 0:
             raise EngineError(f"the target gap must be >= 0 (got {gap})")
         if seconds <= 0:
@@ -527,6 +674,54 @@ class Certifier:
             if self.incumbent is None or fitness[k] < self.incumbent[0]:
                 self.incumbent = (float(fitness[k]), {n: int(columns[n][k]) for n in self.space.names})
 
+    def _search(self, seconds: float) -> None:
+        """The hybrid search for `seconds` (seed 1: a start found by seed 0 is not searched again)."""
+        from engine.search.methods import strategy_class  # the search imports much; only when used
+        from engine.search.run import SearchRun
+        before = self.incumbent[0] if self.incumbent else np.inf
+        best = SearchRun(self.space, strategy_class("hybrid")(self.space, seed=1), seconds=seconds).run().best
+        if best is not None:
+            self._offer({n: np.array([int(best.params[n])]) for n in self.space.names})
+        if self.incumbent is not None and self.incumbent[0] < before:
+            self.notes.append(f"the hybrid search ({seconds:.1f} s) improved the incumbent to {self.incumbent[0]:,.0f}")
+            self._polish()
+
+    def _polish(self, rounds: int = 30) -> None:
+        """Descend from the incumbent: each round evaluates every neighbour (one parameter moved by
+        +-1, doubled or halved; or a divisor pair scaled together) and moves to the best while it
+        improves. Illegal neighbours are refused by the evaluator."""
+        names = self.space.names
+        pairs = [(self.bounds.params[d], self.bounds.params[m]) for d, m in self.bounds.divides
+                 if d < len(self.bounds.params) and m < len(self.bounds.params)]
+        for _ in range(rounds):
+            if self.incumbent is None:
+                return
+            latency, centre = self.incumbent
+            moves = []
+            for n in names:
+                for v in {centre[n] - 1, centre[n] + 1, centre[n] * 2, centre[n] // 2}:
+                    if v >= 1:
+                        moves.append({**centre, n: v})
+            for d, m in pairs:  # the PEs kept, the tile and the hiding factor moved together
+                for f in (2, 3):
+                    moves.append({**centre, d: centre[d] * f, m: centre[m] * f})
+                    if centre[d] % f == 0 and centre[m] % f == 0:
+                        moves.append({**centre, d: centre[d] // f, m: centre[m] // f})
+            self._offer({n: np.array([c[n] for c in moves]) for n in names})
+            if self.incumbent[0] >= latency:
+                return
+
+    def _dive(self, lo: np.ndarray, hi: np.ndarray, lb: np.ndarray, boxes: int = 16, points: int = 64) -> None:
+        """Random points in the open boxes of lowest bound, where a better configuration would be."""
+        if not len(lb):
+            return
+        take = np.argsort(lb)[:boxes]
+        rows = np.repeat(take, points)
+        before = self.incumbent[0] if self.incumbent else np.inf
+        self._offer(self.bounds.columns(self.bounds.sample(lo[rows], hi[rows], self.rng)))
+        if self.incumbent is not None and self.incumbent[0] < before:
+            self._polish()
+
     def _leaves(self, lo: np.ndarray, hi: np.ndarray) -> None:
         p = len(self.bounds.params)
         counts = np.prod(hi[:, :p] - lo[:, :p] + 1, axis=1)
@@ -545,9 +740,18 @@ class Certifier:
         if start is not None:
             self._offer({n: np.array([int(start[n])]) for n in self.space.names})
             given = self.incumbent
+        self._polish()
         lo, hi = _small_variables_split(self.bounds.lower, self.bounds.upper)
         open_lo, open_hi, open_lb = self._process(lo, hi)
-        while len(open_lb) and time.perf_counter() - began < self.seconds and not self.stop():
+        share = self.minlp if self.minlp and _minlp_takes(self.space) else 0.0
+        if self.minlp and not share:
+            self.notes.append("MINLP route: the latency holds a Piecewise or a min (declined)")
+        until = self.seconds * (1 - share)
+        searched = not self.search
+        while len(open_lb) and time.perf_counter() - began < until and not self.stop():
+            if not searched and time.perf_counter() - began > self.seconds / 3:
+                searched = True
+                self._search(self.search * self.seconds)
             keep = open_lb < self._threshold()
             self._prune_by_bound(open_lb[~keep])
             open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
@@ -562,10 +766,22 @@ class Certifier:
             open_lo = np.concatenate([open_lo[rest], new_lo])
             open_hi = np.concatenate([open_hi[rest], new_hi])
             open_lb = np.concatenate([open_lb[rest], new_lb])
+            self._dive(open_lo, open_hi, open_lb)
         keep = open_lb < self._threshold()
         self._prune_by_bound(open_lb[~keep])
         open_lo, open_hi, open_lb = open_lo[keep], open_hi[keep], open_lb[keep]
         self.open_boxes = (open_lo, open_hi, open_lb)  # what is left to prove, for diagnostics
+        self.minlp_bound = -np.inf  # SCIP's proven bound on the relaxation (certify_minlp.py)
+        left = self.seconds - (time.perf_counter() - began)
+        if share and len(open_lb) and left > 0.5 and not self.stop():
+            from engine.search.certify_minlp import minlp_bound
+            result = minlp_bound(self.space, seconds=left, cutoff=self._threshold(), gap=self.gap)
+            if result.latency is not None and (self.incumbent is None or result.latency < self.incumbent[0]):
+                self.incumbent = (result.latency, dict(result.config))
+            if result.lower_bound is not None:
+                self.minlp_bound = float(result.lower_bound)
+            self.notes.append(result.declined or f"MINLP route: SCIP {result.status} in {result.seconds:.1f} s, "
+                              f"bound {result.lower_bound}")
         return self._certificate(open_lb, given, time.perf_counter() - began)
 
     def _prune_by_bound(self, lbs: np.ndarray) -> None:
@@ -617,15 +833,34 @@ class Certifier:
             return Certificate(design, None, None, None, None, True, fits=False, tightest=name,
                                notes=(alone,), **common)
         latency, params = self.incumbent
-        bound = min(latency, self.pruned_bound, open_min)
+        bound = min(latency, max(min(self.pruned_bound, open_min), getattr(self, "minlp_bound", -np.inf)))
         gap = latency / bound - 1 if bound > 0 else None  # a bound <= 0 proves nothing about the gap
         improved = given is None or latency < given[0]
         return Certificate(design, params, latency, bound, gap, gap is not None and gap <= self.gap + 1e-12,
-                           improved=improved, **common)
+                           improved=improved, notes=tuple(self.notes), **common)
+
+
+def _minlp_takes(space: SearchSpace) -> bool:
+    """The MINLP route can write this design's latency as a relaxation (no Piecewise, no min) and
+    pyomo with SCIP is installed."""
+    latency = sympy.sympify(space.model.symbolic.latency)
+    if latency.has(sympy.Piecewise) or latency.has(sympy.Min) or any(
+            getattr(a.func, "__name__", "") == "smin" for a in sympy.preorder_traversal(latency)):
+        return False
+    try:
+        import pyomo.environ  # noqa: F401
+        import pyscipopt  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def certify(space: SearchSpace, start: Config | None = None, *, gap: float = 0.01, seconds: float = 60.0,
-            leaf: int = 512, batch: int = 2048, stop: Callable[[], bool] | None = None) -> Certificate:
-    """Prove `start` (or the best configuration found on the way) within `gap` of the optimum."""
-    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop).run(start)
+            leaf: int = 512, batch: int = 2048, stop: Callable[[], bool] | None = None,
+            minlp: float = 0.1, search: float = 0.1) -> Certificate:
+    """Prove `start` (or the best configuration found on the way) within `gap` of the optimum: the
+    branch and bound for the time, but the last `minlp` share of it, then, if it has not closed, the
+    MINLP relaxation solved by SCIP for the rest (the larger proven bound holds)."""
+    return Certifier(space, gap=gap, seconds=seconds, leaf=leaf, batch=batch, stop=stop, minlp=minlp,
+                     search=search).run(start)
 

@@ -100,36 +100,11 @@ def warm_up() -> dict:
 class _Program:
     """The pyomo model of one design; `values()` reads the solver's point back per parameter."""
 
+    relaxed = False  # a relaxation of the model (engine/search/certify_minlp.py): ceilings closed
+
     def __init__(self, space: SearchSpace, objective: str):
-        import pyomo.environ as pyo
-        self.pyo, self.space = pyo, space
-        m = self.model = pyo.ConcreteModel()
-        m.c = pyo.ConstraintList()
-        self.terms: dict[str, object] = {}  # symbol name -> pyomo variable or expression
-        self.memo: dict[tuple, object] = {}
-        self.subs: dict[sympy.Expr, sympy.Expr] = {}
-        self.packing = {symbol(p.name): p for p in space.model.packing}
-        self.padded: list[tuple[sympy.Symbol, sympy.Symbol, sympy.Symbol]] = []  # (t1, n, p)
-        self.pairing = False
-        for g in space.loops:
-            N, t1s, ns, ps = g.extent, symbol(g.t1), symbol(f"__n_{g.loop}"), symbol(f"__p_{g.loop}")
-            t1, n, padded = self._int(g.t1, 1, N), self._int(ns.name, 1, N), self._int(ps.name, N, 2 * N - 1)
-            m.c.add(padded == n * t1)
-            m.c.add(padded <= N + t1 - 1)
-            self.subs[sympy.ceiling(sympy.Integer(N) / t1s)] = ns
-            self.padded.append((t1s, ns, ps))
-            if g.t2 is None:
-                continue
-            upper, q = min(g.t2_upper, N), self._int(f"__q_{g.loop}", 1, N)
-            if g.simd:
-                bits = pyo.Var(range(upper.bit_length()), domain=pyo.Binary)  # t2 = 2**k for the one set
-                m.add_component(f"__simd_{g.loop}", bits)
-                m.c.add(sum(bits.values()) == 1)
-                t2 = self.terms[g.t2] = sum(2 ** k * b for k, b in bits.items())
-            else:
-                t2 = self._int(g.t2, 1, upper)
-            m.c.add(t1 == q * t2)
-            self.subs[symbol(g.t2) ** -1] = symbol(f"__q_{g.loop}") / t1s
+        self._variables(space)
+        pyo, m = self.pyo, self.model
         symbolic = space.model.symbolic
         dsp = self.translate(symbolic.resources["DSP"])
         m.c.add(dsp <= space.dsp_budget)
@@ -171,6 +146,54 @@ class _Program:
         obj1, obj2 = -dsp / space.dsp_budget, traffic / compulsory_bytes(space)
         m.obj = pyo.Objective(expr={"obj1": obj1, "obj2": obj2, "obj3": obj2 + obj1}[objective])
 
+    def _variables(self, space: SearchSpace) -> None:
+        """The tile variables of every band loop: t1, its tile count n and padded extent p = n * t1
+        (N <= p <= N + t1 - 1, so n = ceiling(N/t1) exactly); with a second level, t2 and the quotient
+        q = t1 / t2 (SIMD: t2 a power of two through binaries)."""
+        import pyomo.environ as pyo
+        self.pyo, self.space = pyo, space
+        m = self.model = pyo.ConcreteModel()
+        m.c = pyo.ConstraintList()
+        self.terms: dict[str, object] = {}  # symbol name -> pyomo variable or expression
+        self.memo: dict[tuple, object] = {}
+        self.subs: dict[sympy.Expr, sympy.Expr] = {}
+        self.packing = {symbol(p.name): p for p in space.model.packing}
+        self.padded: list[tuple[sympy.Symbol, sympy.Symbol, sympy.Symbol]] = []  # (t1, n, p)
+        self.pairing = False
+        for g in space.loops:
+            N, t1s, ns, ps = g.extent, symbol(g.t1), symbol(f"__n_{g.loop}"), symbol(f"__p_{g.loop}")
+            t1, n, padded = self._int(g.t1, 1, N), self._int(ns.name, 1, N), self._int(ps.name, N, 2 * N - 1)
+            m.c.add(padded == n * t1)
+            m.c.add(padded <= N + t1 - 1)
+            self.subs[sympy.ceiling(sympy.Integer(N) / t1s)] = ns
+            self.padded.append((t1s, ns, ps))
+            if g.t2 is None:
+                continue
+            upper, q = min(g.t2_upper, N), self._int(f"__q_{g.loop}", 1, N)
+            if g.simd:
+                bits = pyo.Var(range(upper.bit_length()), domain=pyo.Binary)  # t2 = 2**k for the one set
+                m.add_component(f"__simd_{g.loop}", bits)
+                m.c.add(sum(bits.values()) == 1)
+                t2 = self.terms[g.t2] = sum(2 ** k * b for k, b in bits.items())
+            else:
+                t2 = self._int(g.t2, 1, upper)
+            m.c.add(t1 == q * t2)
+            self.subs[symbol(g.t2) ** -1] = symbol(f"__q_{g.loop}") / t1s
+
+    def _range(self, x) -> tuple[float, float]:
+        """Bounds of a translated term from its variables' bounds (numbers: themselves)."""
+        if isinstance(x, (int, float)):
+            return float(x), float(x)
+        from pyomo.contrib.fbbt.fbbt import compute_bounds_on_expr
+        lower, upper = compute_bounds_on_expr(x)
+        return (-math.inf if lower is None else lower), (math.inf if upper is None else upper)
+
+    def _real(self, name: str, lower: float = -math.inf, upper: float = math.inf):
+        v = self.pyo.Var(domain=self.pyo.Reals, bounds=(None if math.isinf(lower) else lower,
+                                                        None if math.isinf(upper) else upper))
+        self.model.add_component(name, v)
+        return v
+
     def _int(self, name: str, lower: int | None, upper: int | None):
         v = self.pyo.Var(domain=self.pyo.Integers, bounds=(lower, upper), initialize=lower)
         self.model.add_component(name, v)
@@ -209,16 +232,26 @@ class _Program:
                     raise ValueError(f"cannot translate the power {base}**{exp} into the program")
                 b = self._tr(base)
                 out = out * (b ** int(exp) if exp > 0 else 1.0 / b ** int(-exp))
-        elif isinstance(e, sympy.Min) or getattr(e.func, "__name__", "") == "smin":
+        elif (isinstance(e, sympy.Min) or getattr(e.func, "__name__", "") == "smin") and not self.relaxed:
             # only in resource use (the depth of a skew FIFO, engine/compiler/fifo_depths.py: the lag,
             # capped at a tile): the cap, an upper bound of the minimum, so the answers still fit
             out = self._tr(e.args[-1])
         elif isinstance(e, sympy.ceiling):
             x = self._tr(e.args[0])  # a ceiling not of the tile-count form: its own integer
-            c = self._int(f"__ceil_{len(self.memo)}", None, None)
+            lower, upper = self._range(x) if self.relaxed else (None, None)  # SCIP bounds products of bounded terms
+            c = self._int(f"__ceil_{len(self.memo)}", _finite(math.floor, lower), _finite(math.ceil, upper))
             self.model.c.add(c >= x)
-            self.model.c.add(c <= x + 1 - 1e-6)
+            self.model.c.add(c <= x + (1 if self.relaxed else 1 - 1e-6))  # relaxed: ceiling(x) always in
             out = c
+        elif self.relaxed and (isinstance(e, sympy.Max) or getattr(e.func, "__name__", "") == "smax"):
+            args = [self._tr(a) for a in e.args]
+            ranges = [self._range(a) for a in args]
+            lower, upper = max(r[0] for r in ranges), max(r[1] for r in ranges)
+            z = self._int(f"__max_{len(self.memo)}", _finite(math.floor, lower), _finite(math.ceil, upper)) \
+                if all(_integral(a) for a in e.args) else self._real(f"__max_{len(self.memo)}", lower, upper)
+            for a in args:  # an epigraph: z = max(args) is one of z's values
+                self.model.c.add(z >= a)
+            out = z
         else:
             raise ValueError(f"cannot translate {type(e).__name__} ({e}) into the program")
         self.memo[key] = out
@@ -242,6 +275,23 @@ class _Program:
 
     def values(self) -> dict[str, float]:
         return {name: self.pyo.value(self.terms[name]) for name in self.space.names}
+
+
+def _finite(rounding, x: float | None) -> int | None:
+    return None if x is None or not math.isfinite(x) else int(rounding(x))
+
+
+def _integral(e: sympy.Expr) -> bool:
+    """e is integer-valued at every configuration: sums and products of integers, parameters and ceilings."""
+    if e.is_Integer or e.is_Symbol or isinstance(e, sympy.ceiling):
+        return True
+    if e.is_Add or e.is_Mul:
+        return all(_integral(a) for a in e.args)
+    if e.is_Pow:
+        return e.exp.is_Integer and e.exp >= 0 and _integral(e.base)
+    if getattr(e.func, "__name__", "") == "smax" or isinstance(e, sympy.Max):
+        return all(_integral(a) for a in e.args)
+    return False
 
 
 def _legal(space: SearchSpace, values: dict[str, float]) -> Config:

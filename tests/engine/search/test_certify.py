@@ -91,10 +91,13 @@ def _random_boxes(search: SearchSpace, bounds: BoxBounds, rng, count: int, width
     return lo, hi
 
 
-@pytest.mark.parametrize("kernel,sizes,design", [("mm.c", MM_ODD, "i-j__i-j.k"), ("mm.c", MM_ODD, "i__j-k.i"),
-                                                 ("mm.c", MM_ODD, "i-j__i-k.j"),  # passes: a Piecewise latency
-                                                 ("cnn.c", CNN_8, "o-h__o-i-p-q.h-w")])
-def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, design):
+@pytest.mark.parametrize("kernel,sizes,design,drops", [
+    ("mm.c", MM_ODD, "i-j__i-j.k", True), ("mm.c", MM_ODD, "i__j-k.i", True),
+    ("mm.c", MM_ODD, "i-j__i-k.j", True),  # passes: a Piecewise latency
+    ("cnn.c", CNN_8, "o-h__o-i-p-q.h-w", True),
+    # passes (the mixture form) and a per-PE LUT term beside the per-lane one (the sub-monomial cap)
+    ("cnn.c", CNN_8, "o-i__o-i-p-q.h-w", False), ("cnn.c", CNN_8, "o-i__h-w-i-p-q.o", False)])
+def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, design, drops):
     """Contraction drops only configurations that are illegal or do not fit; the resource bounds of
     the contracted box hold at every configuration left in it, the latency bound at every one that fits."""
     space, device = _space(kernel, sizes)
@@ -127,7 +130,7 @@ def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, 
         exact = np.stack([batch.resources[r][inside] for r in RESOURCES], axis=1)
         assert np.all(resources[where] <= exact + 1e-9), RESOURCES
         checked += int(inside.sum())
-    assert checked > 1000 and dropped > 0
+    assert checked > 1000 and (dropped > 0 or not drops)  # (the budget binds on some designs only)
 
 
 def test_a_wide_box_bounds_sampled_configurations():
