@@ -10,7 +10,8 @@ so the scheduler sees the same dependences the networks have:
   projection): a block's first 1x1 and its projection read the previous block's output (its last
   1x1 and its shortcut); the residual addition runs on the post-processor.
 - DenseNet (Huang et al. 2017, growth 32, bottleneck 128): a layer's 1x1 reads its block's input and
-  every earlier 3x3 of the block; transitions halve the channels; pooling is folded into the sizes.
+  every earlier 3x3 of the block; a transition's 1x1 halves the channels at the block's size and its
+  2x2 average pool (on the post-processor) halves the size for the next block, as in Keras.
 - Inception-v3 (Szegedy et al. 2016, Keras' `inception_v3`): each mixed block's branches read the
   block input; the next block reads the concatenation (the last convolution of every branch, and
   the block input itself where a branch is a max pool).
@@ -150,14 +151,13 @@ def densenet(name: str, image: int = SOSA_IMAGE) -> dict:
             out.append(_conv(p + "3x3", 128, 32, size, 3, tags=_from(p + "1x1")))
             grown.append(p + "3x3")
         channels += 32 * count
-        if n < len(blocks):
-            size //= 2
+        if n < len(blocks):  # Keras: the 1x1 at the block's size, then the 2x2 average pool
             out.append(_conv(f"transition{n}", channels, channels // 2, size, tags=_from(*block_in, *grown)))
-            block_in, channels = [f"transition{n}"], channels // 2
+            block_in, channels, size = [f"transition{n}"], channels // 2, size // 2
     source = (f"Huang et al. 2017, DenseNet-{2 * sum(blocks) + 5} (growth rate 32; dense blocks of "
               f"{', '.join(map(str, blocks))} layers, each a 1x1 convolution to 128 channels then a 3x3 to 32; "
-              "transitions a 1x1 convolution halving the channels, the 2x2 average pool folded into the next "
-              f"sizes) at SOSA's input size {image}x{image} (stem 7x7 stride 2 -> {stem}x{stem}, max pool -> "
+              "transitions a 1x1 convolution halving the channels at the block's size, then a 2x2 average pool "
+              f"on the post-processor) at SOSA's input size {image}x{image} (stem 7x7 stride 2 -> {stem}x{stem}, max pool -> "
               f"{sizes[1]}x{sizes[1]}; then {', '.join(map(str, sizes[2:]))}). r/c are output rows/columns with "
               "strides folded in. A layer reads the concatenation of its block's input and every earlier layer "
               "of the block: 'from:NAME' tags (engine/pods/workload.py); the classifier is left out. Pooling runs "

@@ -64,11 +64,15 @@ def test_resnet152_macs():
     assert load_pod_workload("resnet152").macs == pytest.approx(20.9e9, rel=0.01)
 
 
-@pytest.mark.parametrize("name, blocks", [("densenet169", (6, 12, 32, 32)), ("densenet201", (6, 12, 48, 32))])
+@pytest.mark.parametrize("name, blocks", [("densenet121", (6, 12, 24, 16)), ("densenet169", (6, 12, 32, 32)),
+                                          ("densenet201", (6, 12, 48, 32))])
 def test_densenets(name, blocks):
     net = load_pod_workload(name)
     assert len(net.gemms) == 1 + 2 * sum(blocks) + 3
     g = {x.name: x for x in net.gemms}
+    # Keras: a transition's 1x1 runs at its block's size, its 2x2 average pool halves the next block's
+    assert [g[f"transition{n}"].rows for n in (1, 2, 3)] == [75 * 75, 37 * 37, 18 * 18]
+    assert g["block2-1-1x1"].rows == 37 * 37 and g["block4-1-3x3"].rows == 9 * 9
     channels = 64
     for n, count in enumerate(blocks, start=1):
         assert g[f"block{n}-{count}-1x1"].depth == channels + 32 * (count - 1)
