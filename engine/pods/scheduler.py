@@ -132,6 +132,10 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
         raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
     if post_processors < 0:
         raise EngineError(f"post-processor units must be 0 (unbounded) or more, got {post_processors}")
+    if system.pods < 2 and np.any(tiling.op_pred >= 0):
+        raise EngineError("chained partial sums need at least 2 pods: a chained operation reads its input "
+                          "partial sum from one single-ported bank and writes its output to another "
+                          "(use --aggregation post-processor for one pod)")
     aggs = block_aggregations(tiling)
     spans = op_spans(tiling, system).astype(np.int64)
     deps = tiling.block_deps

@@ -80,7 +80,8 @@ def scale_table(workloads: list[PodWorkload], technology: Technology, *, interco
                 arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: int | None = 512,
                 options: ScheduleOptions = ScheduleOptions()) -> list[ScaleRow]:
     """SOSA Table 2: each square array at the largest power-of-two pod count within the budget; the
-    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2)."""
+    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2), left
+    out with chained partial sums, which need two banks."""
     watts = technology.tdp_w if watts is None else watts
     rows = []
     for size in arrays:
@@ -88,6 +89,8 @@ def scale_table(workloads: list[PodWorkload], technology: Technology, *, interco
             system = build_system(size, size, 1, interconnect, technology)
         else:
             system = pods_at_power(size, size, interconnect, technology, watts)
+        if system.pods < 2 and options.aggregation == "chain":
+            continue  # one pod cannot chain partial sums (scheduler.schedule says why)
         per = {w.name: run_workloads([w], system, options)[1].utilization for w in workloads}
         utilization = float(np.mean(list(per.values())))
         peak = system.peak_ops_at(watts) / 1e12

@@ -102,6 +102,9 @@ def test_scale_table_rows(technology):
     assert [r.array for r in rows] == ["32x32", "16x16", "8x8"] and rows[0].pods == 1
     for r in rows:
         assert r.effective_tops == pytest.approx(r.peak_tops * r.utilization)
+    chained = scale_table([random_workload(1)], technology, arrays=(32, 16), monolithic=32,
+                          options=ScheduleOptions(aggregation="chain"))
+    assert [r.array for r in chained] == ["16x16"]  # the one-pod monolithic array cannot chain
 
 
 def test_utilization_bound_is_at_least_the_schedule(technology):

@@ -131,3 +131,14 @@ def test_a_chained_partial_sum_is_read_in_the_slice_after_its_producer(technolog
     chained = tiling.op_pred >= 0
     assert np.all(sched.op_slice[chained] == sched.op_slice[tiling.op_pred[chained]] + 1)
     assert sched.slices == 6
+
+
+def test_one_pod_cannot_chain_partial_sums(technology):
+    """A chained operation reads one partial-sum bank and writes another: with one pod (one bank)
+    that is an error, not an endless search for a second bank."""
+    from engine.errors import EngineError  # noqa: PLC0415
+    from engine.pods.workload import Gemm, PodWorkload  # noqa: PLC0415
+    tiling = tile_workloads(PodWorkload("r", (Gemm("g", 8, 24, 8),)), 8, 8, aggregation="chain")
+    with pytest.raises(EngineError, match="chained partial sums need at least 2 pods"):
+        schedule(tiling, build_system(8, 8, 1, "crossbar", technology))
+    check_schedule(schedule(tiling, build_system(8, 8, 2, "crossbar", technology)))
