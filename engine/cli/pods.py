@@ -185,8 +185,9 @@ def _scale(args, technology):
     print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): an unbounded post-processor "
           "summing independent partial products keeps more pods busy than SOSA's (higher), chained partial "
           "sums serialise the reduction (lower), --post-processors bounds the sums a slice. Where the peak "
-          "falls depends on the networks: thin layers (DenseNet's 32 filters, densenet121) leave the columns "
-          "of 64-wide arrays idle and put it at 32x32. See docs/pods.md.")
+          "falls depends on the networks and on that reading (thin layers such as DenseNet's 32 filters leave "
+          "64-wide arrays' columns idle); docs/pods.md compares each with SOSA on its ten benchmarks "
+          "(--sosa-benchmarks).")
     return None
 
 
