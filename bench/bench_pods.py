@@ -1,12 +1,17 @@
-"""Multi-pod speed: scheduling + cycle replay of a network, and the granularity sweep.
+"""Multi-pod speed (scheduling + cycle replay of a network, the granularity sweep) and SOSA's two
+headline tables on its own benchmarks: Table 2 (array size vs effective TOP/s at 400 W) and the
+multi-tenancy gain of section 6.1 (ResNet-152 + BERT-medium at batch 1).
 
     python bench/bench_pods.py [--networks resnet50 bert_base vgg16] [--scheduler tcp://HOST:PORT]
-                               [--skip-sweep]
+                               [--skip-sweep] [--skip-tables] [--arrays 512,256,128,64,32,16]
+                               [--aggregation post-processor|chain] [--post-processors F]
 
 Targets (issue 16): ResNet50 on 256 pods of 32x32 (Butterfly-2) scheduled and simulated in < 30 s;
 the granularity sweep (>= 200 shapes, 3 networks) in < 5 minutes (on a Dask cluster when
 --scheduler is given). The first schedule also pays numba's compilation of the scheduler's inner
-loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'.
+loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'. The tables take tens
+of minutes on this shared machine (ten networks; 16x16 on 512 pods is the slowest row, chained
+partial sums the slowest reading: choose rows with --arrays); docs/pods.md has our figures.
 """
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ import time
 
 from engine.pods.scheduler import schedule
 from engine.pods.simulate import simulate
-from engine.pods.studies import granularity_sweep, sweep_shapes
+from engine.pods.studies import (SOSA_MULTITENANCY, SOSA_TABLE2, ScheduleOptions, granularity_sweep, multitenancy,
+                                 scale_table, sweep_shapes)
+from engine.pods.zoo import SOSA_BENCHMARKS, SOSA_TENANTS
 from engine.pods.system import build_system
 from engine.pods.technology import load_technology
 from engine.pods.tiling import tile_workloads
@@ -27,6 +34,11 @@ def main() -> None:
     parser.add_argument("--networks", nargs="+", default=["resnet50", "bert_base", "vgg16"])
     parser.add_argument("--scheduler", help="Dask scheduler address for the sweep")
     parser.add_argument("--skip-sweep", action="store_true")
+    parser.add_argument("--skip-tables", action="store_true", help="skip Table 2 and the multi-tenancy table")
+    parser.add_argument("--arrays", default="512,256,128,64,32,16", help="Table 2's square array sizes")
+    parser.add_argument("--aggregation", default="post-processor", choices=("post-processor", "chain"))
+    parser.add_argument("--post-processors", type=float, default=0.0,
+                        help="post-processor tile aggregations per slice, per pod (0: unbounded)")
     args = parser.parse_args()
     technology = load_technology()
     system = build_system(32, 32, 256, "butterfly-2", technology)
@@ -51,14 +63,46 @@ def main() -> None:
         print(f"{name:<10} {tiling.ops:>9} {t1 - t0:>8.2f} {t2 - t1:>10.2f} {t3 - t2:>10.2f} {t3 - t0:>8.2f} "
               f"{run.utilization:>6.1%} {run.effective_tops:>9.1f}")
 
-    if args.skip_sweep:
-        return
+    if not args.skip_sweep:
+        sweep(workloads, technology, args.scheduler)
+    if not args.skip_tables:
+        options = ScheduleOptions(aggregation=args.aggregation, post_processors_per_pod=args.post_processors)
+        tables(technology, [int(a) for a in args.arrays.split(",")], options, system)
+
+
+def tables(technology, arrays, options, system) -> None:
+    how = f"{options.aggregation}" + (f", {options.post_processors_per_pod:g} post-processor sums/slice/pod"
+                                      if options.post_processors_per_pod else "")
+    t0 = time.perf_counter()
+    rows = scale_table([load_pod_workload(n) for n in SOSA_BENCHMARKS], technology, arrays=arrays, options=options)
+    print(f"\nSOSA Table 2 on its ten benchmarks ({how}; 400 W, Butterfly-2), {time.perf_counter() - t0:.0f} s; "
+          "SOSA's figures in brackets")
+    print(f"{'array':<8} {'pods':>10} {'peak TOP/s':>16} {'utilisation':>16} {'effective TOP/s':>18}")
+    for r in rows:
+        pods, peak, util, eff = SOSA_TABLE2.get(r.array, (0, 0, 0, 0))
+        print(f"{r.array:<8} {r.pods:>4} [{pods:>3}] {r.peak_tops:>7.0f} [{peak:>6.0f}] {r.utilization:>7.1%} "
+              f"[{util:>6.1%}] {r.effective_tops:>8.1f} [{eff:>7.1f}]")
+    best = max(rows, key=lambda r: r.effective_tops)
+    print(f"peak: {best.array} (SOSA: 32x32)")
+    t0 = time.perf_counter()
+    result = multitenancy([load_pod_workload(n) for n in SOSA_TENANTS], system, options)
+    print(f"\nMulti-tenancy, {' + '.join(SOSA_TENANTS)} at batch 1 on 256 pods of 32x32 ({how}), "
+          f"{time.perf_counter() - t0:.0f} s")
+    print(f"{'schedule':<24} {'cycles':>9} {'utilisation':>12}")
+    for name, cycles, util in zip(result.workloads, result.alone_cycles, result.alone_utilization):
+        print(f"{name + ' alone':<24} {cycles:>9} {util:>12.1%}")
+    print(f"{'one after another':<24} {result.sequential_cycles:>9}")
+    print(f"{'together (' + result.joint_order + ')':<24} {result.joint_cycles:>9}")
+    print(f"gain {result.gain:.2f}x (SOSA {SOSA_MULTITENANCY}x)")
+
+
+def sweep(workloads, technology, scheduler) -> None:
     shapes = sweep_shapes()
     t0 = time.perf_counter()
-    points = granularity_sweep(workloads, technology, shapes=shapes, scheduler=args.scheduler)
+    points = granularity_sweep(workloads, technology, shapes=shapes, scheduler=scheduler)
     elapsed = time.perf_counter() - t0
     best = max(points, key=lambda p: p.effective_tops)
-    where = f"Dask {args.scheduler}" if args.scheduler else "this process"
+    where = f"Dask {scheduler}" if scheduler else "this process"
     print(f"granularity sweep: {len(shapes)} shapes ({len(points)} within 400 W) x {len(workloads)} networks "
           f"in {elapsed:.1f} s on {where} (target < 300 s); best {best.rows}x{best.cols} x {best.pods} pods, "
           f"{best.effective_tops:.0f} TOP/s")

@@ -17,6 +17,7 @@ from engine.pods.system import build_system
 from engine.pods.technology import INTERCONNECTS, load_technology
 from engine.pods.tiling import AGGREGATIONS
 from engine.pods.workload import load_pod_workload
+from engine.pods.zoo import SOSA_BENCHMARKS, SOSA_TENANTS
 
 HELP = "multi-pod accelerators (SOSA): granularity, interconnect, scale, schedule, tenancy"
 DEFAULT_NETWORKS = ["resnet50", "bert_base"]
@@ -33,9 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--technology", type=Path, help="technology JSON (default resources/pods/sosa_28nm.json)")
         p.add_argument("--json", action="store_true", help="print JSON instead of a table")
         p.add_argument("--batch", type=int, default=1, help="inputs per network (default 1)")
-    for p in (gran, inter, scale, tenancy):
+    for p in (gran, inter, scale):
         p.add_argument("--network", action="append", metavar="FILE",
                        help=f"network file or bundled name, repeatable (default {' '.join(DEFAULT_NETWORKS)})")
+        p.add_argument("--sosa-benchmarks", action="store_true",
+                       help=f"SOSA's ten benchmarks (section 5): {' '.join(SOSA_BENCHMARKS)}")
+    tenancy.add_argument("--network", action="append", metavar="FILE",
+                         help=f"network file or bundled name, repeatable (default SOSA's pair, section 6.1: "
+                              f"{' '.join(SOSA_TENANTS)})")
     sched.add_argument("networks", nargs="+", metavar="NETWORK", help="network files (several: multi-tenancy)")
     for p in (inter, sched, tenancy):
         p.add_argument("--pods", type=int, default=256, help="pod count (default 256)")
@@ -78,8 +84,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _workloads(names, batch):
-    return [load_pod_workload(name, batch=batch) for name in (names or DEFAULT_NETWORKS)]
+def _workloads(names, batch, args=None, default=DEFAULT_NETWORKS):
+    if args is not None and getattr(args, "sosa_benchmarks", False):
+        if names:
+            raise EngineError("--sosa-benchmarks names the networks: give it or --network, not both")
+        names = SOSA_BENCHMARKS
+    return [load_pod_workload(name, batch=batch) for name in (names or default)]
 
 
 def _options(args) -> ScheduleOptions:
@@ -114,7 +124,7 @@ def _system(args, technology):
 
 
 def _granularity(args, technology):
-    workloads = _workloads(args.network, args.batch)
+    workloads = _workloads(args.network, args.batch, args)
     shapes = None
     if args.sizes:
         sizes = _sizes(args.sizes, "--sizes")
@@ -140,7 +150,7 @@ def _granularity(args, technology):
 
 def _interconnect(args, technology):
     rows, cols = _shape(args.array)
-    table = interconnect_table(_workloads(args.network, args.batch), technology, rows=rows, cols=cols,
+    table = interconnect_table(_workloads(args.network, args.batch, args), technology, rows=rows, cols=cols,
                                pods=args.pods, options=_options(args))
     if args.json:
         return [r.as_json() for r in table]
@@ -158,7 +168,7 @@ def _interconnect(args, technology):
 
 def _scale(args, technology):
     arrays = _sizes(args.arrays, "--arrays")
-    rows = scale_table(_workloads(args.network, args.batch), technology, interconnect=args.interconnect,
+    rows = scale_table(_workloads(args.network, args.batch, args), technology, interconnect=args.interconnect,
                        arrays=arrays, watts=args.tdp, monolithic=args.monolithic, options=_options(args))
     scale_chart(rows, args.png, title=f"effective TOP/s at {args.tdp or technology.tdp_w:g} W", paper=SOSA_TABLE2)
     if args.json:
@@ -175,8 +185,9 @@ def _scale(args, technology):
     print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): an unbounded post-processor "
           "summing independent partial products keeps more pods busy than SOSA's (higher), chained partial "
           "sums serialise the reduction (lower), --post-processors bounds the sums a slice. Where the peak "
-          "falls depends on the networks: thin layers (DenseNet's 32 filters, densenet121) leave the columns "
-          "of 64-wide arrays idle and put it at 32x32. See docs/pods.md.")
+          "falls depends on the networks and on that reading (thin layers such as DenseNet's 32 filters leave "
+          "64-wide arrays' columns idle); docs/pods.md compares each with SOSA on its ten benchmarks "
+          "(--sosa-benchmarks).")
     return None
 
 
@@ -207,14 +218,22 @@ def _schedule(args, technology):
 
 def _tenancy(args, technology):
     system = _system(args, technology)
-    result = multitenancy(_workloads(args.network, args.batch), system, _options(args))
+    result = multitenancy(_workloads(args.network, args.batch, default=list(SOSA_TENANTS)), system, _options(args))
     if args.json:
         return {"workloads": list(result.workloads), "sequential_cycles": result.sequential_cycles,
                 "joint_cycles": result.joint_cycles, "sequential_tops": result.sequential_tops,
-                "joint_tops": result.joint_tops, "gain": result.gain}
-    print(f"{' + '.join(result.workloads)} on {system.pods} x {system.shape}, {system.interconnect.name}")
+                "joint_tops": result.joint_tops, "gain": result.gain, "alone_cycles": list(result.alone_cycles),
+                "alone_utilization": list(result.alone_utilization), "joint_order": result.joint_order,
+                "tried": result.tried}
+    print(f"{' + '.join(result.workloads)} on {system.pods} x {system.shape}, {system.interconnect.name}, "
+          f"{args.aggregation}" + (f", post-processors {args.post_processors:g}/pod" if args.post_processors else ""))
+    for name, cycles, util in zip(result.workloads, result.alone_cycles, result.alone_utilization):
+        print(f"  {name} alone: {cycles} cycles, utilisation {util:.1%}")
     print(f"  one after another: {result.sequential_cycles} cycles, {result.sequential_tops:.1f} TOP/s")
-    print(f"  together:          {result.joint_cycles} cycles, {result.joint_tops:.1f} TOP/s")
-    print(f"  gain {result.gain:.2f}x (SOSA: {SOSA_MULTITENANCY}x for ResNet + BERT); a second network only fills "
-          "the slots the first leaves idle, so the gain is small when one network already keeps the pods busy")
+    tried = ", ".join(f"{name} {cycles}" for name, cycles in (result.tried or {}).items())
+    print(f"  together:          {result.joint_cycles} cycles, {result.joint_tops:.1f} TOP/s "
+          f"(kept: {result.joint_order}; tried: {tried})")
+    print(f"  gain {result.gain:.2f}x (SOSA: {SOSA_MULTITENANCY}x for ResNet-152 + BERT-medium, batch 1); a second "
+          "network only fills the slots the first leaves idle, so the gain is small when one network already "
+          "keeps the pods busy. TOP/s here are the pods' own (not scaled to the power budget).")
     return None

@@ -56,11 +56,13 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
                q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open,
-               block_aggs, post_free, bounded):
+               block_aggs, post_free, bounded, has_succ):
     """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
     (`start_end`: that block's end so far). With `bounded`, a block's `block_aggs` tile aggregations
     take post-processor units (`post_free`: units left per slice), from the slice its last op ends,
-    and the block is ready a slice after its last aggregation (+ `post`).
+    and the block is ready a slice after its last aggregation (+ `post`). An op with a chained successor
+    (`has_succ`) also holds its partial-sum bank's port for the slice after it ends, the successor's
+    read of its input partial sum there, so no other pod writes that bank in that slice.
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
     capacity = idle.shape[0]
@@ -83,16 +85,18 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
             s = max(earliest, first_open)
             pred = preds[op]
             q_bank = -1
+            q_held = -1
             if pred >= 0:  # chained partial sum: after its producer, read from the bank it wrote
-                s = max(s, out[pred, 0] + spans[pred])
+                q_held = out[pred, 0] + spans[pred]  # the slice the producer holds that bank's port for us
+                s = max(s, q_held)
                 q_bank = out[pred, 4]
             placed = False
             while not placed:
-                if s + span > capacity:
+                if s + span + 1 > capacity:
                     return position, op, end, first_open, True
-                placed = _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
-                                x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links,
-                                blocking, planes, stages, ports)
+                placed = _place(s, span, x, xb, w, wb, q_bank, q_held, has_succ[op], op, out, busy, idle, x_bank_tile,
+                                w_bank_tile, p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links,
+                                q_links, blocking, planes, stages, ports)
                 if not placed:
                     s += 1
             if s + span > end:
@@ -120,8 +124,8 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
 
 
 @numba.njit(cache=True)
-def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv,
-           p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports):
+def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
+           x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports):
     for t in range(s, s + span):
         if idle[t] == 0:
             return False
@@ -131,7 +135,7 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
         return False
     if q_bank >= 0:
         for t in range(s, s + span):
-            if p_port[t, q_bank]:
+            if p_port[t, q_bank] and t != q_held:  # the producer held the port of slice q_held for this read
                 return False
 
     for pod in range(ports):
@@ -159,7 +163,7 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
             bank = pod if k == 0 else k - 1
             if bank == q_bank:
                 continue
-            good = True
+            good = not (succ and p_port[s + span, bank])  # the successor reads it in the next slice
             for t in range(s, s + span):
                 if p_port[t, bank]:
                     good = False
@@ -182,6 +186,8 @@ def _place(s, span, x, xb, w, wb, q_bank, op, out, busy, idle, x_bank_tile, w_ba
             if q_bank >= 0:
                 p_port[s + t, q_bank] = True
                 _commit(q_links, q_recv, s + t, q_bank, pod, q_plane, blocking, stages, ports)
+        if succ:
+            p_port[s + span, p_bank] = True
         w_bank_tile[s, wb] = w
         _commit(w_links, w_recv, s, wb, pod, w_plane, blocking, stages, ports)
         out[op, 0] = s

@@ -59,12 +59,17 @@ def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
     return -(-cycles // system.slice_cycles)
 
 
-def block_order(tiling: Tiling) -> np.ndarray:
-    """The order blocks are scheduled in: the tiling's, with several workloads interleaved in
-    proportion to their block counts, so no tenant gets every slice first."""
+def block_order(tiling: Tiling, first: int | None = None) -> np.ndarray:
+    """The order blocks are scheduled in (each workload's blocks keep the tiling's order, so every
+    block comes after the blocks it reads): with several workloads, `first=None` interleaves them in
+    proportion to their block counts, so no tenant gets every slice first; `first=w` takes workload
+    w's blocks first and the others after, filling the slots w leaves idle (SOSA's list of tile
+    operations, each at its earliest slice)."""
     blocks = len(tiling.block_workload)
     if blocks == 0 or tiling.block_workload.max() == 0:
         return np.arange(blocks, dtype=np.int64)
+    if first is not None:
+        return np.argsort(tiling.block_workload != first, kind="stable").astype(np.int64)
     counts = np.bincount(tiling.block_workload)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     position = np.arange(blocks) - starts[tiling.block_workload]
@@ -119,13 +124,18 @@ def block_aggregations(tiling: Tiling) -> np.ndarray:
     return np.maximum(0, sums - columns).astype(np.int64)
 
 
-def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0) -> Schedule:
+def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first: int | None = None) -> Schedule:
     """`post_processors` > 0 bounds the tile aggregations the SIMD post-processor completes per slice
-    (SOSA 4.2: post-processors sum two partial-sum tiles in a slice, in pairs); 0 leaves them unbounded."""
+    (SOSA 4.2: post-processors sum two partial-sum tiles in a slice, in pairs); 0 leaves them unbounded.
+    `first`: with several workloads, the one whose blocks are taken first (`block_order`)."""
     if (tiling.rows, tiling.cols) != (system.rows, system.cols):
         raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
     if post_processors < 0:
         raise EngineError(f"post-processor units must be 0 (unbounded) or more, got {post_processors}")
+    if system.pods < 2 and np.any(tiling.op_pred >= 0):
+        raise EngineError("chained partial sums need at least 2 pods: a chained operation reads its input "
+                          "partial sum from one single-ported bank and writes its output to another "
+                          "(use --aggregation post-processor for one pod)")
     aggs = block_aggregations(tiling)
     spans = op_spans(tiling, system).astype(np.int64)
     deps = tiling.block_deps
@@ -133,11 +143,13 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0) -> Sch
     dep_ptr[1:] = np.cumsum([len(d) for d in deps])
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
-    order = block_order(tiling)
+    order = block_order(tiling, first)
     out = np.zeros((tiling.ops, 10), dtype=np.int64)
     state = _State(system)
     a = state.arrays
     post_free = np.full(len(a["idle"]), post_processors, dtype=np.int64)
+    has_succ = np.zeros(tiling.ops, dtype=np.bool_)
+    has_succ[tiling.op_pred[tiling.op_pred >= 0]] = True
     block = op = end = first_open = 0
     while True:
         block, op, end, first_open, overflow = run_kernel(
@@ -145,7 +157,7 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0) -> Sch
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
-            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0)
+            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ)
         if not overflow:
             break
         size = max(2 * len(a["idle"]), first_open + int(spans[min(op, len(spans) - 1)]) + 64)

@@ -51,12 +51,13 @@ class ScheduleOptions:
 
 
 def run_workloads(workloads: list[PodWorkload], system: PodSystem,
-                  options: ScheduleOptions = ScheduleOptions()) -> tuple[Schedule, PodRun]:
-    """Schedule and replay workloads together (one workload, or several = multi-tenancy)."""
+                  options: ScheduleOptions = ScheduleOptions(), first: int | None = None) -> tuple[Schedule, PodRun]:
+    """Schedule and replay workloads together (one workload, or several = multi-tenancy; `first`: the
+    index of the one taken first, None interleaves them, `scheduler.block_order`)."""
     tiling = tile_workloads(workloads, system.rows, system.cols, partition=options.partition,
                             conventional=options.conventional, aggregation=options.aggregation,
                             row_aligned=options.row_aligned)
-    sched = schedule(tiling, system, options.post_processor_units(system.pods))
+    sched = schedule(tiling, system, options.post_processor_units(system.pods), first)
     return sched, simulate(sched)
 
 
@@ -79,7 +80,8 @@ def scale_table(workloads: list[PodWorkload], technology: Technology, *, interco
                 arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: int | None = 512,
                 options: ScheduleOptions = ScheduleOptions()) -> list[ScaleRow]:
     """SOSA Table 2: each square array at the largest power-of-two pod count within the budget; the
-    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2)."""
+    array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2), left
+    out with chained partial sums, which need two banks."""
     watts = technology.tdp_w if watts is None else watts
     rows = []
     for size in arrays:
@@ -87,6 +89,8 @@ def scale_table(workloads: list[PodWorkload], technology: Technology, *, interco
             system = build_system(size, size, 1, interconnect, technology)
         else:
             system = pods_at_power(size, size, interconnect, technology, watts)
+        if system.pods < 2 and options.aggregation == "chain":
+            continue  # one pod cannot chain partial sums (scheduler.schedule says why)
         per = {w.name: run_workloads([w], system, options)[1].utilization for w in workloads}
         utilization = float(np.mean(list(per.values())))
         peak = system.peak_ops_at(watts) / 1e12
@@ -133,6 +137,10 @@ class TenancyResult:
     joint_cycles: int
     sequential_tops: float
     joint_tops: float
+    alone_cycles: tuple[int, ...] = ()
+    alone_utilization: tuple[float, ...] = ()
+    joint_order: str = ""                 # the schedule kept: "interleaved", "NAME first" or "in turn"
+    tried: dict[str, int] | None = None   # cycles of every joint order tried
 
     @property
     def gain(self) -> float:
@@ -142,16 +150,27 @@ class TenancyResult:
 def multitenancy(workloads: list[PodWorkload], system: PodSystem,
                  options: ScheduleOptions = ScheduleOptions()) -> TenancyResult:
     """The same networks one after another against scheduled together (same MACs, so the throughput
-    ratio is the cycle ratio)."""
+    ratio is the cycle ratio). Together, the offline scheduler tries each tenant's blocks first (the
+    others fill the slots it leaves idle) and the tenants interleaved, and keeps the shortest; a
+    greedy list schedule can lose to running them in turn, which is itself a joint schedule, so that
+    is kept when it is shorter ("in turn", gain 1): together is never slower."""
     if len(workloads) < 2:
         raise EngineError("multi-tenancy needs at least two networks")
     alone = [run_workloads([w], system, options)[1] for w in workloads]
-    joint = run_workloads(workloads, system, options)[1]
     sequential = sum(r.cycles for r in alone)
     macs = sum(r.macs for r in alone)
     seconds = sequential / system.technology.clock_hz
-    return TenancyResult(tuple(w.name for w in workloads), sequential, joint.cycles,
-                         2 * macs / seconds / 1e12, joint.effective_tops)
+    sequential_tops = 2 * macs / seconds / 1e12
+    runs = {"interleaved": run_workloads(workloads, system, options)[1]}
+    for index, w in enumerate(workloads):
+        runs[f"{w.name} first"] = run_workloads(workloads, system, options, first=index)[1]
+    tried = {name: run.cycles for name, run in runs.items()}
+    best = min(runs, key=lambda name: runs[name].cycles)
+    cycles, tops = runs[best].cycles, runs[best].effective_tops
+    if cycles > sequential:
+        best, cycles, tops = "in turn", sequential, sequential_tops
+    return TenancyResult(tuple(w.name for w in workloads), sequential, cycles, sequential_tops, tops,
+                         tuple(r.cycles for r in alone), tuple(r.utilization for r in alone), best, tried)
 
 
 # --- granularity ---------------------------------------------------------------------------------

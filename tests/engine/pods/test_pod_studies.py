@@ -66,6 +66,35 @@ def test_multitenancy_fills_holes(technology):
     result = multitenancy([random_workload(2, name="a"), random_workload(9, name="b")], system)
     assert result.joint_cycles < result.sequential_cycles
     assert result.gain == pytest.approx(result.joint_tops / result.sequential_tops, rel=0.02)
+    assert result.joint_cycles == min(result.tried.values()) and result.joint_order in result.tried
+
+
+@pytest.mark.parametrize("aggregation", ["post-processor", "chain"])
+def test_multitenancy_is_never_slower_than_one_after_another(aggregation, technology):
+    """Over random pairs, on a blocking and a non-blocking network: together <= in turn, and the
+    schedule kept is the shortest one tried (or in turn, when every joint order loses)."""
+    for seed in range(12):
+        for interconnect, pods in (("butterfly-1", 8), ("crossbar", 4)):
+            system = build_system(8, 8, pods, interconnect, technology)
+            pair = [random_workload(seed, name="a"), random_workload(seed + 50, name="b")]
+            result = multitenancy(pair, system, ScheduleOptions(aggregation=aggregation))
+            assert result.joint_cycles <= result.sequential_cycles == sum(result.alone_cycles)
+            best = min(result.tried.values())
+            assert result.joint_cycles == min(best, result.sequential_cycles)
+            assert (result.joint_order == "in turn") == (best > result.sequential_cycles)
+
+
+def test_a_small_network_fills_the_pods_a_large_one_leaves_idle(technology):
+    """SOSA 6.1's setting in miniature: a long, narrow chain (few tile operations at a time, like
+    BERT-medium at batch 1) beside a wide layer stack runs in the wide one's idle pods."""
+    narrow = PodWorkload("narrow", tuple(Gemm(f"n{i}", 8, 8, 8, inputs=(f"n{i - 1}",) if i else ())
+                                         for i in range(12)))
+    wide = PodWorkload("wide", (Gemm("w0", 64, 8, 24), Gemm("w1", 64, 24, 8, inputs=("w0",))))
+    system = build_system(8, 8, 8, "crossbar", technology)
+    result = multitenancy([wide, narrow], system)
+    assert result.alone_utilization[1] < 0.2          # the chain alone leaves most pods idle
+    assert result.joint_cycles <= max(result.alone_cycles) + 2 * system.slice_cycles
+    assert result.gain > 1.2
 
 
 def test_scale_table_rows(technology):
@@ -73,6 +102,9 @@ def test_scale_table_rows(technology):
     assert [r.array for r in rows] == ["32x32", "16x16", "8x8"] and rows[0].pods == 1
     for r in rows:
         assert r.effective_tops == pytest.approx(r.peak_tops * r.utilization)
+    chained = scale_table([random_workload(1)], technology, arrays=(32, 16), monolithic=32,
+                          options=ScheduleOptions(aggregation="chain"))
+    assert [r.array for r in chained] == ["16x16"]  # the one-pod monolithic array cannot chain
 
 
 def test_utilization_bound_is_at_least_the_schedule(technology):

@@ -43,6 +43,18 @@ def test_scale_and_interconnect_json(tmp_path, network, capsys):
     assert set(table[0]) == {"interconnect", "busy_pods", "cycles_per_tile_op", "mw_per_byte"}
 
 
+def test_tenancy_json_and_the_sosa_benchmark_flag(tmp_path, network, capsys):
+    second = tmp_path / "other.json"
+    second.write_text(json.dumps({**NET, "name": "other"}))
+    out = run_json(capsys, ["pods", "tenancy", "--network", str(network), "--network", str(second), "--pods", "16",
+                            "--array", "8x8", "--json"])
+    assert out["workloads"] == ["tiny", "other"] and out["joint_cycles"] <= out["sequential_cycles"]
+    assert out["sequential_cycles"] == sum(out["alone_cycles"]) and out["gain"] >= 1
+    assert set(out["tried"]) == {"interleaved", "tiny first", "other first"}
+    assert main(["pods", "scale", "--sosa-benchmarks", "--network", str(network)]) == 2
+    assert "give it or --network, not both" in capsys.readouterr().err
+
+
 def test_granularity_writes_a_heat_map(tmp_path, network, capsys):
     png = tmp_path / "h.png"
     assert main(["pods", "granularity", "--network", str(network), "--sizes", "8,16,32", "--png", str(png)]) == 0

@@ -107,3 +107,38 @@ def test_a_bounded_post_processor_sums_every_partial_sum_within_its_rate_and_del
     # one aggregation per (row block, column tile) and partial sum beyond the first; none when chained
     chained = tile_workloads(workload, 8, 8, aggregation="chain")
     assert block_aggregations(chained).sum() == 0
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_tenant_first_orders_respect_the_same_rules(seed, technology):
+    system = build_system(8, 8, 16, "butterfly-2", technology)
+    tiling = tile_workloads([random_workload(seed, name="a"), random_workload(seed + 1, name="b")], 8, 8,
+                            aggregation="chain")
+    for first in (0, 1):
+        check_schedule(schedule(tiling, system, first=first))
+
+
+def test_a_chained_partial_sum_is_read_in_the_slice_after_its_producer(technology):
+    """The producer of a chained partial sum keeps its bank's port free for the reader's next slice,
+    so a lone reduction chain runs one slice after another (no other pod's write takes the bank)."""
+    from engine.pods.workload import Gemm, PodWorkload  # noqa: PLC0415
+    system = build_system(8, 8, 4, "crossbar", technology)
+    # 2 independent chains of 6 (one per column tile) on 4 pods: each chained op reads a partial-sum
+    # bank and writes another, so the 4 single-ported banks carry the 2 chains side by side, no gaps
+    tiling = tile_workloads(PodWorkload("r", (Gemm("g", 8, 48, 16),)), 8, 8, aggregation="chain")
+    sched = schedule(tiling, system)
+    check_schedule(sched)
+    chained = tiling.op_pred >= 0
+    assert np.all(sched.op_slice[chained] == sched.op_slice[tiling.op_pred[chained]] + 1)
+    assert sched.slices == 6
+
+
+def test_one_pod_cannot_chain_partial_sums(technology):
+    """A chained operation reads one partial-sum bank and writes another: with one pod (one bank)
+    that is an error, not an endless search for a second bank."""
+    from engine.errors import EngineError  # noqa: PLC0415
+    from engine.pods.workload import Gemm, PodWorkload  # noqa: PLC0415
+    tiling = tile_workloads(PodWorkload("r", (Gemm("g", 8, 24, 8),)), 8, 8, aggregation="chain")
+    with pytest.raises(EngineError, match="chained partial sums need at least 2 pods"):
+        schedule(tiling, build_system(8, 8, 1, "crossbar", technology))
+    check_schedule(schedule(tiling, build_system(8, 8, 2, "crossbar", technology)))
