@@ -10,14 +10,20 @@ states only for the head of a chain are derived from the I/O group's subscripts 
   it serve (the union of their blocks), keeps its own and forwards what the next one serves;
   drains send their own block first, then pass on what the next instance sends them;
 - words on a FIFO = elements / the FIFO's packing factor, rounded up per block;
-- a PE iteration reads one word of every input group and forwards it along exterior groups.
+- a PE iteration reads one word of every input group and forwards it along exterior groups;
+- a PE receives one word of a local array's channel (descriptor 1.3 `local_arrays[].channels`) at
+  each of its points where the channel's `receive_when` holds, and sends one where `send_when`
+  holds (counted exactly over the PE's points of each tile), spread evenly from the first to the last
+  iteration of its compute loop that has such a point.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
+import numpy as np
 import sympy
 
 from engine.compiler.descriptor import evaluate
@@ -92,6 +98,8 @@ class _Builder:
                          "direction": "out" if kind["reversed"] else "in"}
                 self.outs.setdefault(src, []).append((f, entry, dst))
                 self.ins.setdefault(dst, []).append((f, entry, src))
+        self.channels = [(a["name"], ch, _guard(ch["receive_when"]), _guard(ch["send_when"]))
+                         for a in self.d.get("local_arrays", []) for ch in a.get("channels", [])]
 
     def served(self, node, direction: str, memo: dict) -> tuple:
         """Box (per space loop: min, max PE index) of the PEs a module instance serves."""
@@ -200,21 +208,83 @@ class _Builder:
                          if (g["array"], "out") in ins else [], [Op(f, _words(local, k["pack"]))])
                 accs.append((local, per_block, reload, read, write))
         compute_seg = Segment(self.pe_iters, tuple(inputs), tuple(forwards), ii=ii, depth=depth, latency=IO_LATENCY)
-        # the tiles of one accumulation event are one pipelined loop (HLS flattens them): the next
-        # tile's iterations follow at the II, without refilling the pipeline
-        continued = dataclasses.replace(compute_seg, new_loop=False)
         event_tiles = accs[0][1] if accs else 1
+        channels = self.channel_ops(node)
+        segments: dict = {}
+
+        def compute(t: int) -> Segment:
+            """Tile t's compute loop; the tiles of one accumulation event are one pipelined loop (HLS
+            flattens them): the next tile's iterations follow at the II, without refilling the pipeline."""
+            received, sent = channels(t)
+            key = (t % event_tiles == 0, received, sent)
+            if key not in segments:
+                seg = compute_seg
+                if received or sent:
+                    seg = dataclasses.replace(seg, reads=seg.reads + received, writes=seg.writes + sent)
+                segments[key] = seg if key[0] else dataclasses.replace(seg, new_loop=False)
+            return segments[key]
 
         def program():
             for t in range(self.tiles):
                 for local, per_block, reload, read, _ in accs:
                     if read and t % per_block == 0 and reload[t // per_block]:
                         yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
-                yield compute_seg if t % event_tiles == 0 else continued
+                yield compute(t)
                 for local, per_block, _, _, (partial, write) in accs:
                     if (t + 1) % per_block == 0:
                         yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
         return Thread(_node(node), "PE", program())
+
+    def channel_ops(self, node):
+        """tile -> ((read Op, ...), (write Op, ...)) of a PE on the local arrays' channels: a word
+        at each of its points in that tile where `receive_when` holds (if a neighbour feeds it) and
+        where `send_when` holds (if it has a neighbour to feed). The words are spread evenly from the
+        first to the last iteration of the PE's pipelined loop that has such a point (`_between`)."""
+        ends = []
+        for name, ch, receive, send in self.channels:
+            into = [f for f, k, _ in self.ins.get(node, []) if k["pattern"] == "pe_chain"
+                    and k["array"] == name and k["along"] == ch["along"]]
+            out_of = [f for f, k, _ in self.outs.get(node, []) if k["pattern"] == "pe_chain"
+                      and k["array"] == name and k["along"] == ch["along"]]
+            ends += [(f, receive, True) for f in into] + [(f, send, False) for f in out_of]
+        if not ends:
+            return lambda t: ((), ())
+        # the PE's pipelined loops, outermost first (pe_loops: time loops, then latency hiding), and
+        # the SIMD lanes of one iteration; a band loop's local index counts through its loops in order
+        entries = [(l["name"].rsplit("_", 1)[0], _int(l["trip"], self.values))
+                   for l in self.modules["PE"]["phases"][0]["loops"] if l["role"] != "tile"]
+        lanes = {l: self.pe_range[l] // math.prod(t for m, t in entries if m == l) for l in self.band}
+        lane_axes = [l for l in self.band if lanes[l] > 1]
+        shape = [t for _, t in entries] + [lanes[l] for l in lane_axes]
+        local = {}
+        for l in self.band:
+            index = np.zeros(shape, dtype=np.int64)
+            for axis, (m, trip) in enumerate(entries):
+                if m == l:
+                    index = index * trip + np.arange(trip).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+            index = index * lanes[l]
+            if l in lane_axes:
+                axis = len(entries) + lane_axes.index(l)
+                index = index + np.arange(lanes[l]).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+            local[l] = index
+        t1 = {l: self.values[f"{l}_t1"] for l in self.band}
+        pe_index = dict(zip(self.space, node[1]))
+
+        def ops(t: int):
+            tile, rest = {}, t
+            for loop, trip in reversed(self.tile_loops):
+                tile[loop], rest = rest % trip, rest // trip
+            point = {l: tile.get(l, 0) * t1[l] + pe_index.get(l, 0) * self.pe_range[l] + local[l]
+                     for l in self.band}
+            reads, writes = [], []
+            for f, guard, read in ends:
+                words = _holds(guard, point, shape).reshape(self.pe_iters, -1).sum(axis=1)
+                total = int(words.sum())
+                if total:
+                    busy = np.flatnonzero(words)
+                    (reads if read else writes).append(_between(f, total, int(busy[0]), int(busy[-1]), read))
+            return tuple(reads), tuple(writes)
+        return ops
 
     def io_threads(self, node, module: dict, direction: str, memo: dict) -> list[Thread]:
         group = self.group_of(module)
@@ -354,6 +424,13 @@ def _spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
     return Op(f, count, start, span)
 
 
+def _between(f: Fifo, count: int, first: int, last: int, read: bool) -> Op:
+    """`count` words spread evenly from iteration `first` to iteration `last`, the first and the last
+    word on those iterations (the placement engine/csim/timed.py gives a traced stream access)."""
+    span = max(count * (last - first) // (count - 1), count) if count > 1 else 1
+    return Op(f, count, first if read else last - span + 1, span)
+
+
 def _words(elements: int, pack: int) -> int:
     return -(-elements // max(pack, 1))
 
@@ -369,6 +446,39 @@ def _pack_of(f: Fifo, entries) -> int:
 def _coefficients(text: str, band: list[str]) -> dict[str, int]:
     expr = sympy.sympify(text, locals={l: sympy.Symbol(l) for l in band})
     return {l: int(expr.coeff(sympy.Symbol(l))) for l in band if expr.coeff(sympy.Symbol(l)) != 0}
+
+
+def _guard(condition: str) -> list[list[tuple[str, str]]]:
+    """A channel guard (a C condition from local_arrays._c_condition: `||` of parenthesised
+    `&&`-joined affine `>= 0` / `== 0` terms, or 0 / 1) as [[(affine text, ">=" | "=="), ...], ...]."""
+    text = condition.strip()
+    if text == "0":
+        return []
+    pieces = []
+    for piece in text.split("||"):
+        terms = []
+        for term in piece.strip().removeprefix("(").removesuffix(")").split("&&"):
+            term = term.strip()
+            if term == "1":
+                continue
+            m = re.fullmatch(r"(.+?)\s*(>=|==)\s*0", term)
+            if m is None:
+                raise DesignError(f"simulator: cannot read the channel guard {condition!r} (term {term!r})")
+            terms.append((m.group(1), m.group(2)))
+        pieces.append(terms)
+    return pieces
+
+
+def _holds(guard: list, point: dict, shape: list[int]) -> np.ndarray:
+    """Where a parsed guard holds, over the arrays of band loop values in `point`."""
+    result = np.zeros(shape, dtype=bool)
+    for terms in guard:
+        piece = np.ones(shape, dtype=bool)
+        for expr, op in terms:
+            value = eval(expr, {"__builtins__": {}}, point)  # affine text over the band loop names
+            piece &= (value >= 0) if op == ">=" else (value == 0)
+        result |= piece
+    return result
 
 
 def _node(node) -> str:

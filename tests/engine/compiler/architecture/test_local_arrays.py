@@ -97,9 +97,12 @@ def test_trisolve_every_statement_and_local_array_on_chip(trisolve):
 
 def test_trisolve_model_follows_the_exported_code(trisolve, tmp_path):
     """On the 1-D designs the model lands within 5% of the timed C simulation of the exported code
-    where the design exports (the referee), and near the cycle simulator, which runs the design the
-    descriptor describes but lets local-array FIFOs carry nothing (docs/sim.md), so it never delays
-    a PE for its neighbour: on this 200-cycle problem it is 8.6% slower than the exported code."""
+    where the design exports (the referee), and near the cycle simulator. The simulator moves the
+    local-array words between PEs where the exported code does (docs/sim.md), which changes nothing
+    here (i__i-j: 202 cycles before and after, timed C simulation 186): the 16 cycles it is slower
+    come from the PE's compute loop, which it drains in the descriptor's pipeline depth (26 busy
+    cycles for 8 iterations) where the timed C simulation charges 2 (10 busy cycles), so the
+    tolerance stays at 15% (8.6% on this 200-cycle problem)."""
     space = compile_kernel(trisolve, defines=["N=8"])
     device = load_device("u250")
     timed_any = False
@@ -109,7 +112,8 @@ def test_trisolve_model_follows_the_exported_code(trisolve, tmp_path):
         model = PerformanceModel(space, design, device)
         report = _full_configuration(model, design)
         result = simulate(build_descriptor(space, design, model.architecture), report["params"])
-        assert abs(result.cycles - report["latency_cycles"]) <= 0.15 * report["latency_cycles"]
+        assert abs(result.cycles - report["latency_cycles"]) <= 0.15 * report["latency_cycles"], \
+            (design.id, result.cycles, report["latency_cycles"])
         try:
             project = export_project(space, design, report["params"], tmp_path / design.id)
         except ExportError:
