@@ -11,6 +11,8 @@ the error when they do not hold:
 - `#pragma HLS pipeline II=N` is the first line of the body of a `for` loop; that loop and the
   `for` loops around it that contain nothing else (labelled or not) form a perfect nest, which HLS
   flattens: its pipeline fills once per entry;
+- a PE's datapath loop is labelled `compute_...` (or holds an accumulation): it fills the PE's
+  pipeline depth, the PE's other loops (result transfers) a transfer's;
 - a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
   calls that share no stream runs in parallel with them (double buffering).
 
@@ -49,7 +51,7 @@ class Loop:
     line: int  # of the pipeline pragma
     ii: int
     labels: tuple[str, ...]  # the nest's labels, outermost first (empty strings where unlabelled)
-    computes: bool  # holds an accumulation `x = x op ...` (the PE's datapath)
+    computes: bool  # the PE's datapath: labelled compute_..., or holds an accumulation `x = x op ...`
 
 
 @dataclass(frozen=True)
@@ -340,7 +342,10 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
         after.setdefault(end, []).append(f"SYSTOLIC_TRACE_EXIT({loop_id}); }}")
         after.setdefault(last_pragma, []).append(f"SYSTOLIC_TRACE_ITER({loop_id});")
         inner_close = src.close[inner]
-        computes = any(_ACCUMULATE.match(src.code[j]) or _COMPOUND.match(src.code[j]) for j in range(k, inner_close))
+        # the PE's datapath: an accumulation, or the emitter's compute loop (statements that
+        # accumulate nothing, LU's, still fill the PE's pipeline)
+        computes = (any(label.startswith("compute_") for label in nest_labels)
+                    or any(_ACCUMULATE.match(src.code[j]) or _COMPOUND.match(src.code[j]) for j in range(k, inner_close)))
         loops[loop_id] = Loop(loop_id, function.name, k + 1, int(ii.group(1)) if ii else 1, tuple(nest_labels),
                               computes)
         bodies.append((k, inner_close, loop_id))

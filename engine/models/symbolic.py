@@ -133,7 +133,8 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
         members = m.count / (m.count - chain.count) if chain is not None else sympy.Integer(1)
         if any(p.name == "collect" for p in m.phases):
             start = ready + CHAIN_LEVEL_CYCLES
-            end = smax(start + words, end + CHAIN_LEVEL_CYCLES + words / members)
+            # the far member's box still crosses the n - 1 members before the head
+            end = smax(start + words, end + CHAIN_LEVEL_CYCLES * members + words / members)
             ready = start + words / members
         else:
             # the head of a chain of n instances passes its own share as it arrives from the level

@@ -96,13 +96,12 @@ def test_trisolve_every_statement_and_local_array_on_chip(trisolve):
 
 
 def test_trisolve_model_follows_the_exported_code(trisolve, tmp_path):
-    """On the 1-D designs the model lands within 5% of the timed C simulation of the exported code
-    where the design exports (the referee), and near the cycle simulator. The simulator moves the
-    local-array words between PEs where the exported code does (docs/sim.md), which changes nothing
-    here (i__i-j: 202 cycles before and after, timed C simulation 186): the 16 cycles it is slower
-    come from the PE's compute loop, which it drains in the descriptor's pipeline depth (26 busy
-    cycles for 8 iterations) where the timed C simulation charges 2 (10 busy cycles), so the
-    tolerance stays at 15% (8.6% on this 200-cycle problem)."""
+    """On the 1-D designs the model and the cycle simulator land within 5% of the timed C simulation of
+    the exported code where the design exports (the referee); where it does not (j__i-j), the
+    simulator and the model are within 15% of each other (272 against 249 cycles). The simulator
+    moves the local-array words between PEs where the exported code does (docs/sim.md); the timed
+    C simulation fills the PE's pipeline in its compute loop although these statements accumulate
+    nothing (i__i-j: 202 cycles, simulator 202; it had charged a transfer's 2 cycles, 186)."""
     space = compile_kernel(trisolve, defines=["N=8"])
     device = load_device("u250")
     timed_any = False
@@ -113,7 +112,7 @@ def test_trisolve_model_follows_the_exported_code(trisolve, tmp_path):
         report = _full_configuration(model, design)
         result = simulate(build_descriptor(space, design, model.architecture), report["params"])
         assert abs(result.cycles - report["latency_cycles"]) <= 0.15 * report["latency_cycles"], \
-            (design.id, result.cycles, report["latency_cycles"])
+            (design.id, result.cycles, report["latency_cycles"])  # j__i-j, which does not export: 272 vs 249
         try:
             project = export_project(space, design, report["params"], tmp_path / design.id)
         except ExportError:
@@ -121,6 +120,7 @@ def test_trisolve_model_follows_the_exported_code(trisolve, tmp_path):
         timed = run_timed_csim(project)
         assert timed.passed
         assert abs(report["latency_cycles"] / timed.cycles - 1) <= 0.05, (design.id, report["latency_cycles"], timed.cycles)
+        assert abs(result.cycles / timed.cycles - 1) <= 0.05, (design.id, result.cycles, timed.cycles)
         timed_any = True
     assert timed_any
 
