@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 
 import networkx as nx
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 
 from app.gc_pauses import freeze_long_lived
 from app.models.selection_evaluation import (
@@ -103,8 +103,11 @@ class DesignSelection(QObject):
         self._warming: Future | None = None
         self._future: Future | None = None
         self._lock, self._closed = threading.Lock(), False  # no signal from the executor's thread after shutdown
-        self._processed.connect(self._process_done)
-        self._warmed.connect(self._warm_done)
+        # queued even when emitted on this thread: a future already done runs its callback inside
+        # add_done_callback, under the lock, and a direct call would come back here and take the
+        # lock again (the CI dry run hung in test_selection_process with the warm-up doing that)
+        self._processed.connect(self._process_done, Qt.ConnectionType.QueuedConnection)
+        self._warmed.connect(self._warm_done, Qt.ConnectionType.QueuedConnection)
 
     def use_process(self, host: SelectionHost) -> None:
         """Evaluate in this selection process from now on (for spaces given with their KernelSource)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
 from app.workers.parent_watchdog import watch_parent
 from engine.compiler.design_space import compile_kernel
@@ -106,7 +106,9 @@ class ModelPool(QObject):
         # a build running at shutdown still finishes and calls _report from the executor's thread:
         # after shutdown it must not emit (the pool may be mid-destruction: "pure virtual method called")
         self._lock, self._closed = threading.Lock(), False
-        self._finished.connect(self._on_finished)
+        # queued even from this thread (a future already done calls back inside add_done_callback,
+        # under the lock): what the slot starts must not run while the lock is held
+        self._finished.connect(self._on_finished, Qt.ConnectionType.QueuedConnection)
 
     @property
     def busy(self) -> bool:
