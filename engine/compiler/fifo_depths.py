@@ -88,16 +88,11 @@ def pe_hops(fifos: list[tuple[str, str, str | None, bool]], reduction_chains: se
             if pattern == "pe_chain" and along in reduction_chains}
 
 
-def _architecture_hops(arch) -> dict[str, int]:
-    pe = arch.module("PE")
-    chains = {g.exterior_loop for g in arch.groups if g.kind == "acc" and g.exterior_loop in g.invariant}
-    return pe_hops([(f.pattern, f.array, f.along, f.reversed) for f in arch.fifos], chains, pe.depth)
-
-
 def architecture_skew_depth(fifo: Fifo, arch) -> sympy.Expr | None:
     """`skew_depth` of a FIFO kind of the compiler's architecture."""
     pe = arch.module("PE")
-    hops = _architecture_hops(arch)
+    chains = {g.exterior_loop for g in arch.groups if g.kind == "acc" and g.exterior_loop in g.invariant}
+    hops = pe_hops([(f.pattern, f.array, f.along, f.reversed) for f in arch.fifos], chains, pe.depth)
     compute = next(p for p in pe.phases if p.name == "compute")
     tiles = sympy.Mul(*(loop.trip for loop in compute.loops if loop.role == "tile"))
     return skew_depth(fifo.pattern, fifo.reversed, fifo.along, list(arch.space_loops), list(arch.pe_grid),

@@ -17,10 +17,10 @@ Latency (cycles):
 - main = the largest module term (everything runs as a dataflow pipeline);
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
   its chain before PEs start;
-- epilogue = the skew of a reduction chain's wavefront (the last PE of the chain finishes after the
-  first) + the last results travelling up the drain levels (`_drain_tail`) + the last DRAM write's
-  acknowledgement; an input module's path adds the same without the skew (PEs that wait for
-  their inputs absorb it);
+- epilogue = from the first PE's last results to the last word written: the PEs fed last finish
+  later (`far_pe_lag`), the drain levels pass the results on (`_drain_tail`, which overlaps the
+  two where a level can send while the far PEs finish), then the last DRAM write's
+  acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
   (the PE term over the group's blocks) and the epilogue; a drain module: the prologue and its first
