@@ -32,7 +32,7 @@ class IOGroup:
     array: str
     access: Access
     kind: str  # in, acc, out
-    invariant: tuple[str, ...]  # band loops along which the element does not change
+    invariant: tuple[str, ...]  # band loops along which the element does not change (loops of extent 1 too)
     exterior_loop: str | None  # the space loop data flows along, None for interior I/O
     element_bits: int
     loads: sympy.Expr  # tile iterations at which new data enters (in) / results leave (acc, out)
@@ -75,10 +75,14 @@ def io_groups(space: DesignSpace, design: Design, element_bits: dict[str, int],
             seen[(access.array, access)] = None
             ref = next(r for r in space.model.references
                        if r.statement == stmt.name and r.access == access and r.is_write == is_write)
-            invariant = invariant_loops(band, ref)
+            reused = invariant_loops(band, ref)
+            # a loop of one iteration changes no element either: without it among the invariant loops
+            # a 1x1 layer's p and q (after i in <[o,h,w],[i,p,q]>) would look like output loops inside
+            # the reduction i and make every i tile a pass that re-reads the output
+            invariant = tuple(l for l, n in zip(band.loops, band.extents) if l in reused or n == 1)
             reduction = reductions.get(stmt.name)
             kind = "in" if not is_write else ("acc" if reduction and reduction.array == access.array else "out")
-            exterior = next((l for l in design.space_loops if l in invariant), None)
+            exterior = next((l for l in design.space_loops if l in reused), None)
             if kind == "acc":
                 exterior = next((l for l in design.space_loops if l in reduction.loops), None)
             elif kind == "out":

@@ -33,7 +33,8 @@ def accumulation_ii(syms: DesignSymbols, groups: list[IOGroup], add_latency: int
     time loop of the PE (the SIMD loop included: only t2 of its t1 values are unrolled into lanes).
     A reduction carried only across PEs (a reduction loop in space, none in time) does not."""
     design = syms.design
-    carried = any(g.kind == "acc" and any(l in g.invariant and l not in design.space_loops
+    extent = dict(zip(design.band_loops, design.problem_size))
+    carried = any(g.kind == "acc" and any(l in g.invariant and l not in design.space_loops and extent[l] > 1
                                           for l in design.band_loops)
                   for g in groups)
     if not carried or add_latency <= 1:
