@@ -4,6 +4,7 @@ tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); `expression` and `ev
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import sympy
@@ -15,6 +16,7 @@ from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.golden import golden_loop_nest
+from engine.compiler.last_writer import last_writer
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
@@ -48,6 +50,7 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
         "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
         "local_arrays": [a.to_json() for a in arch.local_arrays],
     }
+    _last_writers(descriptor)
     if passes:
         # designs that revisit an output block run passes (architecture/passes.py): the hardware as
         # one pass sees it, for the simulator and the model
@@ -56,6 +59,18 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
                                 "initialised": info.initialised,
                                 **{name: _hardware(a) for name, a in passes.items()}}
     return descriptor
+
+
+def _last_writers(descriptor: dict) -> None:
+    """An output whose subscripts miss a space loop is held by every PE along it: its group states
+    which PE writes each element last (engine/compiler/last_writer.py), the one that drains it."""
+    band = descriptor["design"]["band_loops"]
+    space = descriptor["topology"]["space_loops"]
+    sizes = descriptor["design"]["problem_size"]
+    for g in descriptor["io_groups"]:
+        used = set().union(*(re.findall(r"[A-Za-z_]\w*", s) for s in g["subscripts"]))
+        if g["kind"] == "out" and any(l not in used for l in space):
+            g["last_writer"] = last_writer(descriptor["compute"]["update"], band, sizes, g["array"], space)
 
 
 def _hardware(arch: Architecture) -> dict:

@@ -99,6 +99,9 @@ class StatementsPE:
                         c.line(f"word.lane[0] = {sent};")
                         c.line(f"{name}_out.write(word);")
         for g in outs:
+            if g.owners is not None:  # several PEs hold the box: each element from its last writer
+                self._pe_owned_drain(inst, g, boxes[g.array])
+                continue
             out = plan.streams[inst.streams[f"{g.array}_out"]]
             box = boxes[g.array]
             c.line(f"/* pass the finished {g.array} box on */")

@@ -27,6 +27,7 @@ import numpy as np
 import sympy
 
 from engine.compiler.descriptor import evaluate
+from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
 from engine.sim.kernel import Fifo, Op, Segment, Thread
@@ -68,11 +69,17 @@ class _Builder:
         # space loops strip-mined inside the PE (latency hiding, or SIMD on a space loop since 1.2)
         hiding = set(design.get("split_space_loops", design["latency_hiding_loops"]))
         t1 = {l: values[f"{l}_t1"] for l in self.band}
+        self.size = {l: int(n) for l, n in design["problem_size"].items()}
         self.pe_range = {l: (values[f"{l}_t2"] if l in hiding else 1) if l in self.space else t1[l]
                          for l in self.band}
         self.modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
         self.groups = {g["name"]: g for g in descriptor["io_groups"]}
         self.coeffs = {g["name"]: [_coefficients(s, self.band) for s in g["subscripts"]]
+                       for g in descriptor["io_groups"]}
+        # outputs several PEs hold: the elements each PE drains, its last writer's (a table per
+        # group, None where every PE drains its box; engine/compiler/last_writer.py)
+        grid = [_int(g, values) for g in descriptor["topology"]["pe_grid"]]
+        self.owners = {g["name"]: owned_elements(g, design["problem_size"], self.space, grid, values)
                        for g in descriptor["io_groups"]}
         self.fifos: list[Fifo] = []
         self.fifo_kind: dict[int, str] = {}
@@ -119,6 +126,9 @@ class _Builder:
         return box
 
     def volume(self, group: str, box) -> int:
+        if self.owners.get(group) is not None:  # the elements the PEs of the box write last
+            return sum(len(e) for pe, e in self.owners[group].items()
+                       if all(lo <= i <= hi for i, (lo, hi) in zip(pe, box)))
         ranges = {l: self.pe_range[l] for l in self.band}
         for k, loop in enumerate(self.space):
             ranges[loop] = (box[k][1] - box[k][0] + 1) * self.pe_range[loop]
@@ -313,7 +323,7 @@ class _Builder:
                 if other[0] == "PE":
                     continue
                 v = vol_of(other)
-                share = v / vol_self
+                share = v / vol_self if vol_self else 1.0
                 if other[0] == node[0]:  # forwarded along the chain: the last part of the block
                     transfer_writes.append((f, _words(v, k["pack"]), 1.0 - share, share))
                 else:  # down to the row head of the next level: the first part
@@ -323,12 +333,15 @@ class _Builder:
                 if other[0] == "PE" and feeding:
                     continue
                 v = vol_of(other)
-                share = v / vol_self
+                share = v / vol_self if vol_self else 1.0
                 first = 1.0 - share if other[0] == node[0] else 0.0
                 transfer_reads.append((f, _words(v, _pack_of(f, ins)), first, share))
             for f, k, other in outs:
                 transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
         n = max([_words(vol_self, own_pack)] + [c for _, c, _, _ in transfer_reads + transfer_writes])
+        owned = self.owners.get(group) is not None
+        if owned:  # a last-writer drain moves an element per iteration (engine/export/owned_drain.py);
+            n = max(vol_self, 1)  # an instance whose PEs own nothing still hands its buffers over
         transfer_ops = ([_spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
                         [_spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
         dram_first = self.dram.read_latency if module["dram"] and direction == "in" else 0
@@ -340,6 +353,15 @@ class _Builder:
                            earliest=dram_first if b == 0 else 0)
 
         name = _node(node)
+        if owned and module["dram"]:
+            # the storer puts the elements into the block, then writes the block in whole bus words
+            extent = [1 + sum(abs(c) * (self.size[l] - 1) for l, c in terms.items()) for terms in self.coeffs[group]]
+            words = math.prod(extent[:-1]) * -(-extent[-1] // own_pack)
+
+            def store(b):
+                yield dataclasses.replace(transfer(b), depth=depth)
+                yield Segment(words, depth=depth + (dram_last if b == events - 1 else 0), latency=depth)
+            return [Thread(name, module["name"], (seg for b in range(events) for seg in store(b)))]
         if not feeding:
             return [Thread(name, module["name"], (transfer(b) for b in range(events)))]
         # the half between the buffer and the PEs
@@ -347,7 +369,7 @@ class _Builder:
         near_pes = [other for _, _, other in (outs if direction == "in" else ins) if other[0] == "PE"]
         local = self.volume(group, tuple((min(p[1][k] for p in near_pes), max(p[1][k] for p in near_pes))
                                          for k in range(len(self.space))))  # the buffered block
-        if buffer is not None and _int(buffer["elements"], self.values) != local:
+        if buffer is not None and not owned and _int(buffer["elements"], self.values) != local:
             raise DesignError(f"simulator: {name} buffers {buffer['elements']} elements, its PEs use {local}")
 
         def feed_segments(b):
@@ -357,7 +379,7 @@ class _Builder:
             else:
                 ops = tuple(Op(f, _words(local, k["pack"])) for f, k in pe_edges)
                 yield (Segment(local, (), ops, latency=depth, depth=depth) if direction == "in"
-                       else Segment(local, ops, (), latency=depth, depth=depth))
+                       else Segment(max(local, 1) if owned else local, ops, (), latency=depth, depth=depth))
 
         if not module["overlapped"]:
             def sequential():
