@@ -6,9 +6,12 @@ buffer tokens), every FIFO edge a bounded FIFO with the depth engine/compiler/fi
 What a thread does per block comes from the descriptor: loop trips of its phases, buffer sizes,
 packing of each FIFO, load / reload events of each I/O group. Per-instance facts the descriptor
 states only for the head of a chain are derived from the I/O group's subscripts (docs/sim.md):
-- chain instance k of an input network receives the data of the PEs it and the instances after
-  it serve (the union of their blocks), keeps its own and forwards what the next one serves;
-  drains send their own block first, then pass on what the next instance sends them;
+- every instance of an input chain reads the chain's whole block (the union of the blocks of the
+  PEs the chain serves), forwards all of it to the next instance as it arrives, and keeps its own
+  block (or passes it down a level) where it lies in the whole block's row-major order, as the
+  exported loader does; drains send their own block first, then pass on what the next instance
+  sends them (an output several PEs hold: only the elements each PE writes last, its descriptor
+  group's `last_writer`);
 - words on a FIFO = elements / the FIFO's packing factor, rounded up per block;
 - a PE iteration reads one word of every input group and forwards it along exterior groups;
 - a PE receives one word of a local array's channel (descriptor 1.3 `local_arrays[].channels`) at
@@ -124,6 +127,45 @@ class _Builder:
             box = tuple((min(b[k][0] for b in boxes), max(b[k][1] for b in boxes)) for k in range(len(boxes[0])))
         memo[node] = box
         return box
+
+    def chain_head(self, node):
+        """The first member of the input chain `node` belongs to (itself when it heads none)."""
+        while True:
+            before = [o for _, k, o in self.ins.get(node, []) if k["direction"] == "in" and o[0] == node[0]]
+            if not before:
+                return node
+            node = before[0]
+
+    def position(self, group: str, inner, outer) -> tuple[float, float]:
+        """Where the elements of the PEs of box `inner` lie in the row-major order of the elements
+        of box `outer` (it holds `inner`): (first, span) as fractions of the outer volume."""
+        extents, offsets = [], []
+        for terms in self.coeffs[group]:
+            size, offset = 1, 0
+            for l, c in terms.items():
+                reach = self.pe_range[l]
+                if l in self.space:
+                    k = self.space.index(l)
+                    reach *= outer[k][1] - outer[k][0] + 1
+                    offset += abs(c) * (inner[k][0] - outer[k][0]) * self.pe_range[l]
+                size += abs(c) * (reach - 1)
+            extents.append(size)
+            offsets.append(offset)
+        inner_extents = []
+        for terms in self.coeffs[group]:
+            size = 1
+            for l, c in terms.items():
+                reach = self.pe_range[l]
+                if l in self.space:
+                    k = self.space.index(l)
+                    reach *= inner[k][1] - inner[k][0] + 1
+                size += abs(c) * (reach - 1)
+            inner_extents.append(size)
+        strides = [math.prod(extents[d + 1:]) for d in range(len(extents))]
+        first = sum(o * st for o, st in zip(offsets, strides))
+        last = sum((o + e - 1) * st for o, e, st in zip(offsets, inner_extents, strides))
+        total_ = math.prod(extents)
+        return first / total_, (last - first + 1) / total_
 
     def volume(self, group: str, box) -> int:
         if self.owners.get(group) is not None:  # the elements the PEs of the box write last
@@ -317,17 +359,25 @@ class _Builder:
         # the transfer half: words towards / from the next module in the chain and the neighbours
         transfer_reads, transfer_writes = [], []
         if direction == "in":
+            # as the exported loader runs (engine/export/io_modules.py _load_body): every member of a
+            # chain reads the chain's whole block, forwards all of it to the next member as it
+            # arrives, and keeps its own box (or passes it down to the next level) where that box
+            # lies in the block's row-major order
+            incoming = self.served(self.chain_head(node), direction, memo)
+            kept = [self.served(other, direction, memo) for _, _, other in outs if other[0] != node[0]]
+            own = tuple((min(b[k][0] for b in kept), max(b[k][1] for b in kept))
+                        for k in range(len(self.space))) if kept else incoming
+            vol_self = self.volume(group, incoming)
+            first, share = self.position(group, own, incoming)
             for f, k, other in ins:
                 transfer_reads.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
             for f, k, other in outs:
                 if other[0] == "PE":
                     continue
-                v = vol_of(other)
-                share = v / vol_self if vol_self else 1.0
-                if other[0] == node[0]:  # forwarded along the chain: the last part of the block
-                    transfer_writes.append((f, _words(v, k["pack"]), 1.0 - share, share))
-                else:  # down to the row head of the next level: the first part
-                    transfer_writes.append((f, _words(v, k["pack"]), 0.0, share))
+                if other[0] == node[0]:  # forwarded along the chain: the whole block
+                    transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+                else:  # down to the row head of the next level: this member's box
+                    transfer_writes.append((f, _words(vol_of(other), k["pack"]), first, share))
         else:
             for f, k, other in ins:
                 if other[0] == "PE" and feeding:
@@ -442,7 +492,7 @@ def _with_tokens_all(segs: list[Segment], take: Fifo, give: Fifo):
 
 def _spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
     span = min(n, max(count, math.ceil(n * share)))
-    start = n - span if first > 0 else 0
+    start = min(n - span, math.floor(n * first + 1e-9))
     return Op(f, count, start, span)
 
 
