@@ -4,7 +4,6 @@ tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); `expression` and `ev
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import sympy
@@ -16,7 +15,6 @@ from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.golden import golden_loop_nest
-from engine.compiler.last_writer import last_writer
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
@@ -50,7 +48,6 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
         "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
         "local_arrays": [a.to_json() for a in arch.local_arrays],
     }
-    _last_writers(descriptor)
     if passes:
         # designs that revisit an output block run passes (architecture/passes.py): the hardware as
         # one pass sees it, for the simulator and the model
@@ -61,18 +58,6 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
     return descriptor
 
 
-def _last_writers(descriptor: dict) -> None:
-    """An output whose subscripts miss a space loop is held by every PE along it: its group states
-    which PE writes each element last (engine/compiler/last_writer.py), the one that drains it."""
-    band = descriptor["design"]["band_loops"]
-    space = descriptor["topology"]["space_loops"]
-    sizes = descriptor["design"]["problem_size"]
-    for g in descriptor["io_groups"]:
-        used = set().union(*(re.findall(r"[A-Za-z_]\w*", s) for s in g["subscripts"]))
-        if g["kind"] == "out" and any(l not in used for l in space):
-            g["last_writer"] = last_writer(descriptor["compute"]["update"], band, sizes, g["array"], space)
-
-
 def _hardware(arch: Architecture) -> dict:
     """The I/O groups and the topology of an architecture."""
     return {
@@ -80,7 +65,10 @@ def _hardware(arch: Architecture) -> dict:
                        "invariant_loops": list(g.invariant), "element_bits": g.element_bits,
                        "load_events": str(g.loads), "reload_events": str(g.reloads),
                        "initialised_on_chip": g.initialised_on_chip,
-                       "subscripts": [str(e) for e in g.access.index]} for g in arch.groups],
+                       "subscripts": [str(e) for e in g.access.index],
+                       # an output several PEs hold: which PE writes each element last (drains it)
+                       **({"last_writer": arch.last_writers[g.name]} if g.name in arch.last_writers else {})}
+                      for g in arch.groups],
         "topology": {
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],

@@ -262,9 +262,10 @@ def _check_statements(descriptor: dict, loops: dict[str, BandLoop], groups: list
     """What the exporter needs of a PE that runs several statements (descriptor compute.update, each
     under its guards, over the scop's local arrays): one tile per loop and one point per PE along
     each space loop, so that the local arrays' values never cross a tile (no latency hiding or SIMD);
-    outputs only written (no accumulation) and each PE's box of each output its own (the output's
-    subscripts use every space loop), so that no two PEs drain the same element; the values a PE
-    passes its neighbour described exactly (local_arrays[].channels)."""
+    outputs only written (no accumulation), each element drained once: by the PE whose box holds it
+    (the output's subscripts use every space loop) or, where several PEs hold it, by its last writer
+    (`Group.owners`, engine/export/owned_drain.py); the values a PE passes its neighbour described
+    exactly (local_arrays[].channels)."""
     ids = ", ".join(s["name"] for s in descriptor["compute"]["update"])
     what = f"this design's PE runs statements {ids}"
     tiled = [f"{l}_t1={b.t1} (size {b.size})" for l, b in loops.items() if b.tiles > 1]

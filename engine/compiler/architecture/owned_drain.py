@@ -30,11 +30,15 @@ def with_owned_drains(arch: Architecture, update: list[dict], design: Design) ->
     band, spaced = list(design.band_loops), list(design.space_loops)
     sizes = dict(zip(band, design.problem_size))
     modules = list(arch.modules)
+    writers = {}
     for g in arch.groups:
         used = {l for a in g.access.index for l, _ in a.terms}
         if g.kind != "out" or all(l in used for l in spaced):
             continue
         text = last_writer(update, band, sizes, g.array, spaced)
+        if text is None:
+            continue
+        writers[g.name] = text
         values = {f"{l}_t1": n for l, n in sizes.items()}
         owners = owned_elements({"last_writer": text}, sizes, spaced, [sizes[l] for l in spaced], values)
         if owners is None:
@@ -42,7 +46,7 @@ def with_owned_drains(arch: Architecture, update: list[dict], design: Design) ->
         one_tile = sympy.And(*(sympy.Eq(symbol(f"{l}_t1"), n) for l, n in sizes.items()),
                              *(sympy.Eq(e, sizes[l]) for e, l in zip(arch.pe_grid, spaced)))
         modules = [_owned(m, g, owners, spaced, sizes, one_tile, arch) for m in modules]
-    return replace(arch, modules=tuple(modules))
+    return replace(arch, modules=tuple(modules), last_writers=writers)
 
 
 def _owned(m: Module, g, owners: dict, spaced: list[str], sizes: dict, one_tile, arch: Architecture) -> Module:
