@@ -11,7 +11,8 @@ numbers are from RTL simulation (AutoSA Table 8; reference/published-results.md)
 
 At the sizes given with `--timed` (default 12 and 16) the design is also exported and its timed C
 simulation (engine/csim/timed.py, the referee of model and simulator) is printed beside them, with
-the model's prologue / main / epilogue: where the cycles go. The array along k and j drains each
+the model's prologue / main / epilogue: where the cycles go; a last table puts model, simulator
+and timed C simulation side by side for every design at those sizes. The array along k and j drains each
 U and L element once, from the PE that writes it last (descriptor io_groups[].last_writer).
 
 The compile time is also printed as a ratio to compiling and listing MM (resources/kernels/mm.c,
@@ -113,6 +114,23 @@ def main() -> None:
             report = evaluate_configuration(model, params)
             cells.append(f"{report['latency_cycles'] / AUTOSA_MHZ:14.2f}")
         print(f"{n:3d} {AUTOSA_US[n]:9.2f} " + " ".join(cells))
+
+    print()
+    print("every design at one tile per loop, cycles: model / simulator / timed C simulation of the export")
+    print(f"{'N':>3} {'design':>12} {'model':>7} {'sim':>7} {'timed':>7} {'model/timed':>11} {'sim/timed':>9}")
+    for n in sorted(timed_sizes):
+        space = compile_kernel(path, defines=[f"N={n}"])
+        for design in space.designs:
+            model = PerformanceModel(space, design, device)
+            params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
+            report = evaluate_configuration(model, params)
+            simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
+            with tempfile.TemporaryDirectory() as folder:
+                export_project(space, design, params, Path(folder) / "lu")
+                timed = run_timed_csim(Path(folder) / "lu")
+            cycles = report["latency_cycles"]
+            print(f"{n:3d} {design.id:>12} {cycles:7.0f} {simulated:7d} {timed.cycles if timed.passed else 'FAIL':>7} "
+                  f"{cycles / timed.cycles:11.3f} {simulated / timed.cycles:9.3f}")
 
 
 if __name__ == "__main__":
