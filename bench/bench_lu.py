@@ -1,13 +1,19 @@
 """LU decomposition (resources/kernels/lu.c, AutoSA's LU form): compile time, designs, exact iteration
 counts over the pyramid, and latency next to AutoSA's published figures.
 
-    python bench/bench_lu.py [--repeat 3]
+    python bench/bench_lu.py [--repeat 3] [--timed 12,16]
 
 For N = 12 / 16 / 20 / 24 it compiles the kernel and lists its designs (target: under 2 s), counts the
 band points exactly (isl) against the N^3 box, and evaluates AutoSA's configuration of its paper's
 array (`--sa-sizes` space_time[3] = [k,j], array_part[-1,-1,-1], no latency hiding) with our
 latency model and our simulator, both converted to microseconds at AutoSA's 250 MHz. AutoSA's
 numbers are from RTL simulation (AutoSA Table 8; reference/published-results.md).
+
+At the sizes given with `--timed` (default 12 and 16) the design is also exported and its timed C
+simulation (engine/csim/timed.py, the referee of model and simulator) is printed beside them, with
+the model's prologue / main / epilogue: where the cycles go; a last table puts model, simulator
+and timed C simulation side by side for every design at those sizes. The array along k and j drains each
+U and L element once, from the PE that writes it last (descriptor io_groups[].last_writer).
 
 The compile time is also printed as a ratio to compiling and listing MM (resources/kernels/mm.c,
 its small preset) measured in the same run, since the machine is shared: `vs MM` below 1 means LU
@@ -20,12 +26,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.sa_sizes import select
+from engine.csim import run_timed_csim
 from engine.errors import EngineError
+from engine.export.project import export_project
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -41,7 +51,9 @@ TARGET_S = 2.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--timed", default="12,16", help="sizes at which to export and run the timed C simulation")
     args = parser.parse_args()
+    timed_sizes = {int(n) for n in args.timed.split(",") if n}
     path = KERNELS / "lu.c"
     device = load_device("u250")
     mm_times = []
@@ -52,7 +64,8 @@ def main() -> None:
     mm_s = statistics.median(mm_times)
     print(f"MM compile + list: {mm_s:.3f} s (median of {args.repeat})")
     print(f"{'N':>3} {'compile s':>9} {'vs MM':>6} {'designs':>7} {'points':>7} {'N^3':>6} {'AutoSA us':>9} "
-          f"{'model us':>9} {'sim us':>8} {'sim/model':>9} {'verdict':>7}  statements the PE runs")
+          f"{'model us':>9} {'sim us':>8} {'timed us':>8} {'sim/model':>9} {'model/timed':>11} "
+          f"{'pro/main/epi cycles':>19} {'verdict':>7}  statements the PE runs")
     for n in AUTOSA_US:
         times = []
         for _ in range(args.repeat):
@@ -62,26 +75,34 @@ def main() -> None:
         compile_s = statistics.median(times)
         points = space.band.point_count(space.model.domains)
         selection = select(space, AUTOSA_STRING)
-        model_us = sim_us = ratio = "-"
+        model_us = sim_us = ratio = timed_us = timed_ratio = split = "-"
         try:
             model = PerformanceModel(space, selection.design, device)
             report = evaluate_configuration(model, selection.params)
             model_us = f"{report['latency_cycles'] / AUTOSA_MHZ:.2f}"
+            split = f"{report['prologue']:.0f}/{report['main']:.0f}/{report['epilogue']:.0f}"
             descriptor = build_descriptor(space, selection.design, model.architecture)
             result = simulate(descriptor, report["params"])
             sim_us = f"{result.cycles / AUTOSA_MHZ:.2f}"
             ratio = f"{result.cycles / report['latency_cycles']:.3f}"
+            if n in timed_sizes:
+                with tempfile.TemporaryDirectory() as folder:
+                    export_project(space, selection.design, selection.params, Path(folder) / "lu")
+                    timed = run_timed_csim(Path(folder) / "lu")
+                timed_us = f"{timed.cycles / AUTOSA_MHZ:.2f}" if timed.passed else "FAIL"
+                timed_ratio = f"{report['latency_cycles'] / timed.cycles:.3f}"
             compute = ", ".join(space.band.compute_statements)
         except EngineError as exc:
             compute = f"error: {exc}"
         verdict = "ok" if compile_s < TARGET_S else "SLOW"
         print(f"{n:3d} {compile_s:9.3f} {compile_s / mm_s:6.2f} {len(space.designs):7d} {points:7d} {n ** 3:6d} "
-              f"{AUTOSA_US[n]:9.2f} {model_us:>9} {sim_us:>8} {ratio:>9} {verdict:>7}  "
+              f"{AUTOSA_US[n]:9.2f} {model_us:>9} {sim_us:>8} {timed_us:>8} {ratio:>9} {timed_ratio:>11} "
+              f"{split:>19} {verdict:>7}  "
               f"{compute} of {len(space.kernel.statements)}")
     print(f"design: {selection.equivalent()} (AutoSA {AUTOSA_STRING})")
     print()
-    print("every design at one tile per loop, model us at 250 MHz (* : exported and C-simulated by "
-          "tests/engine/export/test_guarded_band_export.py; the others' PEs would drain the same U elements)")
+    print("every design at one tile per loop, model us at 250 MHz (all six are exported and C-simulated by "
+          "tests/engine/export/test_guarded_band_export.py)")
     names = [d.id for d in space.designs]
     print(f"{'N':>3} {'AutoSA us':>9} " + " ".join(f"{n:>14}" for n in names))
     for n in AUTOSA_US:
@@ -91,9 +112,25 @@ def main() -> None:
             model = PerformanceModel(space, design, device)
             params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
             report = evaluate_configuration(model, params)
-            mark = "*" if all(l in ("j", "i") for l in design.space_loops) else " "
-            cells.append(f"{report['latency_cycles'] / AUTOSA_MHZ:13.2f}{mark}")
+            cells.append(f"{report['latency_cycles'] / AUTOSA_MHZ:14.2f}")
         print(f"{n:3d} {AUTOSA_US[n]:9.2f} " + " ".join(cells))
+
+    print()
+    print("every design at one tile per loop, cycles: model / simulator / timed C simulation of the export")
+    print(f"{'N':>3} {'design':>12} {'model':>7} {'sim':>7} {'timed':>7} {'model/timed':>11} {'sim/timed':>9}")
+    for n in sorted(timed_sizes):
+        space = compile_kernel(path, defines=[f"N={n}"])
+        for design in space.designs:
+            model = PerformanceModel(space, design, device)
+            params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
+            report = evaluate_configuration(model, params)
+            simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
+            with tempfile.TemporaryDirectory() as folder:
+                export_project(space, design, params, Path(folder) / "lu")
+                timed = run_timed_csim(Path(folder) / "lu")
+            cycles = report["latency_cycles"]
+            print(f"{n:3d} {design.id:>12} {cycles:7.0f} {simulated:7d} {timed.cycles if timed.passed else 'FAIL':>7} "
+                  f"{cycles / timed.cycles:11.3f} {simulated / timed.cycles:9.3f}")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,10 @@ def _hardware(arch: Architecture) -> dict:
                        "invariant_loops": list(g.invariant), "element_bits": g.element_bits,
                        "load_events": str(g.loads), "reload_events": str(g.reloads),
                        "initialised_on_chip": g.initialised_on_chip,
-                       "subscripts": [str(e) for e in g.access.index]} for g in arch.groups],
+                       "subscripts": [str(e) for e in g.access.index],
+                       # an output several PEs hold: which PE writes each element last (drains it)
+                       **({"last_writer": arch.last_writers[g.name]} if g.name in arch.last_writers else {})}
+                      for g in arch.groups],
         "topology": {
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],

@@ -29,12 +29,13 @@ class Code:
     def loops(self, loops: list[tuple[str, str, int]], *, pipeline: bool = False, ii: int = 1):
         """Nested `for (ap_uint<b> var = 0; var < trip; var++)` (b from `index_type`) with labels;
         the pipeline pragma (II `ii`) opens the innermost body, so the nest is one pipelined loop.
-        Loops of trip 1 are still written, so that indices keep their names."""
+        Loops of trip 1 are still written, so that indices keep their names; no loop at all (a PE
+        with no time loop: one point per tile) gets no pipeline pragma."""
         for label, var, trip in loops:
             self.line(f"{label}:")
             self.line(f"{counted_for(var, trip)} {{")
             self.depth += 1
-        if pipeline:
+        if pipeline and loops:
             self.pragma(f"HLS pipeline II={ii}")
         yield
         for _ in loops:

@@ -24,6 +24,7 @@ from engine.export.plan import (
     references,
 )
 from engine.export.io_modules import IOModules, _tidy
+from engine.export.owned_drain import OwnedDrain
 from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
@@ -38,7 +39,7 @@ def _pack_type(array: str, pack: int) -> str:
     return f"{array}_x{pack}"
 
 
-class VitisHLSTarget(StatementsPE, IOModules, Target):
+class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
 
     def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:

@@ -345,6 +345,9 @@ class IOModules:
 
     def _drain(self, inst: Instance) -> None:
         plan, c = self.plan, self.code
+        if plan.acc.owners is not None:  # each element from its last writer (engine/export/owned_drain.py)
+            self._owned_drain(inst)
+            return
         module = plan.modules[inst.module]
         box = self._acc_box()
         events = plan.event_loops(plan.acc)
@@ -426,6 +429,9 @@ class IOModules:
 
     def _drain_helpers(self, inst: Instance, name: str) -> None:
         plan = self.plan
+        if plan.acc.owners is not None:
+            self._owned_drain_helpers(inst, name)
+            return
         box = self._acc_box()
         s = inst.streams
         t = f"{plan.acc.array}_t"

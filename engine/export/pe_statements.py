@@ -10,7 +10,8 @@ At each point of its pipelined loop nest the PE
   indices: a local array is kept in the PE (`store_<name>`, a box over the PE's points of every
   reference, one tile being the whole problem) and an output goes to its box (`local_<name>`);
 - sends, where `send_when` holds, the element its neighbour will read (none from the last PE).
-Then it drains each output's box on its stream, as a one-statement PE drains its one output.
+Then it drains each output's box on its stream, as a one-statement PE drains its one output (an
+output several PEs hold: only the elements it writes last, engine/export/owned_drain.py).
 build_plan (`_check_statements`) refuses what this does not cover, in one line.
 """
 from __future__ import annotations
@@ -99,6 +100,9 @@ class StatementsPE:
                         c.line(f"word.lane[0] = {sent};")
                         c.line(f"{name}_out.write(word);")
         for g in outs:
+            if g.owners is not None:  # several PEs hold the box: each element from its last writer
+                self._pe_owned_drain(inst, g, boxes[g.array])
+                continue
             out = plan.streams[inst.streams[f"{g.array}_out"]]
             box = boxes[g.array]
             c.line(f"/* pass the finished {g.array} box on */")

@@ -19,6 +19,7 @@ import networkx as nx
 
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.descriptor import evaluate
+from engine.compiler.last_writer import owned_elements
 from engine.export.interface import (
     ExportError,
     KernelInterface,
@@ -87,6 +88,9 @@ class Group:
     ctype: str
     initialised_on_chip: bool
     reloads: bool
+    # an output whose subscripts miss a space loop: PE index -> the elements it writes last and
+    # drains (engine/compiler/last_writer.py); None: every PE drains its whole box
+    owners: dict | None = None
 
 
 @dataclass
@@ -258,9 +262,10 @@ def _check_statements(descriptor: dict, loops: dict[str, BandLoop], groups: list
     """What the exporter needs of a PE that runs several statements (descriptor compute.update, each
     under its guards, over the scop's local arrays): one tile per loop and one point per PE along
     each space loop, so that the local arrays' values never cross a tile (no latency hiding or SIMD);
-    outputs only written (no accumulation) and each PE's box of each output its own (the output's
-    subscripts use every space loop), so that no two PEs drain the same element; the values a PE
-    passes its neighbour described exactly (local_arrays[].channels)."""
+    outputs only written (no accumulation), each element drained once: by the PE whose box holds it
+    (the output's subscripts use every space loop) or, where several PEs hold it, by its last writer
+    (`Group.owners`, engine/export/owned_drain.py); the values a PE passes its neighbour described
+    exactly (local_arrays[].channels)."""
     ids = ", ".join(s["name"] for s in descriptor["compute"]["update"])
     what = f"this design's PE runs statements {ids}"
     tiled = [f"{l}_t1={b.t1} (size {b.size})" for l, b in loops.items() if b.tiles > 1]
@@ -275,7 +280,7 @@ def _check_statements(descriptor: dict, loops: dict[str, BandLoop], groups: list
         if g.kind == "acc":
             raise ExportError(f"{what}: an accumulation ({g.array}) among several statements is not exported")
         missing = [l for l in space if g.kind == "out" and not g.reference.depends_on(l)]
-        if missing:
+        if missing and g.owners is None:
             raise ExportError(f"{what}: every PE along {', '.join(missing)} would drain the same {g.array} "
                               f"elements (its subscripts do not use {', '.join(missing)}); choose a design whose "
                               f"space loops all appear in {g.array}'s subscripts")
@@ -284,6 +289,17 @@ def _check_statements(descriptor: dict, loops: dict[str, BandLoop], groups: list
             if not ch["uniform"] or ch["value"] is None or ch["send_when"] is None or ch["receive_when"] is None:
                 raise ExportError(f"{what}: local array {a['name']} crosses {ch['along']} other than by one PE "
                                   "per step from a single statement, which is not exported")
+
+
+def _owners(descriptor: dict, group: dict, values: dict[str, int]) -> dict | None:
+    """The elements each PE drains of an output several PEs hold (its last writer's), or None."""
+    topo = descriptor["topology"]
+    owned = owned_elements(group, descriptor["design"]["problem_size"], topo["space_loops"],
+                           [_int(g, values) for g in topo["pe_grid"]], values)
+    if owned is not None and list(stored_layout(descriptor, group["array"])) != list(range(len(group["subscripts"]))):
+        raise ExportError(f"{group['array']}: a drain of each element's last writer keeps the source layout "
+                          "(no SIMD reordering)")
+    return owned
 
 
 def _module_dims(descriptor: dict) -> dict[str, list[str]]:
@@ -315,7 +331,8 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
     groups = [Group(name=g["name"], array=g["array"], kind=g["kind"], exterior=g["exterior_loop"],
                     reference=_reference(g["array"], g["subscripts"], band, stored_layout(descriptor, g["array"])),
                     ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
-                    initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0")
+                    initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0",
+                    owners=_owners(descriptor, g, values))
               for g in descriptor["io_groups"]]
     update = descriptor["compute"]["update"]
     multi = len(update) > sum(map(len, _updates(descriptor))) or bool(descriptor.get("local_arrays"))

@@ -142,6 +142,8 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
             start = start + CHAIN_LEVEL_CYCLES
             end = smax(end + CHAIN_LEVEL_CYCLES + words * (members - 1) / members, start + words)
             ready = smax(ready + CHAIN_LEVEL_CYCLES, start + words / members)
+        # a storer that gathers the block first writes it once every element is in
+        end = end + sympy.Add(*(_per_event(p) for p in m.phases if p.name == "store_block"))
     return end
 
 

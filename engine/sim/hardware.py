@@ -6,9 +6,12 @@ buffer tokens), every FIFO edge a bounded FIFO with the depth engine/compiler/fi
 What a thread does per block comes from the descriptor: loop trips of its phases, buffer sizes,
 packing of each FIFO, load / reload events of each I/O group. Per-instance facts the descriptor
 states only for the head of a chain are derived from the I/O group's subscripts (docs/sim.md):
-- chain instance k of an input network receives the data of the PEs it and the instances after
-  it serve (the union of their blocks), keeps its own and forwards what the next one serves;
-  drains send their own block first, then pass on what the next instance sends them;
+- every instance of an input chain reads the chain's whole block (the union of the blocks of the
+  PEs the chain serves), forwards all of it to the next instance as it arrives, and keeps its own
+  block (or passes it down a level) where it lies in the whole block's row-major order, as the
+  exported loader does; drains send their own block first, then pass on what the next instance
+  sends them (an output several PEs hold: only the elements each PE writes last, its descriptor
+  group's `last_writer`);
 - words on a FIFO = elements / the FIFO's packing factor, rounded up per block;
 - a PE iteration reads one word of every input group and forwards it along exterior groups;
 - a PE receives one word of a local array's channel (descriptor 1.3 `local_arrays[].channels`) at
@@ -27,6 +30,7 @@ import numpy as np
 import sympy
 
 from engine.compiler.descriptor import evaluate
+from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
 from engine.sim.kernel import Fifo, Op, Segment, Thread
@@ -68,11 +72,17 @@ class _Builder:
         # space loops strip-mined inside the PE (latency hiding, or SIMD on a space loop since 1.2)
         hiding = set(design.get("split_space_loops", design["latency_hiding_loops"]))
         t1 = {l: values[f"{l}_t1"] for l in self.band}
+        self.size = {l: int(n) for l, n in design["problem_size"].items()}
         self.pe_range = {l: (values[f"{l}_t2"] if l in hiding else 1) if l in self.space else t1[l]
                          for l in self.band}
         self.modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
         self.groups = {g["name"]: g for g in descriptor["io_groups"]}
         self.coeffs = {g["name"]: [_coefficients(s, self.band) for s in g["subscripts"]]
+                       for g in descriptor["io_groups"]}
+        # outputs several PEs hold: the elements each PE drains, its last writer's (a table per
+        # group, None where every PE drains its box; engine/compiler/last_writer.py)
+        grid = [_int(g, values) for g in descriptor["topology"]["pe_grid"]]
+        self.owners = {g["name"]: owned_elements(g, design["problem_size"], self.space, grid, values)
                        for g in descriptor["io_groups"]}
         self.fifos: list[Fifo] = []
         self.fifo_kind: dict[int, str] = {}
@@ -118,7 +128,49 @@ class _Builder:
         memo[node] = box
         return box
 
+    def chain_head(self, node):
+        """The first member of the input chain `node` belongs to (itself when it heads none)."""
+        while True:
+            before = [o for _, k, o in self.ins.get(node, []) if k["direction"] == "in" and o[0] == node[0]]
+            if not before:
+                return node
+            node = before[0]
+
+    def position(self, group: str, inner, outer) -> tuple[float, float]:
+        """Where the elements of the PEs of box `inner` lie in the row-major order of the elements
+        of box `outer` (it holds `inner`): (first, span) as fractions of the outer volume."""
+        extents, offsets = [], []
+        for terms in self.coeffs[group]:
+            size, offset = 1, 0
+            for l, c in terms.items():
+                reach = self.pe_range[l]
+                if l in self.space:
+                    k = self.space.index(l)
+                    reach *= outer[k][1] - outer[k][0] + 1
+                    offset += abs(c) * (inner[k][0] - outer[k][0]) * self.pe_range[l]
+                size += abs(c) * (reach - 1)
+            extents.append(size)
+            offsets.append(offset)
+        inner_extents = []
+        for terms in self.coeffs[group]:
+            size = 1
+            for l, c in terms.items():
+                reach = self.pe_range[l]
+                if l in self.space:
+                    k = self.space.index(l)
+                    reach *= inner[k][1] - inner[k][0] + 1
+                size += abs(c) * (reach - 1)
+            inner_extents.append(size)
+        strides = [math.prod(extents[d + 1:]) for d in range(len(extents))]
+        first = sum(o * st for o, st in zip(offsets, strides))
+        last = sum((o + e - 1) * st for o, e, st in zip(offsets, inner_extents, strides))
+        total_ = math.prod(extents)
+        return first / total_, (last - first + 1) / total_
+
     def volume(self, group: str, box) -> int:
+        if self.owners.get(group) is not None:  # the elements the PEs of the box write last
+            return sum(len(e) for pe, e in self.owners[group].items()
+                       if all(lo <= i <= hi for i, (lo, hi) in zip(pe, box)))
         ranges = {l: self.pe_range[l] for l in self.band}
         for k, loop in enumerate(self.space):
             ranges[loop] = (box[k][1] - box[k][0] + 1) * self.pe_range[loop]
@@ -307,28 +359,39 @@ class _Builder:
         # the transfer half: words towards / from the next module in the chain and the neighbours
         transfer_reads, transfer_writes = [], []
         if direction == "in":
+            # as the exported loader runs (engine/export/io_modules.py _load_body): every member of a
+            # chain reads the chain's whole block, forwards all of it to the next member as it
+            # arrives, and keeps its own box (or passes it down to the next level) where that box
+            # lies in the block's row-major order
+            incoming = self.served(self.chain_head(node), direction, memo)
+            kept = [self.served(other, direction, memo) for _, _, other in outs if other[0] != node[0]]
+            own = tuple((min(b[k][0] for b in kept), max(b[k][1] for b in kept))
+                        for k in range(len(self.space))) if kept else incoming
+            vol_self = self.volume(group, incoming)
+            first, share = self.position(group, own, incoming)
             for f, k, other in ins:
                 transfer_reads.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
             for f, k, other in outs:
                 if other[0] == "PE":
                     continue
-                v = vol_of(other)
-                share = v / vol_self
-                if other[0] == node[0]:  # forwarded along the chain: the last part of the block
-                    transfer_writes.append((f, _words(v, k["pack"]), 1.0 - share, share))
-                else:  # down to the row head of the next level: the first part
-                    transfer_writes.append((f, _words(v, k["pack"]), 0.0, share))
+                if other[0] == node[0]:  # forwarded along the chain: the whole block
+                    transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+                else:  # down to the row head of the next level: this member's box
+                    transfer_writes.append((f, _words(vol_of(other), k["pack"]), first, share))
         else:
             for f, k, other in ins:
                 if other[0] == "PE" and feeding:
                     continue
                 v = vol_of(other)
-                share = v / vol_self
+                share = v / vol_self if vol_self else 1.0
                 first = 1.0 - share if other[0] == node[0] else 0.0
                 transfer_reads.append((f, _words(v, _pack_of(f, ins)), first, share))
             for f, k, other in outs:
                 transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
         n = max([_words(vol_self, own_pack)] + [c for _, c, _, _ in transfer_reads + transfer_writes])
+        owned = self.owners.get(group) is not None
+        if owned:  # a last-writer drain moves an element per iteration (engine/export/owned_drain.py);
+            n = max(vol_self, 1)  # an instance whose PEs own nothing still hands its buffers over
         transfer_ops = ([_spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
                         [_spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
         dram_first = self.dram.read_latency if module["dram"] and direction == "in" else 0
@@ -340,6 +403,15 @@ class _Builder:
                            earliest=dram_first if b == 0 else 0)
 
         name = _node(node)
+        if owned and module["dram"]:
+            # the storer puts the elements into the block, then writes the block in whole bus words
+            extent = [1 + sum(abs(c) * (self.size[l] - 1) for l, c in terms.items()) for terms in self.coeffs[group]]
+            words = math.prod(extent[:-1]) * -(-extent[-1] // own_pack)
+
+            def store(b):
+                yield dataclasses.replace(transfer(b), depth=depth)
+                yield Segment(words, depth=depth + (dram_last if b == events - 1 else 0), latency=depth)
+            return [Thread(name, module["name"], (seg for b in range(events) for seg in store(b)))]
         if not feeding:
             return [Thread(name, module["name"], (transfer(b) for b in range(events)))]
         # the half between the buffer and the PEs
@@ -347,7 +419,7 @@ class _Builder:
         near_pes = [other for _, _, other in (outs if direction == "in" else ins) if other[0] == "PE"]
         local = self.volume(group, tuple((min(p[1][k] for p in near_pes), max(p[1][k] for p in near_pes))
                                          for k in range(len(self.space))))  # the buffered block
-        if buffer is not None and _int(buffer["elements"], self.values) != local:
+        if buffer is not None and not owned and _int(buffer["elements"], self.values) != local:
             raise DesignError(f"simulator: {name} buffers {buffer['elements']} elements, its PEs use {local}")
 
         def feed_segments(b):
@@ -357,7 +429,7 @@ class _Builder:
             else:
                 ops = tuple(Op(f, _words(local, k["pack"])) for f, k in pe_edges)
                 yield (Segment(local, (), ops, latency=depth, depth=depth) if direction == "in"
-                       else Segment(local, ops, (), latency=depth, depth=depth))
+                       else Segment(max(local, 1) if owned else local, ops, (), latency=depth, depth=depth))
 
         if not module["overlapped"]:
             def sequential():
@@ -420,7 +492,7 @@ def _with_tokens_all(segs: list[Segment], take: Fifo, give: Fifo):
 
 def _spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
     span = min(n, max(count, math.ceil(n * share)))
-    start = n - span if first > 0 else 0
+    start = min(n - span, math.floor(n * first + 1e-9))
     return Op(f, count, start, span)
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe
 from engine.compiler.architecture.symbols import DesignSymbols
@@ -44,9 +45,15 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     fifos += local_fifos(on_chip, syms)
-    return Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
+    arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
                         (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering,
                         tuple(on_chip))
+    if view is None:
+        # outputs several PEs hold drain each element from its last writer
+        update = [{"target": str(s.target), "guards": [guard_text(g) for g in s.guards], "bounds": loop_bounds(s)}
+                  for s in statements]
+        arch = with_owned_drains(arch, update, design)
+    return arch
 
 
 def compute_info(space: DesignSpace, statements) -> dict:

@@ -135,6 +135,8 @@ class Architecture:
     packing: tuple = field(default_factory=tuple)  # PackingParameter, filled by packing.py
     double_buffering: bool = True  # what build_architecture was asked for
     local_arrays: tuple = field(default_factory=tuple)  # LocalArray: arrays declared in the scop (on chip)
+    # group name -> isl text of its elements' last writers, for outputs several PEs hold (owned_drain.py)
+    last_writers: dict = field(default_factory=dict)
 
     def module(self, name: str) -> Module:
         return next(m for m in self.modules if m.name == name)
