@@ -531,9 +531,9 @@ def _distribute(e: sympy.Expr, counts: set, rounds: int = 6) -> sympy.Expr:
     def pushed(t):
         inner = next(f for f in t.args if extreme(f))
         outside = sympy.Mul(*(f for f in t.args if f is not inner))
-        return inner.func(*(sympy.expand(outside * a) for a in inner.args))
+        return inner.func(*(sympy.expand_mul(outside * a) for a in inner.args))
 
-    e = sympy.expand(e)
+    e = sympy.expand_mul(e)
     for _ in range(rounds):
         new = e.replace(pushable, pushed)
         if new == e:
