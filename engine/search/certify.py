@@ -18,9 +18,15 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
   two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
   factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
+- further latency forms write each ceiling that is not a tile count as its argument plus a fraction in
+  [0, 1] (ceiling(u) - u always is one) and distribute tile counts into the maxima they multiply,
+  expanded: a pass design's count x ceiling(h*o*w/pack) drain becomes the padded extents over the
+  packing factor, where interval arithmetic took each factor at its own end;
 - the root box is first cut at each value of its variables of at most 4 values (filter sizes, small
   SIMD factors); then boxes are taken lowest bound first, a batch at a time, and split in two along
-  the parameter of largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+  the parameter of largest hi/lo weighted by its pseudo-cost (how much splitting it raised bounds so
+  far, per unit of log(hi/lo)), at the geometric middle (latency is a product of such factors), moved
+  for a tile size to where its tile count changes (a box of fixed tile counts has exact padded extents);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
   evaluator (the model and the legality and feasibility rules), which may improve the incumbent;
   a box left open has its top corner and a random point evaluated the same way (a poor start is
@@ -43,7 +49,7 @@ from engine.compiler.architecture.symbols import smin, symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES
-from engine.models.interval import interval_program
+from engine.models.interval import IntervalProgram, interval_program
 from engine.search.space import Config, SearchSpace
 
 RESOURCES = RESOURCE_NAMES  # every resource PerformanceModel.fits checks
@@ -258,7 +264,10 @@ class BoxBounds:
                   + [name for name, _, _ in self.capped] + [f.name for f in self.fractions.values()])
         self._rests = interval_program(rests, inputs[:len(inputs) - len(self.capped) - len(self.fractions)],
                                        nonnegative=inputs) if rests else None
-        self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
+        # factors, packing, extents: integers >= 1; the fractions: reals in [0, 1]
+        fractions = {f.name for f in self.fractions.values()}
+        self._model = IntervalProgram(exprs, inputs, integer_names=[n for n in inputs if n not in fractions],
+                                      nonnegative=inputs)
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
         # the search rounds a resource count to an integer before comparing it with the budget
         self.limits = np.floor(self.budgets) + 0.5
