@@ -18,9 +18,15 @@ Branch and bound over boxes of the tunable parameters (an integer range per para
 - before bounding, a box is narrowed by the design's constraints (a power-of-two factor to powers of
   two, a divisor to at most what it divides, a multiple of a fixed divisor to its multiples, each
   factor of a monomial resource to what the budget leaves); a box left empty holds nothing that fits;
+- further latency forms write each ceiling that is not a tile count as its argument plus a fraction in
+  [0, 1] (ceiling(u) - u always is one) and distribute tile counts into the maxima they multiply,
+  expanded: a pass design's count x ceiling(h*o*w/pack) drain becomes the padded extents over the
+  packing factor, where interval arithmetic took each factor at its own end;
 - the root box is first cut at each value of its variables of at most 4 values (filter sizes, small
   SIMD factors); then boxes are taken lowest bound first, a batch at a time, and split in two along
-  the parameter of largest ratio hi/lo, at the geometric middle (latency is a product of such factors);
+  the parameter of largest hi/lo weighted by its pseudo-cost (how much splitting it raised bounds so
+  far, per unit of log(hi/lo)), at the geometric middle (latency is a product of such factors), moved
+  for a tile size to where its tile count changes (a box of fixed tile counts has exact padded extents);
 - a box of at most `leaf` points is enumerated: every point is evaluated exactly by the search's own
   evaluator (the model and the legality and feasibility rules), which may improve the incumbent;
   a box left open has its top corner and a random point evaluated the same way (a poor start is
@@ -43,10 +49,11 @@ from engine.compiler.architecture.symbols import smin, symbol
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
 from engine.models.device import RESOURCE_NAMES
-from engine.models.interval import interval_program
+from engine.models.interval import IntervalProgram, interval_program
 from engine.search.space import Config, SearchSpace
 
 RESOURCES = RESOURCE_NAMES  # every resource PerformanceModel.fits checks
+PSEUDO_WEIGHT = 8.0  # splits of weight the mean of all variables has in a variable's pseudo-cost
 ROUNDING = 1e-12  # relative float error allowed for in a latency bound (see engine/models/interval.py)
 
 
@@ -149,6 +156,9 @@ class BoxBounds:
         # ceiling(N/m) written as p/m with p the padded extent, each divisor d as m/q, expanded, so that
         # a tile count meets its tile size in one product (N^3/(PEs x lanes) appears as such)
         self.padded = [(position[g.t1], g.extent) for g in space.loops]
+        self.extents = np.zeros(len(self.names), dtype=np.int64)  # per column: the loop extent of a tile size
+        for k, extent in self.padded:
+            self.extents[k] = extent
         tiles = {sympy.ceiling(sympy.Integer(g.extent) / symbol(g.t1)): symbol(f"{g.t1}_p") / symbol(g.t1)
                  for g in space.loops}
         divisors = {symbol(self.params[d]): symbol(self.params[m]) / symbol(self.names[q])
@@ -218,6 +228,17 @@ class BoxBounds:
         for second in seconds[1:]:
             self.forms.append(len(exprs))
             exprs.append(_unkeep(second))
+        # more forms: each ceiling other than a tile count written as its argument plus a fraction in
+        # [0, 1) (an identity), expanded, so that a tile count outside meets the tile size inside
+        # (ceiling(224/h) * ceiling(h*o*w/pack) becomes p_h*o*w/pack + ceiling(224/h)*fraction)
+        self.fractions: dict = {}
+        self.fraction_forms = []  # (which of self.forms they are: each is tested alone for soundness)
+        for second in seconds:
+            fractional = _fractional(second, count_set, self.fractions)
+            if fractional is not None:
+                self.fraction_forms.append(len(self.forms))
+                self.forms.append(len(exprs))
+                exprs.append(_unkeep(fractional))
         # a resource's terms that depend on one packing factor are bounded at each power of two the
         # factor can take and the least is kept: a buffer's width and depth both follow the factor,
         # which interval arithmetic would take at opposite ends
@@ -240,10 +261,13 @@ class BoxBounds:
                     exprs.append(total.xreplace({key: sympy.Integer(2 ** k)}))
             self.parts.append(parts)
         inputs = (self.names + [p.name for p in self.packing] + [f"{g.t1}_p" for g in space.loops]
-                  + [name for name, _, _ in self.capped])
-        self._rests = interval_program(rests, inputs[:len(inputs) - len(self.capped)],
+                  + [name for name, _, _ in self.capped] + [f.name for f in self.fractions.values()])
+        self._rests = interval_program(rests, inputs[:len(inputs) - len(self.capped) - len(self.fractions)],
                                        nonnegative=inputs) if rests else None
-        self._model = interval_program(exprs, inputs, nonnegative=inputs)  # factors, packing, extents: >= 1
+        # factors, packing, extents: integers >= 1; the fractions: reals in [0, 1]
+        fractions = {f.name for f in self.fractions.values()}
+        self._model = IntervalProgram(exprs, inputs, integer_names=[n for n in inputs if n not in fractions],
+                                      nonnegative=inputs)
         self.budgets = np.array([space.device.budget(r) for r in RESOURCES])
         # the search rounds a resource count to an integer before comparing it with the budget
         self.limits = np.floor(self.budgets) + 0.5
@@ -387,6 +411,8 @@ class BoxBounds:
                     cap = np.minimum(cap, np.floor((self.limits[r] - others_lo) / per * (1 + ROUNDING)))
             # a cap below the least product: that resource's split bound is over the budget already
             his[name] = np.maximum(los[name], cap)
+        for f in self.fractions.values():
+            los[f.name], his[f.name] = np.zeros(n), np.ones(n)
         out = self._model(los, his)
         latency = np.maximum.reduce([np.broadcast_to(out[k][0], (n,)) for k in self.forms])
         latency = np.floor(latency * (1 - ROUNDING))
@@ -471,6 +497,53 @@ def _push(e: sympy.Expr, counts: set) -> sympy.Expr:
         return inner.func(*(outside * a for a in inner.args))
 
     for _ in range(8):
+        new = e.replace(pushable, pushed)
+        if new == e:
+            break
+        e = new
+    return e
+
+
+def _fractional(e: sympy.Expr, counts: set, fractions: dict) -> sympy.Expr | None:
+    """e with each ceiling(u) that is not a tile count written u + f, f a fraction symbol in [0, 1]
+    (one per distinct u, recorded in `fractions`), expanded; None when e holds no such ceiling.
+    ceiling(u) - u is in [0, 1) for every real u, so the form equals e wherever f takes that value."""
+    def replaced(t):
+        u = t.args[0]
+        if u not in fractions:
+            fractions[u] = symbol(f"__fraction_{len(fractions)}")
+        return u + fractions[u]
+
+    found = e.replace(lambda t: isinstance(t, sympy.ceiling) and t not in counts, replaced)
+    if found == e:
+        return None
+    return _distribute(found, counts)
+
+
+def _distribute(e: sympy.Expr, counts: set, rounds: int = 6) -> sympy.Expr:
+    """e expanded, with every product of non-negative factors and one max or min moved inside it
+    (c * max(a, b) = max(c a, c b) for c >= 0), expanded again, to a fixed point: a tile count that
+    multiplies a sum holding a max reaches the max's arguments and meets their tile sizes there."""
+    def extreme(f):
+        return getattr(f.func, "__name__", "") in ("smax", "smin")
+
+    def nonnegative(f):
+        base = f.base if f.is_Pow and f.exp.is_Integer else f
+        return (base.is_Number and base > 0) or base.is_Symbol or base in counts or base.func == _KEEP
+
+    def pushable(t):
+        if not t.is_Mul:
+            return False
+        inner = [f for f in t.args if extreme(f)]
+        return len(inner) == 1 and all(nonnegative(f) for f in t.args if not extreme(f))
+
+    def pushed(t):
+        inner = next(f for f in t.args if extreme(f))
+        outside = sympy.Mul(*(f for f in t.args if f is not inner))
+        return inner.func(*(sympy.expand_mul(outside * a) for a in inner.args))
+
+    e = sympy.expand_mul(e)
+    for _ in range(rounds):
         new = e.replace(pushable, pushed)
         if new == e:
             break
@@ -580,18 +653,40 @@ def _monomial(expr: sympy.Expr, names: list[str], budget: float) -> tuple[float,
     return budget / float(coefficient), powers
 
 
-def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each box in two along its parameter of largest hi/lo, at the geometric middle."""
-    ratio = np.where(hi > lo, np.log((hi + 0.5) / np.maximum(lo, 0.5)), -1.0)
-    k = np.argmax(ratio, axis=1)
+def _split(lo: np.ndarray, hi: np.ndarray, extents: np.ndarray | None = None,
+           k: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each box in two along its parameter `k` (default: of largest hi/lo), at the geometric middle; for a tile size
+    m of a loop of extent N (`extents[k]` = N, 0 for other columns), at the nearer end of the run of
+    sizes around the middle that share its tile count ceiling(N/m), where that end is inside the box:
+    a box whose tile counts are fixed has its padded extents exact (p = count * m)."""
+    if k is None:
+        k = np.argmax(_log_ratio(lo, hi), axis=1)
     rows = np.arange(lo.shape[0])
     a, b = lo[rows, k], hi[rows, k]
     mid = np.floor(np.sqrt(np.maximum(a, 1) * b.astype(np.float64))).astype(np.int64)
     mid = np.clip(mid, a, b - 1)
+    if extents is not None:
+        n = extents[k]
+        tiled = n > 0
+        c = -(-n // np.maximum(mid, 1))  # the tile count at the middle
+        first = -(-n // np.maximum(c, 1))  # the least size with that count
+        last = np.where(c > 1, -(-n // np.maximum(c - 1, 1)) - 1, n)  # the largest
+        below, above = first - 1, last  # split after these: the run's ends
+        use_below = tiled & (below >= a) & (below <= b - 1)
+        use_above = tiled & (above >= a) & (above <= b - 1)
+        closer_below = np.abs(np.log(np.maximum(below, 1) + 0.5) - np.log(mid + 0.5)) <= \
+            np.abs(np.log(above + 0.5) - np.log(mid + 0.5))
+        snapped = np.where(use_below & (closer_below | ~use_above), below, np.where(use_above, above, mid))
+        mid = np.clip(snapped, a, b - 1)
     left_hi, right_lo = hi.copy(), lo.copy()
     left_hi[rows, k] = mid
     right_lo[rows, k] = mid + 1
     return np.concatenate([lo, right_lo]), np.concatenate([left_hi, hi])
+
+
+def _log_ratio(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per box and variable, log(hi / lo) (a variable of one value: -1, never split)."""
+    return np.where(hi > lo, np.log((hi + 0.5) / np.maximum(lo, 0.5)), -1.0)
 
 
 def _small_variables_split(lower: np.ndarray, upper: np.ndarray, *, values: int = 4,
@@ -644,6 +739,7 @@ class Certifier:
             raise EngineError(f"the MINLP share of the time must be in [0, 1) (got {minlp})")
         if not 0 <= search < 1 or minlp + search >= 1:
             raise EngineError(f"the search share of the time must be in [0, 1 - minlp) (got {search})")
+        self.created = time.perf_counter()  # the time budget counts the bounds' compilation too
         self.minlp, self.search = minlp, search
         self.notes: list[str] = []
         if gap < 0:
@@ -659,6 +755,10 @@ class Certifier:
         self.pruned_bound = np.inf  # smallest latency bound among boxes pruned by bound
         # per resource, the least any closed box may need: proves "nothing fits" when over the budget
         self.need = np.full(len(RESOURCES), np.inf)
+        # pseudo-costs of the split variables (see _choose)
+        self.gain_sum = np.zeros(len(self.bounds.names))
+        self.gain_count = np.zeros(len(self.bounds.names))
+        self.child_bounds = np.zeros(0)
 
     def _threshold(self) -> float:
         return np.inf if self.incumbent is None else self.incumbent[0] / (1 + self.gap)
@@ -735,7 +835,7 @@ class Certifier:
             start = end
 
     def run(self, start: Config | None = None) -> "Certificate":
-        began = time.perf_counter()
+        began = self.created
         given = None
         if start is not None:
             self._offer({n: np.array([int(start[n])]) for n in self.space.names})
@@ -761,8 +861,11 @@ class Certifier:
             chosen = np.argpartition(open_lb, take - 1)[:take] if take < len(open_lb) else np.arange(len(open_lb))
             rest = np.ones(len(open_lb), dtype=bool)
             rest[chosen] = False
-            child_lo, child_hi = _split(open_lo[chosen], open_hi[chosen])
+            parent_lb = open_lb[chosen]
+            variable = self._choose(open_lo[chosen], open_hi[chosen])
+            child_lo, child_hi = _split(open_lo[chosen], open_hi[chosen], self.bounds.extents, variable)
             new_lo, new_hi, new_lb = self._process(child_lo, child_hi)
+            self._learn(variable, open_lo[chosen], open_hi[chosen], parent_lb, self.child_bounds)
             open_lo = np.concatenate([open_lo[rest], new_lo])
             open_hi = np.concatenate([open_hi[rest], new_hi])
             open_lb = np.concatenate([open_lb[rest], new_lb])
@@ -784,6 +887,32 @@ class Certifier:
                               f"bound {result.lower_bound}")
         return self._certificate(open_lb, given, time.perf_counter() - began)
 
+    def _choose(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Per box, the variable to split: the largest log(hi/lo) times the variable's pseudo-cost,
+        the average relative rise of the bound per unit of log(hi/lo) its past splits gave (the
+        children's lesser bound over the parent's; smoothed towards the mean of all variables, so
+        that a variable not yet split is split by its width alone)."""
+        ratio = _log_ratio(lo, hi)
+        tried = self.gain_count > 0
+        prior = self.gain_sum[tried].sum() / self.gain_count[tried].sum() if tried.any() else 1.0
+        prior = max(prior, 1e-9)
+        cost = (self.gain_sum + PSEUDO_WEIGHT * prior) / (self.gain_count + PSEUDO_WEIGHT)
+        return np.argmax(np.where(ratio > 0, ratio * cost, -1.0), axis=1)
+
+    def _learn(self, variable: np.ndarray, lo: np.ndarray, hi: np.ndarray, parent: np.ndarray,
+               children: np.ndarray) -> None:
+        """Pseudo-costs from one batch of splits: `children` holds the bounds of the left children
+        then the right ones (inf where a child holds nothing that fits or was enumerated)."""
+        n = len(parent)
+        least = np.minimum(np.minimum(children[:n], children[n:]), self._threshold())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rise = np.where(parent > 0, (least - parent) / parent, 0.0)
+        rows = np.arange(n)
+        width = _log_ratio(lo, hi)[rows, variable]
+        ok = np.isfinite(rise) & (width > 0)
+        np.add.at(self.gain_sum, variable[ok], np.maximum(rise[ok], 0.0) / width[ok])
+        np.add.at(self.gain_count, variable[ok], 1)
+
     def _prune_by_bound(self, lbs: np.ndarray) -> None:
         if len(lbs):
             self.pruned += len(lbs)
@@ -792,13 +921,16 @@ class Certifier:
     def _process(self, lo: np.ndarray, hi: np.ndarray):
         """Contract, enumerate the small boxes, bound the others; returns the boxes left open."""
         lo, hi, nonempty = self.bounds.contract(lo, hi)
+        # each given box's latency bound (inf: empty, enumerated, or nothing in it fits): for pseudo-costs
+        self.child_bounds = np.full(len(lo), np.inf)
+        where = np.flatnonzero(nonempty)
         self.explored += len(lo)
         self.pruned += int(np.count_nonzero(~nonempty))
         lo, hi = lo[nonempty], hi[nonempty]
         small = _points(lo[:, :len(self.bounds.params)], hi[:, :len(self.bounds.params)]) <= self.leaf
         if small.any():
             self._leaves(lo[small], hi[small])
-        lo, hi = lo[~small], hi[~small]
+        lo, hi, where = lo[~small], hi[~small], where[~small]
         latency, resources = self.bounds.bound(lo, hi)
         # the search's own test, on the bounds rounded as the evaluator rounds counts: rint is monotone,
         # so a box whose rounded bounds do not fit holds no configuration that fits
@@ -807,6 +939,7 @@ class Certifier:
             self.need = np.minimum(self.need, resources[~fits].min(axis=0))
         self.pruned += int(np.count_nonzero(~fits))
         lo, hi, latency = lo[fits], hi[fits], latency[fits]
+        self.child_bounds[where[fits]] = latency
         by_bound = latency >= self._threshold()
         self._prune_by_bound(latency[by_bound])
         lo, hi, latency = lo[~by_bound], hi[~by_bound], latency[~by_bound]
