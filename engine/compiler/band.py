@@ -62,6 +62,19 @@ class Band:
         return ih.count_points(self.points(domains))
 
 
+def runs_several_statements(kernel, band: Band) -> bool:
+    """Does the PE run several statements (LU's guarded branches, or arrays declared inside the scop)
+    rather than one update, possibly with a guarded initialisation of the same element? Such a PE keeps
+    values that never cross a tile, so its designs take one tile per loop, with no latency hiding and
+    no SIMD: the tuning bounds say so (tuning.py) and the exporter builds exactly that (descriptor
+    `compute.several_statements`)."""
+    statements = [kernel.statement(n) for n in band.compute_statements]
+    plain = {str(s.target) for s in statements if not s.guards}
+    used = {a.array for s in statements for a in (s.target, *s.reads())}
+    return (any(s.guards and str(s.target) not in plain for s in statements)
+            or any(kernel.arrays[a].local for a in used if a in kernel.arrays))
+
+
 def find_band(model: PolyhedralModel, deps: Dependences) -> Band:
     band = _written_band(model)
     if band is not None and _is_permutable(band, deps.validity):

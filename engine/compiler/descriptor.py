@@ -13,12 +13,13 @@ from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
+from engine.compiler.band import runs_several_statements
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.3"
+VERSION = "1.4"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -45,7 +46,8 @@ def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
         "parameters": [p.to_json() for p in design.params if p.role != "data_packing"]
                       + [_packing(p) for p in arch.packing],
         **_hardware(arch),
-        "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space)},
+        "compute": {**arch.compute, "simd_lanes": str(arch.simd), **_statements(space),
+                    "several_statements": runs_several_statements(space.kernel, space.band)},
         "local_arrays": [a.to_json() for a in arch.local_arrays],
     }
     if passes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.compiler.band import Band, find_band
+from engine.compiler.band import Band, find_band, runs_several_statements
 from engine.compiler.dependences import Dependences, analyze_dependences
 from engine.compiler.design import Design
 from engine.compiler.frontend import parse_kernel
@@ -54,9 +54,10 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
         # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
         on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
         variants = []
-        for choice in [simd] + ([on_space] if on_space is not None else []):
-            hiding = tuple(l for l in parallel if l != (choice.loop if choice else None)
-                           and band.extents[band.index(l)] > 1)
+        whole_tiles = runs_several_statements(kernel, band)  # no latency hiding, no SIMD either
+        for choice in [None] if whole_tiles else [simd] + ([on_space] if on_space is not None else []):
+            hiding = () if whole_tiles else tuple(l for l in parallel if l != (choice.loop if choice else None)
+                                                  and band.extents[band.index(l)] > 1)
             variants.append((hiding, choice, tuning_parameters(kernel, band, list(hiding), choice)))
         for perm in classes:
             for hiding, choice, params in variants:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.compiler.band import Band
+from engine.compiler.band import Band, runs_several_statements
 from engine.compiler.dependences import Dependences
 from engine.compiler.ir import Kernel
 
@@ -139,8 +139,10 @@ def _power_of_two_floor(n: int) -> int:
 def tuning_parameters(kernel: Kernel, band: Band, latency_hiding: list[str],
                       simd: SimdChoice | None) -> tuple[TuningParameter, ...]:
     """Tiling parameters. Data-packing factors belong to the I/O network (one per group and level,
-    `<array>_<in|out>_pack_l<level>`), so the architecture defines them (descriptor `parameters`)."""
-    params = [TuningParameter(f"{loop}_t1", "array_partition", 1, extent, loop=loop)
+    `<array>_<in|out>_pack_l<level>`), so the architecture defines them (descriptor `parameters`).
+    A PE that runs several statements takes one tile per loop (band.runs_several_statements)."""
+    whole = runs_several_statements(kernel, band)
+    params = [TuningParameter(f"{loop}_t1", "array_partition", extent if whole else 1, extent, loop=loop)
               for loop, extent in zip(band.loops, band.extents)]
     for loop in latency_hiding:
         params.append(TuningParameter(f"{loop}_t2", "latency_hiding", 1, band.extents[band.index(loop)],

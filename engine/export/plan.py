@@ -335,7 +335,7 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                     owners=_owners(descriptor, g, values))
               for g in descriptor["io_groups"]]
     update = descriptor["compute"]["update"]
-    multi = len(update) > sum(map(len, _updates(descriptor))) or bool(descriptor.get("local_arrays"))
+    multi = descriptor["compute"]["several_statements"]
     if len({g.array for g in groups}) != len(groups):
         raise ExportError("an array referenced twice in the statement is not exported yet")
     written = [g for g in groups if g.kind != "in"]
