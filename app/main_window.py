@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -129,14 +129,47 @@ class MainWindow(QMainWindow):
         self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
         self.models.modelReady.connect(self._model_progress)
         self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
-        if background:
-            self.search.prepare()
-            self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
+        # the compilation, the search process's warm-up and the selection process start once the
+        # window has painted (see _start_background): started before, they compete with its first paint
+        self._background_started = False
+        self.session.hold()
         self._pending_selection: tuple[str, dict] | None = None
         self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
         self.open_kernel(kernel_path)
+        QTimer.singleShot(0, self._start_unless_shown)
+
+    def _start_unless_shown(self) -> None:
+        """The event loop runs: a window not shown (tests, scripts) starts its background work now, a
+        shown one at its first paint, or in a second at the latest."""
+        if self.isVisible():
+            QTimer.singleShot(1000, self._start_background)
+        else:
+            self._start_background()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Paint and not self._background_started:
+            QTimer.singleShot(0, self._start_background)  # once this paint is done
+        return super().event(event)
+
+    def _start_background(self) -> None:
+        if self._background_started:
+            return
+        self._background_started = True
+        if self.background:
+            self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
+            self.selection.changed.connect(self._first_numbers_shown)
+        self.session.release()
+
+    def _first_numbers_shown(self) -> None:
+        """The first design's numbers are shown: the search process starts its warm-up (pyomo, SCIP,
+        numba: seconds of CPU that would delay the compilation and the first evaluation). A Start
+        before then starts it itself."""
+        if self.selection.design is None or self.selection.busy:
+            return
+        self.selection.changed.disconnect(self._first_numbers_shown)
+        self.search.prepare()
 
     # -- menus ---------------------------------------------------------------------------------
     def _menus(self) -> None:

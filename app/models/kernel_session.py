@@ -14,15 +14,18 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
-from engine.compiler.design_space import DesignSpace, compile_kernel
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL
+
+if TYPE_CHECKING:  # the compiler (islpy, sympy) is imported by the compilation, off the GUI thread
+    from engine.compiler.design_space import DesignSpace
 
 DATA_TYPES = ("float", "int16_t", "int8_t")
 TYPE_MACRO = "DATA_T"
@@ -50,6 +53,7 @@ class KernelSession(QObject):
         self.compiling = False
         self._worker: TaskWorker | None = None
         self._again = False  # compile again when the running compilation is done
+        self._held = False  # compilations wait for release() (the window's first paint)
         self._folder = tempfile.TemporaryDirectory(prefix="systolic-studio-")
 
     @property
@@ -129,9 +133,24 @@ class KernelSession(QObject):
         self.device = device
         self.compiled.emit()
 
+    def hold(self) -> None:
+        """Asynchronous compilations asked for from now on wait (`compiling` is True meanwhile) until
+        release(): the window opens its kernel before it is shown, and a compilation started then
+        (the compiler's imports, then islpy) would compete with its first paint."""
+        self._held = True
+
+    def release(self) -> None:
+        """Start the compilation held since hold(), if one was asked for."""
+        if self._held:
+            self._held = False
+            if self._again and self._worker is None:
+                self._again = False
+                self.compile()
+
     def compile(self) -> None:
-        if self._worker is not None:
+        if self._worker is not None or (self._held and self.asynchronous):
             self._again = True
+            self.compiling = self.compiling or self._held  # held: it counts as started
             return
         text, defines, path = self.text, self.defines(), self.work_file
         path.write_text(text)
@@ -191,8 +210,13 @@ class Compiled:
 
 def _compile(path: Path, text: str, defines: dict) -> Compiled:
     """Compile the work copy: a DesignSpace, or the error with the editor line it points at."""
+    from engine.compiler.design_space import compile_kernel
+    from engine.models.cache import model_version
+
     try:
-        return Compiled(text, defines, compile_kernel(path, defines=defines), "", None)
+        space = compile_kernel(path, defines=defines)
+        model_version()  # read once here: the model cache's keys need it next, on the GUI thread
+        return Compiled(text, defines, space, "", None)
     except EngineError as exc:
         location = exc.location
         line = location.line if location and location.file and Path(location.file).name == path.name else None
