@@ -39,6 +39,7 @@ from app.views.qt_pods import QtPods
 from app.models.network_session import NetworkSession
 from app.views.qt_network import QtNetwork
 from app.views.qt_topology import QtTopologyPanel
+from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
 from app.workers.selection_process import SelectionHost
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
         # window has painted (see _start_background): started before, they compete with its first paint
         self._background_started = False
         self.session.hold()
+        self.installEventFilter(self)  # for the first paint
         self._pending_selection: tuple[str, dict] | None = None
         self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
@@ -148,16 +150,19 @@ class MainWindow(QMainWindow):
         else:
             self._start_background()
 
-    def event(self, event) -> bool:
-        if event.type() == QEvent.Paint and not self._background_started:
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self and event.type() == QEvent.Paint:
+            self.removeEventFilter(self)  # one paint is enough: events need no Python from now on
             QTimer.singleShot(0, self._start_background)  # once this paint is done
-        return super().event(event)
+        return False
 
     def _start_background(self) -> None:
         if self._background_started:
             return
         self._background_started = True
+        self.removeEventFilter(self)
         if self.background:
+            self.session.host = CompileHost()  # islpy's long calls hold no GIL of this process
             self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
             self.selection.changed.connect(self._first_numbers_shown)
         self.session.release()
@@ -582,7 +587,7 @@ class MainWindow(QMainWindow):
         self._waiting_search = None
         self.network.wait()
         self.points.wait()
-        self.session.wait()
+        self.session.shutdown()
         self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()

@@ -5,19 +5,21 @@ The editor's text is compiled from a work copy in a private folder (headers next
 are copied beside it), so unsaved edits compile and error locations point at the edited lines.
 With `asynchronous` (the window sets it) the compilation runs in a TaskWorker, off the GUI thread
 (CNN takes about a second): `compiling` is True until `compiled` is emitted; a compile asked for
-meanwhile runs after it, with the text and sizes of that moment.
+meanwhile runs after it, with the text and sizes of that moment. With a `host` (the window gives
+one after its first paint) the worker has the compile process (app/workers/compile_process.py)
+compile and unpickles its answer: islpy's long calls then hold no GIL of the window's process.
 """
 from __future__ import annotations
 
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from app.workers.compile_process import CompileHost, Compiled, compile_work_copy
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
@@ -54,6 +56,7 @@ class KernelSession(QObject):
         self._worker: TaskWorker | None = None
         self._again = False  # compile again when the running compilation is done
         self._held = False  # compilations wait for release() (the window's first paint)
+        self.host: CompileHost | None = None  # the compile process, once the window has one
         self._folder = tempfile.TemporaryDirectory(prefix="systolic-studio-")
 
     @property
@@ -155,10 +158,13 @@ class KernelSession(QObject):
         text, defines, path = self.text, self.defines(), self.work_file
         path.write_text(text)
         if not self.asynchronous:
-            self._apply(_compile(path, text, defines))
+            self._apply(compile_work_copy(path, text, defines))
             return
         self.compiling = True
-        worker = self._worker = TaskWorker(lambda: _compile(path, text, defines), self, background=True)
+        host = self.host
+        work = (lambda: host.compile(path, text, defines)) if host is not None else (
+            lambda: compile_work_copy(path, text, defines))
+        worker = self._worker = TaskWorker(work, self, background=True)
         worker.succeeded.connect(self._apply)
         worker.failed.connect(lambda message: self._apply(Compiled(text, defines, None, message, None)))
         worker.finished.connect(self._worker_done)
@@ -180,7 +186,14 @@ class KernelSession(QObject):
         if self._worker is not None:
             self._worker.wait(timeout_ms)
 
-    def _apply(self, result: "Compiled") -> None:
+    def shutdown(self) -> None:
+        """Wait for a running compilation, then end the compile process (the window is closing)."""
+        self.wait()
+        if self.host is not None:
+            self.host.shutdown()
+            self.host = None
+
+    def _apply(self, result: Compiled) -> None:
         self.space, self.error, self.error_line = result.space, result.error, result.error_line
         if result.space is not None:
             self.compiled_text, self.compiled_defines = result.text, result.defines
@@ -197,29 +210,3 @@ class KernelSession(QObject):
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""
         return dict(self.space.kernel.sizes) if self.space else {**self._last_sizes, **self.overrides}
-
-
-@dataclass(frozen=True)
-class Compiled:
-    text: str
-    defines: dict
-    space: DesignSpace | None
-    error: str
-    error_line: int | None
-
-
-def _compile(path: Path, text: str, defines: dict) -> Compiled:
-    """Compile the work copy: a DesignSpace, or the error with the editor line it points at."""
-    from engine.compiler.design_space import compile_kernel
-    from engine.models.cache import model_version
-
-    try:
-        space = compile_kernel(path, defines=defines)
-        model_version()  # read once here: the model cache's keys need it next, on the GUI thread
-        return Compiled(text, defines, space, "", None)
-    except EngineError as exc:
-        location = exc.location
-        line = location.line if location and location.file and Path(location.file).name == path.name else None
-        return Compiled(text, defines, None, (f"line {line}: " if line else "") + exc.reason, line)
-    except Exception as exc:  # noqa: BLE001 (a kernel the front end trips on must not crash the window)
-        return Compiled(text, defines, None, f"the compiler failed on this kernel: {type(exc).__name__}: {exc}", None)
