@@ -212,7 +212,10 @@ def select_all(app, window) -> dict:
 
 def compile_kernel_shown(app, window, name: str) -> dict:
     """Open a bundled kernel and wait until its designs show, probing the event loop."""
-    probe = Probe()
+    probe, marks = Probe(), []
+    window.session.compiled.connect(lambda: marks.append((time.perf_counter(), "compiled")))
+    window.selection.changed.connect(lambda: marks.append(
+        (time.perf_counter(), "selection busy" if window.selection.busy else "selection evaluated")))
     probe.start()
     started = time.perf_counter()
     window.open_kernel(KERNELS / f"{name}.c")
@@ -221,7 +224,8 @@ def compile_kernel_shown(app, window, name: str) -> dict:
     wall = time.perf_counter() - started
     wait_until(app, lambda: time.perf_counter() - started > wall + 0.3)  # the views settle
     probe.stop()
-    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": wall, "designs": len(window.tree_model.design_ids())}
+    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": wall, "designs": len(window.tree_model.design_ids()),
+            "started": started, "marks": marks, "stalls": [(at, gap) for gap, at in probe.gaps if gap > 0.05]}
 
 
 def launch_times(runs: int, baseline: str | None = None) -> None:
@@ -337,8 +341,15 @@ def main() -> None:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
-        for start, spent, cpu, kind, receiver in getattr(app, "slow", []):
-            print(f"      {spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
+        t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
+        timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
+        timeline += [(at, f"{'':9}{what}") for at, what in r.get("marks", [])]
+        timeline += [(at, f"{spent * 1000:6.0f} ms  garbage collection, generation {generation}")
+                     for at, spent, generation in GC.pauses if t0 and at >= t0]
+        timeline += [(start, f"{spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
+                     for start, spent, cpu, kind, receiver in getattr(app, "slow", [])]
+        for at, line in sorted(timeline):
+            print(f"      {at - t0:7.3f} s  {line}" if t0 else f"      {line}")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
         print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
         if args.trace:  # CPU figures depend less on the machine's load than wall-clock gaps do
