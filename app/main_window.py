@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -39,6 +39,7 @@ from app.views.qt_pods import QtPods
 from app.models.network_session import NetworkSession
 from app.views.qt_network import QtNetwork
 from app.views.qt_topology import QtTopologyPanel
+from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
 from app.workers.selection_process import SelectionHost
@@ -129,14 +130,51 @@ class MainWindow(QMainWindow):
         self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
         self.models.modelReady.connect(self._model_progress)
         self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
-        if background:
-            self.search.prepare()
-            self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
+        # the compilation, the search process's warm-up and the selection process start once the
+        # window has painted (see _start_background): started before, they compete with its first paint
+        self._background_started = False
+        self.session.hold()
+        self.installEventFilter(self)  # for the first paint
         self._pending_selection: tuple[str, dict] | None = None
         self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
         self.open_kernel(kernel_path)
+        QTimer.singleShot(0, self._start_unless_shown)
+
+    def _start_unless_shown(self) -> None:
+        """The event loop runs: a window not shown (tests, scripts) starts its background work now, a
+        shown one at its first paint, or in a second at the latest."""
+        if self.isVisible():
+            QTimer.singleShot(1000, self._start_background)
+        else:
+            self._start_background()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self and event.type() == QEvent.Paint:
+            self.removeEventFilter(self)  # one paint is enough: events need no Python from now on
+            QTimer.singleShot(0, self._start_background)  # once this paint is done
+        return False
+
+    def _start_background(self) -> None:
+        if self._background_started:
+            return
+        self._background_started = True
+        self.removeEventFilter(self)
+        if self.background:
+            self.session.host = CompileHost()  # islpy's long calls hold no GIL of this process
+            self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
+            self.selection.changed.connect(self._first_numbers_shown)
+        self.session.release()
+
+    def _first_numbers_shown(self) -> None:
+        """The first design's numbers are shown: the search process starts its warm-up (pyomo, SCIP,
+        numba: seconds of CPU that would delay the compilation and the first evaluation). A Start
+        before then starts it itself."""
+        if self.selection.design is None or self.selection.busy:
+            return
+        self.selection.changed.disconnect(self._first_numbers_shown)
+        self.search.prepare()
 
     # -- menus ---------------------------------------------------------------------------------
     def _menus(self) -> None:
@@ -549,7 +587,7 @@ class MainWindow(QMainWindow):
         self._waiting_search = None
         self.network.wait()
         self.points.wait()
-        self.session.wait()
+        self.session.shutdown()
         self.models.shutdown()
         self.search.shutdown()
         self.selection.shutdown()

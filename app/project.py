@@ -15,7 +15,6 @@ from pathlib import Path
 
 from engine.errors import EngineError
 from engine.limits import INT64_MAX, MAX_EXTENT
-from engine.export.swap import current_umask
 
 FORMAT = "systolic-studio-project"
 VERSION = 1
@@ -47,6 +46,8 @@ def save_project(project: Project, path: str | Path) -> None:
     link = Path(path)
     path = Path(os.path.realpath(link))  # through symlinks (chains included) to the file they name
     text = json.dumps(project.to_json(), indent=2) + "\n"
+    from engine.export.swap import current_umask  # the exporter's package: not before the window paints
+
     temp = None
     try:
         mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()

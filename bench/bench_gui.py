@@ -5,7 +5,7 @@ compiling a kernel, with the window shown.
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py [--seconds 6] [--designs all|3] [--runs 1] [--trace]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
-    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3]
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3] [--baseline DIR]
     python bench/bench_gui.py --screenshot /tmp/shot.png [--seconds 6] [--runs 1]
 
 Opens the main window at the screenshot size, shows it, waits for its warm-up (search process and
@@ -21,7 +21,9 @@ opens a bundled kernel (compiled off the GUI thread) and prints the longest gap 
 show. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
 used until then, which depend less on the machine's load) and to its designs listed (the
-kernel compiled off the GUI thread, the first design evaluated). `--screenshot PATH` runs the issue's
+kernel compiled off the GUI thread, the first design evaluated), and their medians; `--baseline DIR`
+alternates with another checkout (`git archive REV | tar -x -C DIR`) and prints the medians'
+ratios (the machine is shared: only runs side by side compare). `--screenshot PATH` runs the issue's
 demo, `systolic-studio --screenshot PATH --search-seconds S` (a new process), then `systolic search
 --seconds S`, and prints both bests side by side. Targets (issue 17): no stall over 100 ms; the window's best within 1% of the CLI's.
 """
@@ -31,6 +33,7 @@ import argparse
 import gc
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -209,7 +212,10 @@ def select_all(app, window) -> dict:
 
 def compile_kernel_shown(app, window, name: str) -> dict:
     """Open a bundled kernel and wait until its designs show, probing the event loop."""
-    probe = Probe()
+    probe, marks = Probe(), []
+    window.session.compiled.connect(lambda: marks.append((time.perf_counter(), "compiled")))
+    window.selection.changed.connect(lambda: marks.append(
+        (time.perf_counter(), "selection busy" if window.selection.busy else "selection evaluated")))
     probe.start()
     started = time.perf_counter()
     window.open_kernel(KERNELS / f"{name}.c")
@@ -218,29 +224,42 @@ def compile_kernel_shown(app, window, name: str) -> dict:
     wall = time.perf_counter() - started
     wait_until(app, lambda: time.perf_counter() - started > wall + 0.3)  # the views settle
     probe.stop()
-    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": wall, "designs": len(window.tree_model.design_ids())}
+    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": wall, "designs": len(window.tree_model.design_ids()),
+            "started": started, "marks": marks, "stalls": [(at, gap) for gap, at in probe.gaps if gap > 0.05]}
 
 
-def launch_times(runs: int) -> None:
-    """Seconds from starting the application to its first paint and to its designs listed."""
-    print(f"{'run':>3} {'first paint s':>14} {'its CPU s':>10} {'designs s':>10} {'load avg':>9}")
+def launch_times(runs: int, baseline: str | None = None) -> None:
+    """Seconds from starting the application to its first paint and to its designs listed; with
+    `baseline` (another checkout's folder) the two alternate run by run, so
+    that both see the same load, and the medians' ratio is printed."""
     root = Path(__file__).resolve().parents[1]
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_gui"
     folder.mkdir(exist_ok=True)
-    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-           "SYSTOLIC_STUDIO_DB": str(folder / "runs.sqlite")}
+    roots = {"this": root} | ({"baseline": Path(baseline).resolve()} if baseline else {})
+    print(f"{'run':>3} {'checkout':>9} {'first paint s':>14} {'its CPU s':>10} {'designs s':>10} {'load avg':>9}")
+    measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name in roots}
     for n in range(runs):
-        started = time.time()
-        out = subprocess.run([sys.executable, "-m", "app", "--time-launch"], capture_output=True, text=True,
-                             cwd=root, env=env, timeout=600)
-        stamps = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out.stdout.splitlines()
-                  if line.split()[:1] in (["first-paint"], ["designs"])}
-        paint = stamps["first-paint"][0] - started if "first-paint" in stamps else float("nan")
-        cpu = stamps["first-paint"][1] if len(stamps.get("first-paint", ())) > 1 else float("nan")
-        designs = stamps["designs"][0] - started if "designs" in stamps else float("nan")
-        print(f"{n:>3} {paint:>14.2f} {cpu:>10.2f} {designs:>10.2f} {os.getloadavg()[0]:>9.1f}", flush=True)
-        if out.returncode:
-            print(out.stderr[-2000:])
+        for name, where in roots.items():
+            env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                   "SYSTOLIC_STUDIO_DB": str(folder / "runs.sqlite"), "PYTHONPATH": str(where)}
+            started = time.time()
+            out = subprocess.run([sys.executable, "-m", "app", "--time-launch"], capture_output=True, text=True,
+                                 cwd=where, env=env, timeout=600)
+            stamps = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out.stdout.splitlines()
+                      if line.split()[:1] in (["first-paint"], ["designs"])}
+            paint = stamps["first-paint"][0] - started if "first-paint" in stamps else float("nan")
+            cpu = stamps["first-paint"][1] if len(stamps.get("first-paint", ())) > 1 else float("nan")
+            designs = stamps["designs"][0] - started if "designs" in stamps else float("nan")
+            measured[name].append((paint, cpu, designs))
+            print(f"{n:>3} {name:>9} {paint:>14.2f} {cpu:>10.2f} {designs:>10.2f} {os.getloadavg()[0]:>9.1f}", flush=True)
+            if out.returncode:
+                print(out.stderr[-2000:])
+    medians = {name: [statistics.median(column) for column in zip(*rows)] for name, rows in measured.items()}
+    for name, (paint, cpu, designs) in medians.items():
+        print(f"median {name:>9} {paint:>14.2f} {cpu:>10.2f} {designs:>10.2f}")
+    if baseline:
+        (paint, cpu, designs), (paint0, cpu0, designs0) = medians["this"], medians["baseline"]
+        print(f"this / baseline: first paint {paint / paint0:.2f}, its CPU {cpu / cpu0:.2f}, designs {designs / designs0:.2f}")
 
 
 def screenshot_against_cli(path: str, seconds: float, runs: int) -> None:
@@ -282,11 +301,13 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="with --select or --compile: cProfile the GUI thread and print its 25 costliest calls")
     parser.add_argument("--launch", action="store_true", help="time the application's launch (a new process)")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="with --launch: alternate with the checkout in DIR (e.g. `git archive REV | tar -x -C DIR`)")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="run `systolic-studio --screenshot PATH --search-seconds S` and `systolic search`, side by side")
     args = parser.parse_args()
     if args.launch:
-        launch_times(args.runs)
+        launch_times(args.runs, args.baseline)
         return
     if args.screenshot:
         screenshot_against_cli(args.screenshot, args.seconds, args.runs)
@@ -320,8 +341,15 @@ def main() -> None:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
-        for start, spent, cpu, kind, receiver in getattr(app, "slow", []):
-            print(f"      {spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
+        t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
+        timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
+        timeline += [(at, f"{'':9}{what}") for at, what in r.get("marks", [])]
+        timeline += [(at, f"{spent * 1000:6.0f} ms  garbage collection, generation {generation}")
+                     for at, spent, generation in GC.pauses if t0 and at >= t0]
+        timeline += [(start, f"{spent * 1000:6.0f} ms  {kind:24} {receiver} ({cpu * 1000:.0f} ms CPU)")
+                     for start, spent, cpu, kind, receiver in getattr(app, "slow", [])]
+        for at, line in sorted(timeline):
+            print(f"      {at - t0:7.3f} s  {line}" if t0 else f"      {line}")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
         print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
         if args.trace:  # CPU figures depend less on the machine's load than wall-clock gaps do

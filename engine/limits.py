@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import os
 
-from engine.compiler.descriptor import evaluate
 from engine.errors import DesignError, KernelError
 
 MAX_EXTENT = 2**31 - 1
@@ -62,6 +61,8 @@ def check_design_space(space) -> None:
 
 def simulator_state_bytes(descriptor: dict, values: dict[str, int]) -> int:
     """The simulator's memory for one configuration: module instances x tiles x bytes per segment."""
+    from engine.compiler.descriptor import evaluate  # imports islpy: only where a descriptor is at hand
+
     modules = descriptor["topology"]["modules"]
     instances = sum(max(1, round(evaluate(m["count"], values))) for m in modules)
     pe = next(m for m in modules if m["kind"] == "pe")

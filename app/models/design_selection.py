@@ -17,8 +17,8 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
-import networkx as nx
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 
 from app.gc_pauses import freeze_long_lived
@@ -28,14 +28,18 @@ from app.models.selection_evaluation import (
     evaluate_selection,
 )
 from app.workers.model_pool import KernelSource
-from app.workers.selection_process import SelectionHost
 from app.workers.task_worker import TaskWorker
-from engine.compiler.design import Design
-from engine.compiler.design_space import DesignSpace
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.models.device import Device, load_device
-from engine.models.evaluate import PerformanceModel
+
+if TYPE_CHECKING:  # sympy, islpy and networkx are imported where used, in workers: not before the window paints
+    import networkx as nx
+
+    from app.workers.selection_process import SelectionHost
+    from engine.compiler.design import Design
+    from engine.compiler.design_space import DesignSpace
+    from engine.models.evaluate import PerformanceModel
 
 DEFAULT_T1 = 8  # PEs per space loop of a design nobody has tuned yet
 
@@ -148,6 +152,8 @@ class DesignSelection(QObject):
         if design.id in self._models:
             return self._models[design.id]
         if self.source is None:
+            from engine.models.evaluate import PerformanceModel
+
             return PerformanceModel(self.space, design, self.device)
         return cached_model(self.cache, self.source.key(design.id), self.space, design, self.device)[0]
 

@@ -5,11 +5,15 @@ proven bound (the most throughput any configuration of the design can reach). Gr
 the best of their designs. Numbers sort numerically (SORT_ROLE); DESIGN_ROLE holds a design's id."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from engine.compiler.design_space import DesignSpace
 from engine.search.progress import Candidate
+
+if TYPE_CHECKING:  # islpy and sympy: not imported before the window paints
+    from engine.compiler.design_space import DesignSpace
 
 COLUMNS = ("design", "GOP/s", "DSP", "BRAM18K", "status", "proof")
 DESIGN_ROLE = Qt.UserRole + 1

@@ -5,24 +5,29 @@ The editor's text is compiled from a work copy in a private folder (headers next
 are copied beside it), so unsaved edits compile and error locations point at the edited lines.
 With `asynchronous` (the window sets it) the compilation runs in a TaskWorker, off the GUI thread
 (CNN takes about a second): `compiling` is True until `compiled` is emitted; a compile asked for
-meanwhile runs after it, with the text and sizes of that moment.
+meanwhile runs after it, with the text and sizes of that moment. With a `host` (the window gives
+one after its first paint) the worker has the compile process (app/workers/compile_process.py)
+compile and unpickles its answer: islpy's long calls then hold no GIL of the window's process.
 """
 from __future__ import annotations
 
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from app.workers.compile_process import CompileHost, Compiled, compile_work_copy
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
-from engine.compiler.design_space import DesignSpace, compile_kernel
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL
+
+if TYPE_CHECKING:  # the compiler (islpy, sympy) is imported by the compilation, off the GUI thread
+    from engine.compiler.design_space import DesignSpace
 
 DATA_TYPES = ("float", "int16_t", "int8_t")
 TYPE_MACRO = "DATA_T"
@@ -50,6 +55,8 @@ class KernelSession(QObject):
         self.compiling = False
         self._worker: TaskWorker | None = None
         self._again = False  # compile again when the running compilation is done
+        self._held = False  # compilations wait for release() (the window's first paint)
+        self.host: CompileHost | None = None  # the compile process, once the window has one
         self._folder = tempfile.TemporaryDirectory(prefix="systolic-studio-")
 
     @property
@@ -129,17 +136,35 @@ class KernelSession(QObject):
         self.device = device
         self.compiled.emit()
 
+    def hold(self) -> None:
+        """Asynchronous compilations asked for from now on wait (`compiling` is True meanwhile) until
+        release(): the window opens its kernel before it is shown, and a compilation started then
+        (the compiler's imports, then islpy) would compete with its first paint."""
+        self._held = True
+
+    def release(self) -> None:
+        """Start the compilation held since hold(), if one was asked for."""
+        if self._held:
+            self._held = False
+            if self._again and self._worker is None:
+                self._again = False
+                self.compile()
+
     def compile(self) -> None:
-        if self._worker is not None:
+        if self._worker is not None or (self._held and self.asynchronous):
             self._again = True
+            self.compiling = self.compiling or self._held  # held: it counts as started
             return
         text, defines, path = self.text, self.defines(), self.work_file
         path.write_text(text)
         if not self.asynchronous:
-            self._apply(_compile(path, text, defines))
+            self._apply(compile_work_copy(path, text, defines))
             return
         self.compiling = True
-        worker = self._worker = TaskWorker(lambda: _compile(path, text, defines), self, background=True)
+        host = self.host
+        work = (lambda: host.compile(path, text, defines)) if host is not None else (
+            lambda: compile_work_copy(path, text, defines))
+        worker = self._worker = TaskWorker(work, self, background=True)
         worker.succeeded.connect(self._apply)
         worker.failed.connect(lambda message: self._apply(Compiled(text, defines, None, message, None)))
         worker.finished.connect(self._worker_done)
@@ -161,7 +186,14 @@ class KernelSession(QObject):
         if self._worker is not None:
             self._worker.wait(timeout_ms)
 
-    def _apply(self, result: "Compiled") -> None:
+    def shutdown(self) -> None:
+        """Wait for a running compilation, then end the compile process (the window is closing)."""
+        self.wait()
+        if self.host is not None:
+            self.host.shutdown()
+            self.host = None
+
+    def _apply(self, result: Compiled) -> None:
         self.space, self.error, self.error_line = result.space, result.error, result.error_line
         if result.space is not None:
             self.compiled_text, self.compiled_defines = result.text, result.defines
@@ -178,24 +210,3 @@ class KernelSession(QObject):
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""
         return dict(self.space.kernel.sizes) if self.space else {**self._last_sizes, **self.overrides}
-
-
-@dataclass(frozen=True)
-class Compiled:
-    text: str
-    defines: dict
-    space: DesignSpace | None
-    error: str
-    error_line: int | None
-
-
-def _compile(path: Path, text: str, defines: dict) -> Compiled:
-    """Compile the work copy: a DesignSpace, or the error with the editor line it points at."""
-    try:
-        return Compiled(text, defines, compile_kernel(path, defines=defines), "", None)
-    except EngineError as exc:
-        location = exc.location
-        line = location.line if location and location.file and Path(location.file).name == path.name else None
-        return Compiled(text, defines, None, (f"line {line}: " if line else "") + exc.reason, line)
-    except Exception as exc:  # noqa: BLE001 (a kernel the front end trips on must not crash the window)
-        return Compiled(text, defines, None, f"the compiler failed on this kernel: {type(exc).__name__}: {exc}", None)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from engine.compiler.design import Design
+if TYPE_CHECKING:  # islpy and sympy: not imported before the window paints
+    from engine.compiler.design import Design
+
 
 
 def legal_values(design: Design, name: str, values: dict[str, int]) -> Sequence[int]:

@@ -15,12 +15,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, QThread, Signal
 
 from engine.errors import EngineError
-from engine.network.answers import NetworkAnswers
 from engine.network.workload import Network, define_name, load_network
+
+if TYPE_CHECKING:  # the answers import the engine's models: used only as a type here
+    from engine.network.answers import NetworkAnswers
 
 REDRAW_EVERY = 0.25  # seconds between two reads of the answers while pairs keep finishing
 

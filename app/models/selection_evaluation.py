@@ -7,20 +7,19 @@ Plain Python, no Qt; the request is an immutable snapshot taken on the GUI threa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-import networkx as nx
-
-from engine.compiler.descriptor import build_descriptor
-from engine.compiler.design import Design
-from engine.compiler.design_space import DesignSpace
-from engine.compiler.topology import instance_count, topology_graph
 from engine.errors import EngineError
-from engine.models.cache import ModelCache, cached_model
-from engine.models.device import Device
-from engine.models.evaluate import PerformanceModel
-from engine.models.report import evaluate_configuration
+
+if TYPE_CHECKING:  # the engine's modules (sympy, islpy, numba) are imported by the functions that use
+    # them, in a worker: the window imports this module before it paints
+    import networkx as nx
+
+    from engine.compiler.design import Design
+    from engine.compiler.design_space import DesignSpace
+    from engine.models.cache import ModelCache
+    from engine.models.device import Device
+    from engine.models.evaluate import PerformanceModel
 
 MAX_TOPOLOGY_INSTANCES = 100_000  # module instances: a graph that large is ~100 MB and seconds to build
 
@@ -71,6 +70,10 @@ def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever
     """For every module, the parameters its term depends on (the free symbols of its symbolic
     expression) and what the term becomes when each steps to a neighbouring value (x2, /2, +-1;
     powers of two for SIMD and packing factors), evaluated with the model in one batch."""
+    import numpy as np
+
+    from engine.models.report import evaluate_configuration
+
     params = dict(report["params"])
     bounds = {p.name: (p.lower, p.upper, p.role == "simd") for p in model.design.params if p.tunable}
     bounds.update({p.name: (1, p.upper, True) for p in model.packing})
@@ -101,6 +104,12 @@ def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever
 def evaluate_selection(request: SelectionRequest) -> Evaluation:
     """Raises EngineError only if the design's model cannot be built; a configuration that breaks a
     constraint (or that the models cannot evaluate) is an Evaluation with `error`."""
+    from engine.compiler.descriptor import build_descriptor
+    from engine.compiler.topology import instance_count, topology_graph
+    from engine.models.cache import cached_model
+    from engine.models.evaluate import PerformanceModel
+    from engine.models.report import evaluate_configuration
+
     model, built = request.model, False
     if model is None and request.cache is not None and request.key is not None:
         model, built = cached_model(request.cache, request.key, request.space, request.design, request.device)

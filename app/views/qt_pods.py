@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
-from engine.pods.plots import gantt_grid, pod_busy
-from engine.pods.studies import ScheduleOptions, best_point, granularity_sweep, run_workloads
-from engine.pods.system import build_system
 from engine.pods.technology import INTERCONNECTS, load_technology
 from engine.pods.tiling import AGGREGATIONS
 from engine.pods.workload import load_pod_workload
+
+# engine.pods.studies, .system and .plots are imported by the functions that use them (on the worker
+# thread; the GUI thread's uses come after): not before the window paints.
 from engine.resources import RESOURCES
 
 BUNDLED = tuple(sorted(p.stem for p in (RESOURCES / "networks").glob("*.json")))
@@ -62,6 +62,10 @@ def run_pods(settings: PodSettings) -> PodOutcome:
     """The engine's schedule and replay for these settings (runs on the worker thread)."""
     if not settings.networks:
         raise EngineError("check at least one network")
+    from engine.pods.plots import gantt_grid, pod_busy
+    from engine.pods.studies import ScheduleOptions, run_workloads
+    from engine.pods.system import build_system
+
     technology = load_technology()
     system = build_system(settings.rows, settings.cols, settings.pods, settings.interconnect, technology)
     if system.peak_power() > technology.tdp_w:
@@ -86,6 +90,8 @@ def run_pods(settings: PodSettings) -> PodOutcome:
 def run_granularity(networks: tuple[str, ...], interconnect: str, batch: int = 1) -> list:
     if not networks:
         raise EngineError("check at least one network")
+    from engine.pods.studies import granularity_sweep
+
     workloads = [load_pod_workload(n, batch=batch) for n in networks]
     shapes = [(r, c) for r in GRANULARITY_SIZES for c in GRANULARITY_SIZES]
     points = granularity_sweep(workloads, load_technology(), shapes=shapes, interconnect=interconnect)
@@ -345,6 +351,8 @@ class QtPods(QWidget):
         finite = grid[np.isfinite(grid)]
         self.heat_image.setImage(np.nan_to_num(grid, nan=0.0), levels=(0, float(finite.max()) if finite.size else 1))
         self.heat_image.setLookupTable(pg.colormap.get("viridis").getLookupTable(nPts=256))
+        from engine.pods.studies import best_point
+
         best = best_point(points)
         self.heat_best.setData([cols.index(best.cols) + 0.5], [rows.index(best.rows) + 0.5])
         self.heat_plot.getAxis("bottom").setTicks([[(k + 0.5, str(c)) for k, c in enumerate(cols)]])

@@ -16,9 +16,15 @@ from app.models.design_tree_model import DesignTreeModel
 from app.models.search_session import SearchSession
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
-from engine.search.certify import certify
-from engine.search.space import SearchSpace
 from engine.search.store import RunStore
+
+
+def certify(*args, **kwargs):
+    """engine.search.certify.certify, imported when first used (on the worker thread: it imports the
+    search and the solvers, which the window must not wait for before it paints)."""
+    from engine.search.certify import certify as run
+
+    return run(*args, **kwargs)
 
 
 class QtProof(QWidget):
@@ -103,6 +109,8 @@ class QtProof(QWidget):
         self.error = ""
 
         def work():
+            from engine.search.space import SearchSpace
+
             search = SearchSpace(load_model(design))
             c = certify(search, start, gap=gap, seconds=seconds, stop=self._stop.is_set)
             data = c.to_json()

@@ -23,7 +23,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 
 from app.workers.parent_watchdog import watch_parent
-from engine.compiler.design_space import compile_kernel
 from engine.models.cache import ModelCache, cached_model, model_key
 from engine.models.device import load_device
 
@@ -61,6 +60,8 @@ def compile_source(source: KernelSource):
     under a running build). Raises EngineError if it does not compile."""
     key = (source.text, source.file_name, tuple(sorted(source.defines.items())))
     if key not in _SPACES:
+        from engine.compiler.design_space import compile_kernel  # islpy, sympy: in the child, when needed
+
         with tempfile.TemporaryDirectory(prefix="systolic-model-") as folder:
             for header in Path(source.headers).glob("*.h") if source.headers else ():
                 shutil.copy(header, folder)

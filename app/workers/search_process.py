@@ -30,12 +30,10 @@ from app.workers.parent_watchdog import watch_parent
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.models.device import load_device
-from engine.search import pareto
-from engine.search.explore import Budget
-from engine.search.methods import strategy_class
 from engine.search.progress import DesignResult, ExplorationResult
-from engine.search.run import SearchRun
-from engine.search.space import SearchSpace
+
+# The search modules (numba, pyomo) are imported by the functions below, in the child: the window
+# imports this module for SearchRequest before it paints.
 
 CHILD_NICENESS = 10  # added to the search process's nice value: the window's events come first
 WARM_METHOD = "hybrid"  # the method warmed up when the window opens (the default)
@@ -53,6 +51,9 @@ class SearchRequest:
 
 
 def warm_up(method: str = WARM_METHOD) -> None:
+    from engine.search import pareto
+    from engine.search.methods import strategy_class
+
     pareto.warm_up()
     strategy_class(method).warm_up()
 
@@ -81,6 +82,10 @@ def search_design(model, method: str, seconds: float, seed: int, cancel, callbac
                   checkpoint=None) -> DesignResult:
     """One design on its share, as explore() runs each design of a `systolic search`; `checkpoint`
     gets its result so far every few seconds and on new bests (engine.search.run says when)."""
+    from engine.search.methods import strategy_class
+    from engine.search.run import SearchRun
+    from engine.search.space import SearchSpace
+
     space = SearchSpace(model)
     run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, callbacks=callbacks,
                     cancel_event=cancel, checkpoint=checkpoint)
@@ -89,6 +94,9 @@ def search_design(model, method: str, seconds: float, seed: int, cancel, callbac
 
 def run_search(request: SearchRequest, queue, cancel) -> None:
     try:
+        from engine.search.explore import Budget
+        from engine.search.methods import strategy_class
+
         strategy_class(request.method)
         queue.put(("phase", "warming up the search"))
         warm_up(request.method)

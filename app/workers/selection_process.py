@@ -20,15 +20,16 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from app.models.selection_evaluation import SelectionRequest, evaluate_selection
 from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
-from engine.compiler.descriptor import build_descriptor
 from engine.models.cache import ModelCache
 from engine.models.device import load_device
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ def warm(source: KernelSource, design_id: str, cache_folder: str) -> None:
     model = ModelCache(cache_folder).load(key, design_id)
     if model is None:
         return
+    from engine.compiler.descriptor import build_descriptor
+
     _MODELS[key] = model
     _DESCRIPTORS[key] = build_descriptor(space, space.design(design_id), model.architecture)
 

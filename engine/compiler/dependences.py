@@ -36,6 +36,16 @@ class Dependence:
     def __str__(self) -> str:
         return ih.readable_relation(self.relation)
 
+    def __reduce__(self):
+        # islpy pickles a map through its text and refuses one whose input and output dimensions
+        # share names (S[o, h] -> T[o' = o, ...]): the text, then the names set back one by one
+        return _dependence, (self.kind, self.array, self.source, self.sink, *ih.map_to_text(self.relation),
+                             self.reference)
+
+
+def _dependence(kind, array, source, sink, text, names, reference) -> Dependence:
+    return Dependence(kind, array, source, sink, ih.map_from_text(text, names), reference)
+
 
 @dataclass(frozen=True)
 class Dependences:

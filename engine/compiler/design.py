@@ -4,6 +4,7 @@ tuning parameters it leaves open. `Design.to_json()` is what `systolic designs -
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.compiler.permutation import PermutationClass
 from engine.compiler.space_time import Dataflow
@@ -44,7 +45,7 @@ class Design:
         return tuple(loop for loop in self.space_loops
                      if loop in self.latency_hiding_loops or loop == self.simd_loop)
 
-    @property
+    @cached_property  # looked up by id often (DesignSpace.design, the window's views): made once
     def id(self) -> str:
         """Stable and shell-safe: space loops, then the permutation groups, e.g. `i-j__i-j.k`; a
         design with SIMD on a space loop ends in `__simd-<loop>`, e.g. `k__i-j.k__simd-k`."""

@@ -67,6 +67,24 @@ def compute_dependences(sinks: isl.UnionMap, schedule: isl.UnionMap, *, must: is
     return flow.get_may_dependence() if may is not None else flow.get_must_dependence()
 
 
+_NAMED_DIMS = (isl.dim_type.param, isl.dim_type.in_, isl.dim_type.out)
+
+
+def map_to_text(relation: isl.Map) -> tuple[str, tuple]:
+    """(text, dimension names) of a map, for pickling one whose input and output dimensions share
+    names (islpy's own pickling refuses it): map_from_text reads the text and sets the names back."""
+    names = tuple((int(t), k, relation.get_dim_name(t, k)) for t in _NAMED_DIMS for k in range(relation.dim(t)))
+    return str(relation), names
+
+
+def map_from_text(text: str, names: tuple) -> isl.Map:
+    relation = isl.Map(text)
+    for kind, k, name in names:
+        if name is not None:
+            relation = relation.set_dim_name(isl.dim_type(kind), k, name)
+    return relation
+
+
 def count_points(points: isl.Set) -> int:
     """Exact number of integer points of a bounded, parameter-free set (isl_set_count_val)."""
     return points.count_val().to_python()

@@ -20,14 +20,15 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-import cloudpickle
-import numpy
-import platformdirs
-import sympy
+from functools import lru_cache
+from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 from engine.models.device import Device
-from engine.models.evaluate import PerformanceModel
 from engine.resources import RESOURCES
+
+if TYPE_CHECKING:  # imported where used: the window imports this module before it paints
+    from engine.models.evaluate import PerformanceModel
 
 HEADER = b"systolic-studio model cache 1\n"
 ENGINE = Path(__file__).resolve().parents[1]
@@ -42,21 +43,29 @@ def _model_version() -> str:
             continue
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
-    digest.update(f"{sys.version}|{sympy.__version__}|{numpy.__version__}|{cloudpickle.__version__}".encode())
+    versions = "|".join(version(name) for name in ("sympy", "numpy", "cloudpickle"))  # without importing them
+    digest.update(f"{sys.version}|{versions}".encode())
     return digest.hexdigest()[:16]
 
 
-MODEL_VERSION = _model_version()
-
-
+@lru_cache(maxsize=1)
 def model_version() -> str:
-    return MODEL_VERSION
+    return _model_version()
+
+
+def __getattr__(name: str):
+    """MODEL_VERSION, computed when first asked for (reading the sources takes a while)."""
+    if name == "MODEL_VERSION":
+        return model_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_folder() -> Path:
     """$SYSTOLIC_STUDIO_CACHE, else the user cache folder."""
     if os.environ.get("SYSTOLIC_STUDIO_CACHE"):
         return Path(os.environ["SYSTOLIC_STUDIO_CACHE"])
+    import platformdirs
+
     return Path(platformdirs.user_cache_dir("systolic-studio")) / "models"
 
 
@@ -64,7 +73,7 @@ def model_key(kernel_text: str, defines: dict, sizes: dict, device: Device, desi
     """The entry name of a design's model: everything the model depends on, hashed."""
     text = json.dumps({"kernel": kernel_text, "defines": {k: str(v) for k, v in sorted(defines.items())},
                        "sizes": {k: int(v) for k, v in sorted(sizes.items())}, "device": asdict(device),
-                       "design": design_id, "version": MODEL_VERSION}, sort_keys=True)
+                       "design": design_id, "version": model_version()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -103,6 +112,8 @@ class ModelCache:
         digest, payload = stream.read(64).decode("ascii", "replace"), stream.read()[1:]
         if hashlib.sha256(payload).hexdigest() != digest:
             return None
+        from engine.models.evaluate import PerformanceModel
+
         try:
             model = pickle.loads(payload)
         except Exception:  # noqa: BLE001 (whatever a damaged pickle raises, the entry is not used)
@@ -113,6 +124,8 @@ class ModelCache:
 
     def store(self, key: str, model: PerformanceModel) -> None:
         """Write atomically (a reader sees the old entry, none, or the whole new one)."""
+        import cloudpickle
+
         payload = cloudpickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
         data = HEADER + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
         path = self.path(key)
@@ -130,6 +143,8 @@ class ModelCache:
 def prepared_model(space, design, device: Device) -> PerformanceModel:
     """A model built and with every expression compiled (the full evaluation is compiled lazily;
     evaluating once at the lowest bounds compiles it, so a cached copy evaluates at once)."""
+    from engine.models.evaluate import PerformanceModel
+
     model = PerformanceModel(space, design, device)
     try:
         model.evaluate({p.name: p.lower for p in design.params if p.tunable})

@@ -1,27 +1,26 @@
-"""Method names -> strategy classes: the one place the CLI, the GUI and the studies look them up."""
+"""Method names -> strategy classes: the one place the CLI, the GUI and the studies look them up.
+A class's module is imported when the class is first asked for (the window lists the names before
+it paints; the strategies import numba and pyomo)."""
 from __future__ import annotations
 
-from engine.errors import EngineError
-from engine.search.annealing import SimulatedAnnealing
-from engine.search.bayes import BayesianSearch
-from engine.search.evolution import EvolutionarySearch, HybridSearch
-from engine.search.exhaustive import ExhaustiveSearch
-from engine.search.mathematical_programming import MPSearch
-from engine.search.random_search import RandomSearch
+from importlib import import_module
 
-METHODS = {
-    "hybrid": HybridSearch,
-    "evolution": EvolutionarySearch,
-    "mp": MPSearch,
-    "random": RandomSearch,
-    "exhaustive": ExhaustiveSearch,
-    "annealing": SimulatedAnnealing,
-    "bayes": BayesianSearch,
+from engine.errors import EngineError
+
+METHODS = {  # name -> (module, class)
+    "hybrid": ("engine.search.evolution", "HybridSearch"),
+    "evolution": ("engine.search.evolution", "EvolutionarySearch"),
+    "mp": ("engine.search.mathematical_programming", "MPSearch"),
+    "random": ("engine.search.random_search", "RandomSearch"),
+    "exhaustive": ("engine.search.exhaustive", "ExhaustiveSearch"),
+    "annealing": ("engine.search.annealing", "SimulatedAnnealing"),
+    "bayes": ("engine.search.bayes", "BayesianSearch"),
 }
 
 
 def strategy_class(method: str):
     try:
-        return METHODS[method]
+        module, name = METHODS[method]
     except KeyError:
         raise EngineError(f"unknown search method '{method}' (known: {', '.join(METHODS)})") from None
+    return getattr(import_module(module), name)
