@@ -10,6 +10,7 @@ The property tests replay every schedule through `interconnect.Router` to check 
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 FREE = -1
 
@@ -56,16 +57,19 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
                q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open,
-               block_aggs, post_free, bounded, has_succ):
+               block_aggs, post_free, bounded, has_succ, p_free):
     """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
     (`start_end`: that block's end so far). With `bounded`, a block's `block_aggs` tile aggregations
     take post-processor units (`post_free`: units left per slice), from the slice its last op ends,
     and the block is ready a slice after its last aggregation (+ `post`). An op with a chained successor
     (`has_succ`) also holds its partial-sum bank's port for the slice after it ends, the successor's
     read of its input partial sum there, so no other pod writes that bank in that slice.
+    `p_free` counts the P banks whose port is free in each slice: every op writes a P bank, so a
+    slice without a free port (or without an idle pod) can start no op and `first_open` moves past it.
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
     capacity = idle.shape[0]
+    banks = np.empty(ports, dtype=np.int64)  # scratch: the P banks free over an op's slices
     n_blocks = block_first.shape[0]
     for position in range(start_block, n_blocks):
         block = order[position]
@@ -96,12 +100,12 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
                     return position, op, end, first_open, True
                 placed = _place(s, span, x, xb, w, wb, q_bank, q_held, has_succ[op], op, out, busy, idle, x_bank_tile,
                                 w_bank_tile, p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links,
-                                q_links, blocking, planes, stages, ports)
+                                q_links, blocking, planes, stages, ports, p_free, banks)
                 if not placed:
                     s += 1
             if s + span > end:
                 end = s + span
-            while first_open < capacity and idle[first_open] == 0:
+            while first_open < capacity and (idle[first_open] == 0 or p_free[first_open] == 0):
                 first_open += 1
         last = end
         if bounded and block_aggs[block] > 0:
@@ -124,10 +128,34 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
 
 
 @numba.njit(cache=True)
-def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
-           x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports):
+def _take_port(p_port, p_free, t, bank):
+    if not p_port[t, bank]:
+        p_port[t, bank] = True
+        p_free[t] -= 1
+
+
+@numba.njit(cache=True)
+def _port_free(p_port, s, span, succ, bank):
+    """A P bank can take an op's partial sum: its port is free in the op's slices and, when a chained
+    successor reads it in the slice after, in that slice too."""
+    if succ and p_port[s + span, bank]:
+        return False
     for t in range(s, s + span):
-        if idle[t] == 0:
+        if p_port[t, bank]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
+           x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports,
+           p_free, banks):
+    """Place op at slice s on the first pod (in pod order) whose X, W (and chained partial-sum) routes
+    the networks admit and that reaches a P bank (its own first, then in bank order); False if none.
+    The P banks free over the op's slices do not depend on the pod: they are listed once (`banks`),
+    when a pod's own bank does not do."""
+    for t in range(s, s + span):
+        if idle[t] == 0 or p_free[t] == 0:
             return False
         if x_bank_tile[t, xb] != FREE and x_bank_tile[t, xb] != x:
             return False
@@ -137,6 +165,7 @@ def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_b
         for t in range(s, s + span):
             if p_port[t, q_bank] and t != q_held:  # the producer held the port of slice q_held for this read
                 return False
+    n_banks = -1  # not listed yet
 
     for pod in range(ports):
         free = True
@@ -159,21 +188,27 @@ def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_b
                 continue
         p_bank = -1
         p_plane = -1
-        for k in range(ports + 1):
-            bank = pod if k == 0 else k - 1
-            if bank == q_bank:
-                continue
-            good = not (succ and p_port[s + span, bank])  # the successor reads it in the next slice
-            for t in range(s, s + span):
-                if p_port[t, bank]:
-                    good = False
-                    break
-            if not good:
-                continue
-            p_plane = _can_route(p_links, p_recv, s, span, pod, bank, blocking, planes, stages, ports)
+        if pod != q_bank and _port_free(p_port, s, span, succ, pod):
+            p_plane = _can_route(p_links, p_recv, s, span, pod, pod, blocking, planes, stages, ports)
             if p_plane >= 0:
-                p_bank = bank
-                break
+                p_bank = pod
+        if p_bank < 0:
+            if n_banks < 0:
+                n_banks = 0
+                for bank in range(ports):
+                    if bank != q_bank and _port_free(p_port, s, span, succ, bank):
+                        banks[n_banks] = bank
+                        n_banks += 1
+                if n_banks == 0:
+                    return False  # no pod can write its partial sum in this slice
+            for k in range(n_banks):
+                bank = banks[k]
+                if bank == pod:
+                    continue  # tried first
+                p_plane = _can_route(p_links, p_recv, s, span, pod, bank, blocking, planes, stages, ports)
+                if p_plane >= 0:
+                    p_bank = bank
+                    break
         if p_bank < 0:
             continue
         for t in range(span):
@@ -182,12 +217,12 @@ def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_b
             x_bank_tile[s + t, xb] = x
             _commit(x_links, x_recv, s + t, xb, pod, x_plane, blocking, stages, ports)
             _commit(p_links, p_recv, s + t, pod, p_bank, p_plane, blocking, stages, ports)
-            p_port[s + t, p_bank] = True
+            _take_port(p_port, p_free, s + t, p_bank)
             if q_bank >= 0:
-                p_port[s + t, q_bank] = True
+                _take_port(p_port, p_free, s + t, q_bank)
                 _commit(q_links, q_recv, s + t, q_bank, pod, q_plane, blocking, stages, ports)
         if succ:
-            p_port[s + span, p_bank] = True
+            _take_port(p_port, p_free, s + span, p_bank)
         w_bank_tile[s, wb] = w
         _commit(w_links, w_recv, s, wb, pod, w_plane, blocking, stages, ports)
         out[op, 0] = s

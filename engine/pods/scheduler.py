@@ -77,8 +77,9 @@ def block_order(tiling: Tiling, first: int | None = None) -> np.ndarray:
 
 
 class _State:
-    """Per-slice state, grown on demand: busy pods, the tile each bank serves, each router's receivers
-    and (Butterfly) the source bank on each link of each plane."""
+    """Per-slice state, grown on demand: busy pods (and how many are idle), the tile each bank serves,
+    the partial-sum banks' ports (and how many are free), each router's receivers and (Butterfly) the
+    source bank on each link of each plane."""
 
     def __init__(self, system: PodSystem):
         network = system.interconnect
@@ -94,7 +95,7 @@ class _State:
     def shapes(self, slices: int) -> dict[str, tuple]:
         n = self.ports
         links = (slices, self.planes, self.link_count)
-        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "x_bank_tile": (slices, n),
+        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "p_free": (slices,), "x_bank_tile": (slices, n),
                 "w_bank_tile": (slices, n), "x_recv": (slices, n), "w_recv": (slices, n), "p_recv": (slices, n),
                 "q_recv": (slices, n), "x_links": links, "w_links": links, "p_links": links, "q_links": links}
 
@@ -103,7 +104,7 @@ class _State:
         for key, shape in self.shapes(slices).items():
             if key in ("busy", "p_port"):
                 fresh = np.zeros(shape, dtype=np.bool_)
-            elif key == "idle":
+            elif key in ("idle", "p_free"):
                 fresh = np.full(shape, self.ports, dtype=np.int64)
             elif key.endswith("_tile"):
                 fresh = np.full(shape, FREE, dtype=np.int64)
@@ -157,7 +158,7 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
-            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ)
+            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ, a["p_free"])
         if not overflow:
             break
         size = max(2 * len(a["idle"]), first_open + int(spans[min(op, len(spans) - 1)]) + 64)
