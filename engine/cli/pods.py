@@ -51,14 +51,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for p in (gran, scale):
         p.add_argument("--tdp", type=float, help="power budget in W (default the technology's, 400)")
     for p in (inter, scale, sched, tenancy):
-        p.add_argument("--aggregation", default="post-processor", choices=AGGREGATIONS,
-                       help="how partial sums over the reduction are summed (default post-processor)")
+        p.add_argument("--aggregation", default="mixed", choices=AGGREGATIONS,
+                       help="how partial sums over the reduction are summed: mixed (default; SOSA 4.2: each "
+                            "chained through the pods or given to the post-processor), all on the "
+                            "post-processor, or all chained")
         p.add_argument("--layer-barrier", action="store_true",
                        help="a layer waits for the whole of its producers (default: the rows it reads)")
         p.add_argument("--conventional", action="store_true", help="conventional tiling (X rows not partitioned)")
-        p.add_argument("--post-processors", type=float, default=0.0, metavar="F",
-                       help="post-processor tile aggregations per slice, per pod (SOSA's pairs: 0.5; "
-                            "default 0: unbounded)")
+        p.add_argument("--post-processors", type=float, default=None, metavar="F",
+                       help="post-processor tile aggregations per slice, per pod (0: unbounded; default "
+                            "SOSA's pairs, 0.5, with mixed aggregation, unbounded with post-processor)")
     gran.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the shapes on this Dask cluster")
     scale.add_argument("--arrays", default="512,256,128,64,32,16",
                        help="square array sizes (default 512,256,128,64,32,16)")

@@ -57,7 +57,7 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
                q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open,
-               block_aggs, post_free, bounded, has_succ, p_free):
+               block_aggs, post_free, bounded, has_succ, p_free, mixed, sums):
     """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
     (`start_end`: that block's end so far). With `bounded`, a block's `block_aggs` tile aggregations
     take post-processor units (`post_free`: units left per slice), from the slice its last op ends,
@@ -66,6 +66,11 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
     read of its input partial sum there, so no other pod writes that bank in that slice.
     `p_free` counts the P banks whose port is free in each slice: every op writes a P bank, so a
     slice without a free port (or without an idle pod) can start no op and `first_open` moves past it.
+    With `mixed` (SOSA's per-partial-sum choice, `scheduler.py`), `preds` are the ops a chain could
+    continue and each op chooses: out[op, 10] is the slice the post-processor adds its output to the
+    reduction's running sum (-1: chained or first), out[op, 11] the slice the sum through op is ready,
+    out[op, 12] the slice its bank's port is held for a chained reader (-1: none); `sums` holds the
+    partial sums of the reduction in progress across calls.
     Returns (block, op, end, first_open, overflow): overflow is True when an op needed more slices
     than allocated; the caller grows the state and calls again with the returned block, op and end."""
     capacity = idle.shape[0]
@@ -88,6 +93,19 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
             xb, wb = x % ports, w % ports
             s = max(earliest, first_open)
             pred = preds[op]
+            if mixed:
+                code = _place_mixed(s, span, x, xb, w, wb, pred, has_succ[op], op, out, busy, idle, x_bank_tile,
+                                    w_bank_tile, p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links,
+                                    q_links, blocking, planes, stages, ports, p_free, banks, post_free, bounded,
+                                    sums)
+                if code < 0:
+                    return position, op, end, first_open, True
+                first_open = min(first_open, code)
+                if out[op, 11] > end:
+                    end = out[op, 11]
+                while first_open < capacity and (idle[first_open] == 0 or p_free[first_open] == 0):
+                    first_open += 1
+                continue
             q_bank = -1
             q_held = -1
             if pred >= 0:  # chained partial sum: after its producer, read from the bank it wrote
@@ -149,11 +167,11 @@ def _port_free(p_port, s, span, succ, bank):
 @numba.njit(cache=True)
 def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port,
            x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports,
-           p_free, banks):
+           p_free, banks, commit=True):
     """Place op at slice s on the first pod (in pod order) whose X, W (and chained partial-sum) routes
     the networks admit and that reaches a P bank (its own first, then in bank order); False if none.
     The P banks free over the op's slices do not depend on the pod: they are listed once (`banks`),
-    when a pod's own bank does not do."""
+    when a pod's own bank does not do. `commit=False` only answers whether it can."""
     for t in range(s, s + span):
         if idle[t] == 0 or p_free[t] == 0:
             return False
@@ -211,6 +229,8 @@ def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_b
                     break
         if p_bank < 0:
             continue
+        if not commit:
+            return True
         for t in range(span):
             busy[s + t, pod] = True
             idle[s + t] -= 1
@@ -237,3 +257,116 @@ def _place(s, span, x, xb, w, wb, q_bank, q_held, succ, op, out, busy, idle, x_b
         out[op, 9] = q_plane
         return True
     return False
+
+
+@numba.njit(cache=True)
+def _set_port(p_port, p_free, t, bank, taken):
+    if t >= 0 and p_port[t, bank] != taken:
+        p_port[t, bank] = taken
+        p_free[t] += -1 if taken else 1
+
+
+@numba.njit(cache=True)
+def _place_mixed(s0, span, x, xb, w, wb, pred, succ, op, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv,
+                 w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, p_free,
+                 banks, post_free, bounded, sums):
+    """SOSA's per-partial-sum choice for one op, slice by slice from s0: where the slice takes the op
+    as the continuation of its reduction's chain (reading the partial sum op `pred` wrote as its input
+    partial sum), it is chained; where the slice takes it alone and the post-processor has an idle
+    unit in the slot both partial sums exist (the cut chain's and the op's), the chain is cut there
+    and that unit is taken (`bounded`; any slot when unbounded); otherwise the next slice is tried.
+    An op a chain may continue (`succ`) first tries to hold its bank's port for the reader, else
+    goes without. After a reduction's last op, its sum is ready when the pairwise sums of its
+    chains' partial sums (`sums`: when each is ready; sums[0] their count) are done, the two ready
+    first summed first, in units the cuts took. out[op, 10] is 1 for an op after a cut, out[op, 11]
+    the slice the reduction's sum is ready (its last op) or the op's end, out[op, 12] the slice
+    whose port it holds for a chained reader (-1: none), out[op, 13] its end. Returns the lowest
+    slice whose port it freed (the caller's `first_open` goes back there; the slice count when
+    none), or -1 on overflow (nothing changed)."""
+    capacity = idle.shape[0]
+    freed = capacity
+    margin = 2 + 2 * sums.shape[0] + 64  # room for the op and its reduction's pairwise sums
+    s = s0
+    alone = False
+    hold = False
+    if pred < 0:  # the first op of its reduction: nothing to choose
+        sums[0] = 0
+        placed = False
+        while not placed:
+            if s + span + margin > capacity:
+                return -1
+            for k in range(2 if succ else 1):
+                hold = succ and k == 0
+                if _place(s, span, x, xb, w, wb, -1, -1, hold, op, out, busy, idle, x_bank_tile, w_bank_tile,
+                          p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking,
+                          planes, stages, ports, p_free, banks):
+                    placed = True
+                    break
+            if not placed:
+                s += 1
+    else:
+        ready, q_bank, held = out[pred, 13], out[pred, 4], out[pred, 12]
+        done = False
+        while not done:
+            if s + span + margin > capacity:
+                return -1
+            _set_port(p_port, p_free, held, q_bank, False)  # the port held for this read: free for the op alone
+            can = _place(s, span, x, xb, w, wb, -1, -1, False, op, out, busy, idle, x_bank_tile, w_bank_tile,
+                         p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking,
+                         planes, stages, ports, p_free, banks, False)
+            _set_port(p_port, p_free, held, q_bank, True)
+            if can and s >= ready:
+                for k in range(2 if succ else 1):
+                    hold = succ and k == 0
+                    if _place(s, span, x, xb, w, wb, q_bank, held, hold, op, out, busy, idle, x_bank_tile,
+                              w_bank_tile, p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links,
+                              blocking, planes, stages, ports, p_free, banks):
+                        done = True
+                        break
+            u = max(ready, s + span)  # the slot the cut chain's partial sum and the op's both exist
+            if can and not done and (not bounded or post_free[u] > 0):
+                _set_port(p_port, p_free, held, q_bank, False)  # the chain is cut: the held port goes back
+                if held >= 0:
+                    freed = held
+                for k in range(2 if succ else 1):
+                    hold = succ and k == 0
+                    if _place(s, span, x, xb, w, wb, -1, -1, hold, op, out, busy, idle, x_bank_tile, w_bank_tile,
+                              p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking,
+                              planes, stages, ports, p_free, banks):
+                        break
+                if bounded:
+                    post_free[u] -= 1
+                sums[0] += 1
+                sums[sums[0]] = ready
+                alone = True
+                done = True
+            if not done:
+                s += 1
+    out[op, 10] = 1 if alone else -1
+    out[op, 11] = s + span
+    out[op, 12] = s + span if hold else -1
+    out[op, 13] = s + span
+    if not succ:  # the reduction's last op: the post-processor sums its chains' partial sums pairwise
+        sums[0] += 1
+        sums[sums[0]] = s + span
+        n = sums[0]
+        while n > 1:
+            a = _pop_min(sums, n)
+            n -= 1
+            b = _pop_min(sums, n)
+            sums[n] = max(a, b) + 1
+        sums[0] = 0
+        out[op, 11] = sums[1]
+    return freed
+
+
+@numba.njit(cache=True)
+def _pop_min(sums, n):
+    """Remove and return the smallest of sums[1..n] (the last takes its place)."""
+    best = 1
+    for i in range(2, n + 1):
+        if sums[i] < sums[best]:
+            best = i
+    value = sums[best]
+    sums[best] = sums[n]
+    return value

@@ -51,6 +51,9 @@ class Schedule:
     block_ready: np.ndarray   # first slice a row block's output can be read
     post_processors: int = 0  # tile aggregations the post-processor completes per slice (0: unbounded)
     post_used: np.ndarray | None = None  # aggregations per slice when bounded
+    op_alone: np.ndarray | None = None      # mixed: the op's reduction chain was cut before it (its partial
+    #                                         sum goes to the post-processor)
+    op_sum_ready: np.ndarray | None = None  # mixed: a reduction's last op: the slice its sum is ready; else its end
 
 
 def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
@@ -133,7 +136,8 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
         raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
     if post_processors < 0:
         raise EngineError(f"post-processor units must be 0 (unbounded) or more, got {post_processors}")
-    if system.pods < 2 and np.any(tiling.op_pred >= 0):
+    mixed = tiling.aggregation == "mixed"
+    if system.pods < 2 and not mixed and np.any(tiling.op_pred >= 0):
         raise EngineError("chained partial sums need at least 2 pods: a chained operation reads its input "
                           "partial sum from one single-ported bank and writes its output to another "
                           "(use --aggregation post-processor for one pod)")
@@ -145,7 +149,9 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
     order = block_order(tiling, first)
-    out = np.zeros((tiling.ops, 10), dtype=np.int64)
+    out = np.zeros((tiling.ops, 14), dtype=np.int64)
+    starts = np.append(np.flatnonzero(tiling.op_pred < 0), tiling.ops)  # reductions: from each op without pred
+    sums = np.zeros(int(np.diff(starts).max(initial=0)) + 2 if mixed else 2, dtype=np.int64)
     state = _State(system)
     a = state.arrays
     post_free = np.full(len(a["idle"]), post_processors, dtype=np.int64)
@@ -158,7 +164,8 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
-            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ, a["p_free"])
+            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ, a["p_free"],
+            mixed, sums)
         if not overflow:
             break
         size = max(2 * len(a["idle"]), first_open + int(spans[min(op, len(spans) - 1)]) + 64)
@@ -170,4 +177,5 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     used = int(np.max(out[:, 0] + spans)) if tiling.ops else 0
     return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
                     out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready, post_processors,
-                    post_processors - post_free if post_processors > 0 else None)
+                    post_processors - post_free if post_processors > 0 else None,
+                    out[:, 10] > 0 if mixed else None, out[:, 11].copy() if mixed else None)
