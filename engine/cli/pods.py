@@ -184,12 +184,11 @@ def _scale(args, technology):
               f"{r.utilization:>5.1%} [{util:>5.1%}] {r.effective_tops:>6.1f} [{eff:>6.1f}]  {per}")
     print("Peak power and TOP/s follow SOSA's figures (0.4 pJ/MAC, 2.7 pJ/byte, r + 5c SRAM bytes a cycle).")
     rate = f", post-processor {args.post_processors:g} aggregations a slice per pod" if args.post_processors else ""
-    print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): an unbounded post-processor "
-          "summing independent partial products keeps more pods busy than SOSA's (higher), chained partial "
-          "sums serialise the reduction (lower), --post-processors bounds the sums a slice. Where the peak "
-          "falls depends on the networks and on that reading (thin layers such as DenseNet's 32 filters leave "
-          "64-wide arrays' columns idle); docs/pods.md compares each with SOSA on its ten benchmarks "
-          "(--sosa-benchmarks).")
+    print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): mixed (SOSA 4.2) chains a partial "
+          "sum where that keeps its operation at its earliest slice and gives it to the post-processor (0.5 sums "
+          "a slice per pod by default) where a unit is idle; all on an unbounded post-processor keeps more pods "
+          "busy, all chained serialises the reductions. docs/pods.md compares each with SOSA on its ten "
+          "benchmarks (--sosa-benchmarks).")
     return None
 
 

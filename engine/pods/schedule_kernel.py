@@ -310,12 +310,10 @@ def _place_mixed(s0, span, x, xb, w, wb, pred, succ, op, out, busy, idle, x_bank
         while not done:
             if s + span + margin > capacity:
                 return -1
-            _set_port(p_port, p_free, held, q_bank, False)  # the port held for this read: free for the op alone
-            can = _place(s, span, x, xb, w, wb, -1, -1, False, op, out, busy, idle, x_bank_tile, w_bank_tile,
-                         p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking,
-                         planes, stages, ports, p_free, banks, False)
-            _set_port(p_port, p_free, held, q_bank, True)
-            if can and s >= ready:
+            if s < ready and bounded and post_free[max(ready, s + span)] == 0:
+                s = max(s + 1, ready - span + 1)  # neither chained nor cut before the slot `ready` has a unit
+                continue
+            if s >= ready:  # chained (a slice that takes it chained takes it alone too)
                 for k in range(2 if succ else 1):
                     hold = succ and k == 0
                     if _place(s, span, x, xb, w, wb, q_bank, held, hold, op, out, busy, idle, x_bank_tile,
@@ -324,22 +322,25 @@ def _place_mixed(s0, span, x, xb, w, wb, pred, succ, op, out, busy, idle, x_bank
                         done = True
                         break
             u = max(ready, s + span)  # the slot the cut chain's partial sum and the op's both exist
-            if can and not done and (not bounded or post_free[u] > 0):
-                _set_port(p_port, p_free, held, q_bank, False)  # the chain is cut: the held port goes back
-                if held >= 0:
-                    freed = held
+            if not done and (not bounded or post_free[u] > 0):
+                _set_port(p_port, p_free, held, q_bank, False)  # cut: the port held for the read goes back
                 for k in range(2 if succ else 1):
                     hold = succ and k == 0
                     if _place(s, span, x, xb, w, wb, -1, -1, hold, op, out, busy, idle, x_bank_tile, w_bank_tile,
                               p_port, x_recv, w_recv, p_recv, q_recv, x_links, w_links, p_links, q_links, blocking,
                               planes, stages, ports, p_free, banks):
+                        done = True
                         break
-                if bounded:
-                    post_free[u] -= 1
-                sums[0] += 1
-                sums[sums[0]] = ready
-                alone = True
-                done = True
+                if done:
+                    if held >= 0:
+                        freed = held
+                    if bounded:
+                        post_free[u] -= 1
+                    sums[0] += 1
+                    sums[sums[0]] = ready
+                    alone = True
+                else:
+                    _set_port(p_port, p_free, held, q_bank, True)
             if not done:
                 s += 1
     out[op, 10] = 1 if alone else -1
