@@ -9,9 +9,10 @@ multi-tenancy gain of section 6.1 (ResNet-152 + BERT-medium at batch 1).
 Targets (issue 16): ResNet50 on 256 pods of 32x32 (Butterfly-2) scheduled and simulated in < 30 s;
 the granularity sweep (>= 200 shapes, 3 networks) in < 5 minutes (on a Dask cluster when
 --scheduler is given). The first schedule also pays numba's compilation of the scheduler's inner
-loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'. The tables take tens
-of minutes on this shared machine (ten networks; 16x16 on 512 pods is the slowest row, chained
-partial sums the slowest reading: choose rows with --arrays); docs/pods.md has our figures.
+loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'. The aggregation is
+SOSA's per-partial-sum choice ('mixed') unless --aggregation says otherwise. The tables take minutes
+to tens of minutes on this shared machine (ten networks; 16x16 on 512 pods is the slowest row, with
+BERT-large's 5 M tile operations: choose rows with --arrays); docs/pods.md has our figures.
 """
 from __future__ import annotations
 
