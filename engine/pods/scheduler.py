@@ -14,6 +14,12 @@ operation), then, slice after slice, the idle pods and banks and a routing the i
 A tile operation longer than a slice (the conventional tiling) holds its pod, its X and P banks and
 their routes for all its slices and reads W in the first.
 
+Partial sums over a reduction (tiling's `aggregation`): all summed by the post-processor, all chained
+(an op reads its predecessor's partial sum from the bank it wrote, after it), or "mixed", SOSA's
+choice per partial sum (4.2): an op is chained where the slice it can run in also takes it chained,
+else its chain is cut there when the post-processor has an idle unit in the slot both partial sums
+exist (`schedule_kernel._place_mixed`); a reduction's sum is the pairwise tree of its chains' sums.
+
 Multi-tenancy is a tiling of several workloads: their tile operations fill each other's holes.
 """
 from __future__ import annotations
