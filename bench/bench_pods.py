@@ -4,14 +4,15 @@ multi-tenancy gain of section 6.1 (ResNet-152 + BERT-medium at batch 1).
 
     python bench/bench_pods.py [--networks resnet50 bert_base vgg16] [--scheduler tcp://HOST:PORT]
                                [--skip-sweep] [--skip-tables] [--arrays 512,256,128,64,32,16]
-                               [--aggregation post-processor|chain] [--post-processors F]
+                               [--aggregation mixed|post-processor|chain] [--post-processors F]
 
 Targets (issue 16): ResNet50 on 256 pods of 32x32 (Butterfly-2) scheduled and simulated in < 30 s;
 the granularity sweep (>= 200 shapes, 3 networks) in < 5 minutes (on a Dask cluster when
 --scheduler is given). The first schedule also pays numba's compilation of the scheduler's inner
-loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'. The tables take tens
-of minutes on this shared machine (ten networks; 16x16 on 512 pods is the slowest row, chained
-partial sums the slowest reading: choose rows with --arrays); docs/pods.md has our figures.
+loop (cached on disk afterwards); it is timed apart and printed as 'warm-up'. The aggregation is
+SOSA's per-partial-sum choice ('mixed') unless --aggregation says otherwise. The tables take minutes
+to tens of minutes on this shared machine (ten networks; 16x16 on 512 pods is the slowest row, with
+BERT-large's 5 M tile operations: choose rows with --arrays); docs/pods.md has our figures.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from engine.pods.studies import (SOSA_MULTITENANCY, SOSA_TABLE2, ScheduleOptions
 from engine.pods.zoo import SOSA_BENCHMARKS, SOSA_TENANTS
 from engine.pods.system import build_system
 from engine.pods.technology import load_technology
-from engine.pods.tiling import tile_workloads
+from engine.pods.tiling import AGGREGATIONS, tile_workloads
 from engine.pods.workload import PodWorkload, Gemm, load_pod_workload
 
 
@@ -36,10 +37,12 @@ def main() -> None:
     parser.add_argument("--skip-sweep", action="store_true")
     parser.add_argument("--skip-tables", action="store_true", help="skip Table 2 and the multi-tenancy table")
     parser.add_argument("--arrays", default="512,256,128,64,32,16", help="Table 2's square array sizes")
-    parser.add_argument("--aggregation", default="post-processor", choices=("post-processor", "chain"))
-    parser.add_argument("--post-processors", type=float, default=0.0,
-                        help="post-processor tile aggregations per slice, per pod (0: unbounded)")
+    parser.add_argument("--aggregation", default="mixed", choices=AGGREGATIONS)
+    parser.add_argument("--post-processors", type=float, default=None,
+                        help="post-processor tile aggregations per slice, per pod (0: unbounded; default SOSA's "
+                             "pairs, 0.5, with mixed aggregation)")
     args = parser.parse_args()
+    options = ScheduleOptions(aggregation=args.aggregation, post_processors_per_pod=args.post_processors)
     technology = load_technology()
     system = build_system(32, 32, 256, "butterfly-2", technology)
 
@@ -54,9 +57,9 @@ def main() -> None:
         t0 = time.perf_counter()
         workload = load_pod_workload(name)
         workloads.append(workload)
-        tiling = tile_workloads(workload, 32, 32)
+        tiling = tile_workloads(workload, 32, 32, aggregation=options.aggregation)
         t1 = time.perf_counter()
-        sched = schedule(tiling, system)
+        sched = schedule(tiling, system, options.post_processor_units(system.pods))
         t2 = time.perf_counter()
         run = simulate(sched)
         t3 = time.perf_counter()
@@ -66,13 +69,12 @@ def main() -> None:
     if not args.skip_sweep:
         sweep(workloads, technology, args.scheduler)
     if not args.skip_tables:
-        options = ScheduleOptions(aggregation=args.aggregation, post_processors_per_pod=args.post_processors)
         tables(technology, [int(a) for a in args.arrays.split(",")], options, system)
 
 
 def tables(technology, arrays, options, system) -> None:
-    how = f"{options.aggregation}" + (f", {options.post_processors_per_pod:g} post-processor sums/slice/pod"
-                                      if options.post_processors_per_pod else "")
+    units = options.post_processor_units(system.pods)
+    how = f"{options.aggregation}" + (f", {units / system.pods:g} post-processor sums/slice/pod" if units else "")
     t0 = time.perf_counter()
     rows = scale_table([load_pod_workload(n) for n in SOSA_BENCHMARKS], technology, arrays=arrays, options=options)
     print(f"\nSOSA Table 2 on its ten benchmarks ({how}; 400 W, Butterfly-2), {time.perf_counter() - t0:.0f} s; "

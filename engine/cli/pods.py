@@ -51,14 +51,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for p in (gran, scale):
         p.add_argument("--tdp", type=float, help="power budget in W (default the technology's, 400)")
     for p in (inter, scale, sched, tenancy):
-        p.add_argument("--aggregation", default="post-processor", choices=AGGREGATIONS,
-                       help="how partial sums over the reduction are summed (default post-processor)")
+        p.add_argument("--aggregation", default="mixed", choices=AGGREGATIONS,
+                       help="how partial sums over the reduction are summed: mixed (default; SOSA 4.2: each "
+                            "chained through the pods or given to the post-processor), all on the "
+                            "post-processor, or all chained")
         p.add_argument("--layer-barrier", action="store_true",
                        help="a layer waits for the whole of its producers (default: the rows it reads)")
         p.add_argument("--conventional", action="store_true", help="conventional tiling (X rows not partitioned)")
-        p.add_argument("--post-processors", type=float, default=0.0, metavar="F",
-                       help="post-processor tile aggregations per slice, per pod (SOSA's pairs: 0.5; "
-                            "default 0: unbounded)")
+        p.add_argument("--post-processors", type=float, default=None, metavar="F",
+                       help="post-processor tile aggregations per slice, per pod (0: unbounded; default "
+                            "SOSA's pairs, 0.5, with mixed aggregation, unbounded with post-processor)")
     gran.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the shapes on this Dask cluster")
     scale.add_argument("--arrays", default="512,256,128,64,32,16",
                        help="square array sizes (default 512,256,128,64,32,16)")
@@ -182,12 +184,11 @@ def _scale(args, technology):
               f"{r.utilization:>5.1%} [{util:>5.1%}] {r.effective_tops:>6.1f} [{eff:>6.1f}]  {per}")
     print("Peak power and TOP/s follow SOSA's figures (0.4 pJ/MAC, 2.7 pJ/byte, r + 5c SRAM bytes a cycle).")
     rate = f", post-processor {args.post_processors:g} aggregations a slice per pod" if args.post_processors else ""
-    print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): an unbounded post-processor "
-          "summing independent partial products keeps more pods busy than SOSA's (higher), chained partial "
-          "sums serialise the reduction (lower), --post-processors bounds the sums a slice. Where the peak "
-          "falls depends on the networks and on that reading (thin layers such as DenseNet's 32 filters leave "
-          "64-wide arrays' columns idle); docs/pods.md compares each with SOSA on its ten benchmarks "
-          "(--sosa-benchmarks).")
+    print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): mixed (SOSA 4.2) chains a partial "
+          "sum where that keeps its operation at its earliest slice and gives it to the post-processor (0.5 sums "
+          "a slice per pod by default) where a unit is idle; all on an unbounded post-processor keeps more pods "
+          "busy, all chained serialises the reductions. docs/pods.md compares each with SOSA on its ten "
+          "benchmarks (--sosa-benchmarks).")
     return None
 
 

@@ -14,6 +14,12 @@ operation), then, slice after slice, the idle pods and banks and a routing the i
 A tile operation longer than a slice (the conventional tiling) holds its pod, its X and P banks and
 their routes for all its slices and reads W in the first.
 
+Partial sums over a reduction (tiling's `aggregation`): all summed by the post-processor, all chained
+(an op reads its predecessor's partial sum from the bank it wrote, after it), or "mixed", SOSA's
+choice per partial sum (4.2): an op is chained where the slice it can run in also takes it chained,
+else its chain is cut there when the post-processor has an idle unit in the slot both partial sums
+exist (`schedule_kernel._place_mixed`); a reduction's sum is the pairwise tree of its chains' sums.
+
 Multi-tenancy is a tiling of several workloads: their tile operations fill each other's holes.
 """
 from __future__ import annotations
@@ -51,6 +57,9 @@ class Schedule:
     block_ready: np.ndarray   # first slice a row block's output can be read
     post_processors: int = 0  # tile aggregations the post-processor completes per slice (0: unbounded)
     post_used: np.ndarray | None = None  # aggregations per slice when bounded
+    op_alone: np.ndarray | None = None      # mixed: the op's reduction chain was cut before it (its partial
+    #                                         sum goes to the post-processor)
+    op_sum_ready: np.ndarray | None = None  # mixed: a reduction's last op: the slice its sum is ready; else its end
 
 
 def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
@@ -77,8 +86,9 @@ def block_order(tiling: Tiling, first: int | None = None) -> np.ndarray:
 
 
 class _State:
-    """Per-slice state, grown on demand: busy pods, the tile each bank serves, each router's receivers
-    and (Butterfly) the source bank on each link of each plane."""
+    """Per-slice state, grown on demand: busy pods (and how many are idle), the tile each bank serves,
+    the partial-sum banks' ports (and how many are free), each router's receivers and (Butterfly) the
+    source bank on each link of each plane."""
 
     def __init__(self, system: PodSystem):
         network = system.interconnect
@@ -94,7 +104,7 @@ class _State:
     def shapes(self, slices: int) -> dict[str, tuple]:
         n = self.ports
         links = (slices, self.planes, self.link_count)
-        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "x_bank_tile": (slices, n),
+        return {"busy": (slices, n), "p_port": (slices, n), "idle": (slices,), "p_free": (slices,), "x_bank_tile": (slices, n),
                 "w_bank_tile": (slices, n), "x_recv": (slices, n), "w_recv": (slices, n), "p_recv": (slices, n),
                 "q_recv": (slices, n), "x_links": links, "w_links": links, "p_links": links, "q_links": links}
 
@@ -103,7 +113,7 @@ class _State:
         for key, shape in self.shapes(slices).items():
             if key in ("busy", "p_port"):
                 fresh = np.zeros(shape, dtype=np.bool_)
-            elif key == "idle":
+            elif key in ("idle", "p_free"):
                 fresh = np.full(shape, self.ports, dtype=np.int64)
             elif key.endswith("_tile"):
                 fresh = np.full(shape, FREE, dtype=np.int64)
@@ -132,7 +142,8 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
         raise ValueError(f"tiling is for {tiling.rows}x{tiling.cols}, system is {system.shape}")
     if post_processors < 0:
         raise EngineError(f"post-processor units must be 0 (unbounded) or more, got {post_processors}")
-    if system.pods < 2 and np.any(tiling.op_pred >= 0):
+    mixed = tiling.aggregation == "mixed"
+    if system.pods < 2 and not mixed and np.any(tiling.op_pred >= 0):
         raise EngineError("chained partial sums need at least 2 pods: a chained operation reads its input "
                           "partial sum from one single-ported bank and writes its output to another "
                           "(use --aggregation post-processor for one pod)")
@@ -144,7 +155,9 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
     order = block_order(tiling, first)
-    out = np.zeros((tiling.ops, 10), dtype=np.int64)
+    out = np.zeros((tiling.ops, 14), dtype=np.int64)
+    starts = np.append(np.flatnonzero(tiling.op_pred < 0), tiling.ops)  # reductions: from each op without pred
+    sums = np.zeros(int(np.diff(starts).max(initial=0)) + 2 if mixed else 2, dtype=np.int64)
     state = _State(system)
     a = state.arrays
     post_free = np.full(len(a["idle"]), post_processors, dtype=np.int64)
@@ -157,7 +170,8 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
-            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ)
+            state.stages, state.ports, first_open, aggs, post_free, post_processors > 0, has_succ, a["p_free"],
+            mixed, sums)
         if not overflow:
             break
         size = max(2 * len(a["idle"]), first_open + int(spans[min(op, len(spans) - 1)]) + 64)
@@ -169,4 +183,5 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     used = int(np.max(out[:, 0] + spans)) if tiling.ops else 0
     return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
                     out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready, post_processors,
-                    post_processors - post_free if post_processors > 0 else None)
+                    post_processors - post_free if post_processors > 0 else None,
+                    out[:, 10] > 0 if mixed else None, out[:, 11].copy() if mixed else None)

@@ -121,8 +121,10 @@ def _check(sched: Schedule) -> None:
     if len(np.unique(keys)) != len(keys):
         raise ScheduleViolation("a pod holds two tile operations in the same slice")
     ends = sched.op_slice + sched.op_span
+    mixed = sched.op_alone is not None
+    summed = sched.op_sum_ready if mixed else ends  # a reduction's last op: when its sum is ready
     ready = np.zeros(len(tiling.block_deps), dtype=np.int64)
-    np.maximum.at(ready, tiling.op_block, ends + POST_PROCESS_SLICES)
+    np.maximum.at(ready, tiling.op_block, summed + POST_PROCESS_SLICES)
     for block, deps in enumerate(tiling.block_deps):
         if not deps:
             continue
@@ -134,6 +136,21 @@ def _check(sched: Schedule) -> None:
                                     f"(slice {need})")
     if sched.post_processors and sched.post_used is not None and np.any(sched.post_used > sched.post_processors):
         raise ScheduleViolation("the post-processor is given more tile aggregations than it completes in a slice")
-    chained = tiling.op_pred >= 0
-    if np.any(sched.op_slice[chained] < ends[tiling.op_pred[chained]]):
+    chained = (tiling.op_pred >= 0) & (sched.op_q_bank >= 0)
+    pred = tiling.op_pred[chained]
+    if np.any(sched.op_slice[chained] < ends[pred]):
         raise ScheduleViolation("a tile operation reads a partial sum before it is written")
+    if np.any(sched.op_q_bank[chained] != sched.op_p_bank[pred]):
+        raise ScheduleViolation("a tile operation reads its input partial sum from a bank that does not hold it")
+    if mixed:
+        if np.any((tiling.op_pred >= 0) & (sched.op_q_bank < 0) & ~sched.op_alone):
+            raise ScheduleViolation("a partial sum is neither chained nor given to the post-processor")
+        first = tiling.op_pred < 0
+        reduction = np.cumsum(first) - 1
+        last = np.append(np.flatnonzero(first)[1:] - 1, tiling.ops - 1)
+        latest = np.zeros(len(last), dtype=np.int64)
+        np.maximum.at(latest, reduction, ends)
+        cut = np.zeros(len(last), dtype=np.int64)
+        np.maximum.at(cut, reduction, sched.op_alone.astype(np.int64))
+        if np.any(summed[last] < latest + cut):
+            raise ScheduleViolation("a reduction's sum is ready before its partial sums are")

@@ -35,19 +35,25 @@ SOSA_MULTITENANCY = 1.44
 SCALE_ARRAYS = (512, 256, 128, 64, 32, 16)
 
 
+SOSA_POST_PROCESSOR_PAIRS = 0.5  # tile aggregations a slice per pod: one post-processor a pod, in pairs (4.2)
+
+
 @dataclass(frozen=True)
 class ScheduleOptions:
     partition: int | None = None     # None: SOSA's r x r
     conventional: bool = False
-    aggregation: str = "post-processor"
+    aggregation: str = "mixed"       # SOSA 4.2: each partial sum chained or given to the post-processor
     row_aligned: bool = True
-    post_processors_per_pod: float = 0.0  # tile aggregations a slice, per pod (0: unbounded)
+    post_processors_per_pod: float | None = None  # tile aggregations a slice, per pod (0: unbounded;
+    #                                  None: SOSA's pairs with "mixed", unbounded with "post-processor")
 
     def post_processor_units(self, pods: int) -> int:
-        if self.post_processors_per_pod < 0:
-            raise EngineError(f"post-processors per pod must be 0 (unbounded) or more, "
-                              f"got {self.post_processors_per_pod:g}")
-        return max(1, round(self.post_processors_per_pod * pods)) if self.post_processors_per_pod > 0 else 0
+        rate = self.post_processors_per_pod
+        if rate is None:
+            rate = SOSA_POST_PROCESSOR_PAIRS if self.aggregation == "mixed" else 0.0
+        if rate < 0:
+            raise EngineError(f"post-processors per pod must be 0 (unbounded) or more, got {rate:g}")
+        return max(1, round(rate * pods)) if rate > 0 else 0
 
 
 def run_workloads(workloads: list[PodWorkload], system: PodSystem,

@@ -49,6 +49,7 @@ class Tiling:
     gemm_input: np.ndarray    # True when the GEMM reads the network input (its X comes from DRAM)
     gemm_stored_weights: np.ndarray  # True when W is a stored weight (comes from DRAM once)
     gemm_sizes: np.ndarray    # (rows, depth, cols) per GEMM
+    aggregation: str = "post-processor"  # "mixed": op_pred is the op a chain may continue (the scheduler chooses)
 
     @property
     def ops(self) -> int:
@@ -59,7 +60,7 @@ class Tiling:
         return int(np.sum(self.op_rows.astype(np.int64) * self.op_depth * self.op_cols))
 
 
-AGGREGATIONS = ("post-processor", "chain")
+AGGREGATIONS = ("mixed", "post-processor", "chain")
 
 
 def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: int, *,
@@ -69,7 +70,8 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
 
     aggregation: "post-processor" sums the partial sums y_ijl over j in the post-processors (the ops
     over j are independent); "chain" feeds y_i(j-1)l to the op of j as its input partial sum (SOSA
-    Fig. 8's dashed lines: a read-after-write chain over j). row_aligned=False makes every block of
+    Fig. 8's dashed lines: a read-after-write chain over j); "mixed" lets the scheduler choose for
+    each op of j > 0 (SOSA 4.2), op_pred naming the op of j - 1. row_aligned=False makes every block of
     a layer wait for the whole of its producers (a layer barrier)."""
     if aggregation not in AGGREGATIONS:
         raise EngineError(f"unknown aggregation '{aggregation}' (known: {', '.join(AGGREGATIONS)})")
@@ -116,7 +118,7 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
                         op_cols["cols"].append(min(gemm.cols, (l + 1) * cols) - l * cols)
                         op_cols["x"].append(x_tiles + i * n_j + j)
                         op_cols["w"].append(w_tiles + j * n_l + l)
-                        chained = aggregation == "chain" and j > 0
+                        chained = aggregation != "post-processor" and j > 0
                         op_cols["pred"].append(len(op_cols["block"]) - 2 if chained else -1)
             x_tiles += n_i * n_j
             w_tiles += n_j * n_l
@@ -129,7 +131,7 @@ def tile_workloads(workloads: PodWorkload | list[PodWorkload], rows: int, cols: 
                   tuple(block_deps), np.asarray(block_first, dtype=np.int64),
                   np.asarray(block_count, dtype=np.int64), tuple(gemm_names),
                   np.asarray(gemm_input, dtype=bool), np.asarray(gemm_weights, dtype=bool),
-                  np.asarray(gemm_sizes, dtype=np.int64).reshape(-1, 3))
+                  np.asarray(gemm_sizes, dtype=np.int64).reshape(-1, 3), aggregation)
 
 
 def _all_blocks(producer: tuple[int, int, int, int]) -> range:

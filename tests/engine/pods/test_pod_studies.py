@@ -69,7 +69,7 @@ def test_multitenancy_fills_holes(technology):
     assert result.joint_cycles == min(result.tried.values()) and result.joint_order in result.tried
 
 
-@pytest.mark.parametrize("aggregation", ["post-processor", "chain"])
+@pytest.mark.parametrize("aggregation", ["mixed", "post-processor", "chain"])
 def test_multitenancy_is_never_slower_than_one_after_another(aggregation, technology):
     """Over random pairs, on a blocking and a non-blocking network: together <= in turn, and the
     schedule kept is the shortest one tried (or in turn, when every joint order loses)."""

@@ -142,3 +142,45 @@ def test_one_pod_cannot_chain_partial_sums(technology):
     with pytest.raises(EngineError, match="chained partial sums need at least 2 pods"):
         schedule(tiling, build_system(8, 8, 1, "crossbar", technology))
     check_schedule(schedule(tiling, build_system(8, 8, 2, "crossbar", technology)))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("interconnect", ["butterfly-1", "butterfly-2", "benes", "crossbar"])
+@pytest.mark.parametrize("units", [0, 1, 3])
+def test_mixed_aggregation_respects_banks_routes_dependences_and_the_post_processor(seed, interconnect, units,
+                                                                                     technology):
+    """SOSA's per-partial-sum choice: every partial sum beyond a reduction's first is either chained
+    (read from the bank its producer wrote, after it) or cut to the post-processor, which never sums
+    more than its rate a slice; a reduction's sum is ready after all its partial sums."""
+    workload = random_workload(seed)
+    rng = np.random.default_rng(seed)
+    rows, cols = int(rng.choice([4, 8])), int(rng.choice([4, 8]))
+    system = build_system(rows, cols, int(rng.choice([1, 4, 8, 16])), interconnect, technology)
+    tiling = tile_workloads(workload, rows, cols, aggregation="mixed",
+                            conventional=SEEDS.index(seed) % 3 == 1)
+    sched = schedule(tiling, system, post_processors=units)
+    check_schedule(sched)
+    optional = tiling.op_pred >= 0
+    assert np.all((sched.op_q_bank[optional] >= 0) != sched.op_alone[optional])
+    assert not np.any(sched.op_alone[~optional])
+    if units:
+        assert sched.post_used.max(initial=0) <= units
+        assert sched.post_used.sum() == sched.op_alone.sum()  # one pairwise sum per cut
+
+
+def test_mixed_aggregation_chains_when_the_pods_are_busy_and_cuts_when_they_are_idle(technology):
+    """A lone reduction on idle pods runs its partial products side by side (cut to the post-processor);
+    many reductions on few pods continue their chains in the slots their producers' pods free."""
+    from engine.pods.workload import Gemm, PodWorkload  # noqa: PLC0415
+    lone = tile_workloads(PodWorkload("lone", (Gemm("g", 8, 64, 8),)), 8, 8, aggregation="mixed")
+    sched = schedule(lone, build_system(8, 8, 8, "crossbar", technology), post_processors=7)
+    check_schedule(sched)
+    assert sched.op_alone[1:].all() and sched.slices == 1
+    # a post-processor without an idle unit in the slot both partial sums exist: the chain goes on
+    sched = schedule(lone, build_system(8, 8, 8, "crossbar", technology), post_processors=2)
+    check_schedule(sched)
+    assert 2 <= sched.op_alone.sum() < 7 and (sched.op_q_bank >= 0).sum() > 0 and sched.post_used.max() == 2
+    crowd = tile_workloads(PodWorkload("crowd", (Gemm("g", 64, 64, 64),)), 8, 8, aggregation="mixed")
+    sched = schedule(crowd, build_system(8, 8, 4, "crossbar", technology), post_processors=2)
+    check_schedule(sched)
+    assert (sched.op_q_bank >= 0).sum() > 10 * sched.op_alone.sum()
