@@ -2,7 +2,8 @@
 engine/pods' schedule and replay on a worker thread, shown as the pod grid (each pod's busy share),
 the interconnect's figures, a Gantt chart of tile operations per pod, busy pods per slice, the
 energy split; and the granularity heat map (SOSA Fig. 5) of a shape sweep at the power budget.
-The post-processor's rate (tile aggregations a slice per pod) is unbounded at 0.
+The post-processor's rate (tile aggregations a slice per pod) is unbounded at 0; below 0 it is the
+engine's default for the aggregation (ScheduleOptions: SOSA's pairs with mixed, unbounded otherwise).
 
 Several checked networks are scheduled together (multi-tenancy). Bad settings (a Butterfly over a
 pod count that is not a power of two, a system over the power budget, an unreadable network file)
@@ -42,9 +43,9 @@ class PodSettings:
     cols: int = 32
     pods: int = 256
     interconnect: str = "butterfly-2"
-    aggregation: str = "post-processor"
+    aggregation: str = "mixed"
     batch: int = 1
-    post_processors: float = 0.0  # tile aggregations a slice per pod (0: unbounded)
+    post_processors: float | None = None  # tile aggregations a slice per pod (0: unbounded; None: the default)
 
 
 @dataclass(frozen=True)
@@ -155,12 +156,13 @@ class QtPods(QWidget):
         self.aggregation = QComboBox()
         self.aggregation.addItems(AGGREGATIONS)
         self.post_processors = QDoubleSpinBox()
-        self.post_processors.setRange(0.0, 4.0)
+        self.post_processors.setRange(-0.125, 4.0)
         self.post_processors.setSingleStep(0.125)
         self.post_processors.setDecimals(3)
-        self.post_processors.setSpecialValueText("unbounded")
-        self.post_processors.setToolTip("tile aggregations the post-processor completes a slice, per pod "
-                                        "(SOSA's pairs: 0.5)")
+        self.post_processors.setSpecialValueText("default")
+        self.post_processors.setValue(-0.125)
+        self.post_processors.setToolTip("tile aggregations the post-processor completes a slice, per pod; 0: "
+                                        "unbounded; default: SOSA's pairs (0.5) with mixed, unbounded otherwise")
         self.schedule_button = QPushButton("Schedule")
         self.schedule_button.clicked.connect(self.start_schedule)
         self.sweep_button = QPushButton("Granularity sweep")
@@ -258,7 +260,7 @@ class QtPods(QWidget):
                         if self.networks.item(k).checkState() == Qt.Checked)
         return PodSettings(checked, self.rows.value(), self.cols.value(), self.pods.value(),
                            self.interconnect.currentText(), self.aggregation.currentText(), self.batch.value(),
-                           self.post_processors.value())
+                           None if self.post_processors.value() < 0 else self.post_processors.value())
 
     def add_network(self, path: str, checked: bool = True) -> None:
         item = QListWidgetItem(path.rsplit("/", 1)[-1])
