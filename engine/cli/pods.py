@@ -162,9 +162,8 @@ def _interconnect(args, technology):
         busy, cycles, mw = SOSA_TABLE1[r.interconnect]
         print(f"{r.interconnect:<12} {r.busy_pods:>7.2%} [{busy:>6.2%}] {r.cycles_per_tile_op:>8.2f} [{cycles:>6.2f}] "
               f"{r.mw_per_byte:>6.2f} [{mw:>4.2f}] {r.latency_cycles:>7} {r.effective_tops:>9.1f}")
-    print("Cycles per tile op: the slice (r, or the round trip when longer); SOSA's U = V = 16 multicast and "
-          "fan-in, which make its tile ops shorter than r, are not modelled. Busy pods: our batch-1 workloads "
-          "keep more pods busy than SOSA's (docs/pods.md).")
+    print("Cycles per tile op: max(rows, r) + the array's fill and drain (U = V = 16: 2 cycles at 32x32), or the "
+          "round trip when longer; SOSA's ~20 is below r = 32, which no operation of r rows can be (docs/pods.md).")
     return None
 
 

@@ -63,8 +63,9 @@ class Schedule:
 
 
 def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
-    """Slices each tile operation needs: its rows streamed, at least r (the weight buffering time)."""
-    cycles = np.maximum(tiling.op_rows, system.rows)
+    """Slices each tile operation needs: its rows streamed, at least r (the weight buffering time),
+    plus the array's fill and drain (`PodSystem.op_cycles`)."""
+    cycles = system.op_cycles(tiling.op_rows)
     return -(-cycles // system.slice_cycles)
 
 

@@ -1,8 +1,8 @@
 """`Schedule` -> `PodRun`: the cycle-level replay of a schedule on the multi-pod system.
 
-Each tile operation starts at its slice's first cycle; its pod computes for max(rows, r) cycles (the
-rows of X it streams, at least the r cycles of buffering the next weights) and then idles to the end
-of its slices; the last results leave the array after its r + c - 2 cycle skew. The replay checks the
+Each tile operation starts at its slice's first cycle; its pod holds it for `PodSystem.op_cycles`:
+max(rows, r) (the rows of X it streams, at least the r cycles of buffering the next weights) plus
+the array's fill and drain, and then idles to the end of its slices; the run ends with its last slice. The replay checks the
 schedule (no pod with two operations at once, no operation before its producers are written back)
 and counts, per cycle, the busy pods, and over the run the energy of each part:
 - MAC: the useful multiply-accumulates (padding rows/columns are clock-gated);
@@ -38,7 +38,8 @@ class PodRun:
     macs: int
     busy_pods_per_cycle: np.ndarray
     busy_pods_fraction: float     # SOSA's "busy pods": mean share of pods holding an op, per slice
-    cycles_per_tile_op: float     # cycles a tile operation holds its pod
+    cycles_per_tile_op: float     # cycles from a tile operation's start to its result written: its
+    #                               op_cycles, or the interconnect's round trip where that is longer
     utilization: float            # useful MACs / (PEs x cycles)
     peak_tops: float
     effective_tops: float         # peak x utilization
@@ -69,8 +70,8 @@ def simulate(sched: Schedule) -> PodRun:
     L = sched.slice_cycles
     _check(sched)
     start = sched.op_slice * L
-    compute = np.maximum(tiling.op_rows, system.rows)
-    cycles = sched.slices * L + system.rows + system.cols - 2 if tiling.ops else 0
+    compute = system.op_cycles(tiling.op_rows)
+    cycles = sched.slices * L if tiling.ops else 0
     delta = np.zeros(cycles + 1, dtype=np.int64)
     np.add.at(delta, start, 1)
     np.add.at(delta, start + compute, -1)
@@ -86,7 +87,7 @@ def simulate(sched: Schedule) -> PodRun:
     utilization = macs / (system.pes * cycles) if cycles else 0.0
     return PodRun(tiling.workload_names, system.shape, system.pods, system.interconnect.name, L, sched.slices,
                   cycles, tiling.ops, macs, busy, float(per_slice.mean() / system.pods),
-                  float(np.mean(sched.op_span * L)) if tiling.ops else 0.0, utilization, peak / 1e12,
+                  float(np.mean(np.maximum(compute, system.interconnect.round_trip_cycles(t)))) if tiling.ops else 0.0, utilization, peak / 1e12,
                   peak * utilization / 1e12, _energy(sched, rows, depth, cols, macs), seconds)
 
 

@@ -215,8 +215,8 @@ def utilization_bound(workload: PodWorkload, system: PodSystem) -> float:
     total = 0
     for g in workload.gemms:
         full, last = divmod(g.rows, r)
-        per_block = -(-r // L)                    # a full block streams r rows
-        slices = full * per_block + (-(-max(last, r) // L) if last else 0)
+        per_block = -(-int(system.op_cycles(r)) // L)  # a full block streams r rows
+        slices = full * per_block + (-(-int(system.op_cycles(last)) // L) if last else 0)
         ops_slices = slices * -(-g.depth // r) * -(-g.cols // c)
         total += -(-ops_slices // system.pods)
     return workload.macs / (system.pes * total * L)

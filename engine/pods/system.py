@@ -10,11 +10,21 @@ costs r + 5c SRAM bytes a cycle (X: r, W: r*c every r cycles = c, P written 2c, 
 r + 3c interconnect bytes (X, W in, P out). With SOSA's 0.4 pJ/MAC and 2.7 pJ/byte this gives its
 Table 2 peak power to 0.1 W for the monolithic 512x512 array.
 
+A tile operation of m rows holds its pod for max(m, r) + f cycles: it streams m rows, at least the r
+cycles of buffering the next weights (double-buffered, SOSA 3.1), and pays the array's pipeline fill
+and drain f, which SOSA says leaves "idle processing elements between tasks" (4.1). With activation
+multicast U (a row's activation reaches U PEs a cycle) and partial-sum fan-in V (a partial sum
+advances V rows a cycle), the last of m rows leaves the array m + ceil(c/U) + ceil(r/V) - 2 cycles
+after the first enters (U = V = 1: the standard skew r + c - 2). The time slice holds a full
+operation, r + f cycles, or the interconnect's round trip when that is longer.
+
 Peak power assumes every pod busy every cycle (SOSA's TDP sizing); no leakage is modelled.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from engine.errors import EngineError
 from engine.pods.interconnect import Interconnect, make_interconnect
@@ -38,10 +48,21 @@ class PodSystem:
         return self.rows * self.cols * self.pods
 
     @property
+    def fill_drain_cycles(self) -> int:
+        """The array's pipeline fill and drain per tile operation: ceil(c/U) + ceil(r/V) - 2."""
+        t = self.technology
+        return -(-self.cols // t.array_multicast) + -(-self.rows // t.array_fan_in) - 2
+
+    def op_cycles(self, rows):
+        """Cycles a tile operation streaming `rows` rows of X holds its pod (an int or an array)."""
+        return np.maximum(rows, self.rows) + self.fill_drain_cycles
+
+    @property
     def slice_cycles(self) -> int:
-        """SOSA's fixed time slice: r cycles (the weight buffering time), longer when the
-        interconnect's round trip cannot be hidden behind it (double buffering hides at most a slice)."""
-        return max(self.rows, self.interconnect.round_trip_cycles(self.technology))
+        """SOSA's fixed time slice: r cycles (the weight buffering time, 4.2) plus the pipeline fill
+        and drain of an r-row operation, longer when the interconnect's round trip cannot be hidden
+        behind it (double buffering hides at most a slice)."""
+        return max(self.rows + self.fill_drain_cycles, self.interconnect.round_trip_cycles(self.technology))
 
     def sram_bytes_per_cycle(self) -> float:
         t = self.technology

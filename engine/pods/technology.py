@@ -17,7 +17,8 @@ from engine.resources import RESOURCES
 DEFAULT_TECHNOLOGY = RESOURCES / "pods" / "sosa_28nm.json"
 INTERCONNECTS = ("butterfly-1", "butterfly-2", "butterfly-4", "butterfly-8", "benes", "crossbar")
 _NUMBERS = ("clock_hz", "mac_pj", "sram_pj_per_byte", "dram_pj_per_byte", "activation_bytes",
-            "weight_bytes", "psum_bytes", "tdp_w", "bank_kib", "interconnect_reference_pods", "switch_cycles")
+            "weight_bytes", "psum_bytes", "tdp_w", "bank_kib", "interconnect_reference_pods", "switch_cycles",
+            "array_multicast", "array_fan_in")
 
 
 class TechnologyError(EngineError):
@@ -39,6 +40,8 @@ class Technology:
     interconnect_reference_pods: int
     interconnect_mw_per_byte: dict[str, float]
     switch_cycles: int
+    array_multicast: int  # U: PEs along a row an activation reaches per cycle (SOSA 4.1)
+    array_fan_in: int     # V: PEs down a column a partial sum advances per cycle (SOSA 4.1)
 
     def interconnect_pj_per_byte_at_reference(self, interconnect: str) -> float:
         """Table 1's mW/byte is power per byte/cycle at 1 GHz; at the technology's clock it is this
@@ -61,7 +64,7 @@ def load_technology(path: str | Path | None = None) -> Technology:
         raise TechnologyError("a technology file is a JSON object of named figures", where)
     values = {key: _positive(data, key, where) for key in _NUMBERS}
     for key in ("activation_bytes", "weight_bytes", "psum_bytes", "bank_kib", "interconnect_reference_pods",
-                "switch_cycles"):
+                "switch_cycles", "array_multicast", "array_fan_in"):
         if values[key] != int(values[key]):
             raise TechnologyError(f"'{key}' must be a whole number, got {values[key]}", where)
         values[key] = int(values[key])

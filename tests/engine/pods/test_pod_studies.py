@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -25,8 +27,9 @@ def test_pod_count_at_the_budget_is_the_largest_power_of_two(technology):
 
 
 def test_one_exact_tile_operation(technology):
-    """An r x r x c GEMM on one pod: one slice of r cycles plus the r + c - 2 skew."""
-    system = build_system(8, 8, 1, "crossbar", technology)
+    """An r x r x c GEMM on one standard pod (U = V = 1): one slice of r cycles plus the r + c - 2 skew."""
+    standard = dataclasses.replace(technology, array_multicast=1, array_fan_in=1)
+    system = build_system(8, 8, 1, "crossbar", standard)
     _, run = run_workloads([PodWorkload("one", (Gemm("g", 8, 8, 8),))], system)
     assert (run.tile_ops, run.slices, run.cycles) == (1, 1, 8 + 14)
     assert run.utilization == pytest.approx(512 / (64 * 22))
@@ -34,6 +37,20 @@ def test_one_exact_tile_operation(technology):
     # SRAM: X 64 B + W 64 B + psum 128 B written and read back + 64 B output
     assert run.energy_j["sram"] == pytest.approx((64 + 64 + 256 + 64) * 2.7e-12)
     assert run.energy_j["interconnect"] == 0  # one pod: no network
+
+
+def test_fill_and_drain_per_tile_operation(technology):
+    """SOSA's U = V = 16 multicast and fan-in: a 32x32 pod's operation pays 2 + 2 - 2 cycles of fill
+    and drain, a standard array's r + c - 2; every operation pays it (idle PEs between tasks)."""
+    sosa = build_system(32, 32, 1, "crossbar", technology)
+    standard = build_system(32, 32, 1, "crossbar", dataclasses.replace(technology, array_multicast=1,
+                                                                       array_fan_in=1))
+    assert (sosa.fill_drain_cycles, standard.fill_drain_cycles) == (2, 62)
+    assert list(sosa.op_cycles(np.array([5, 32, 40]))) == [34, 34, 42]
+    assert sosa.slice_cycles == 34
+    _, run = run_workloads([PodWorkload("two", (Gemm("g", 64, 32, 32),))], sosa)
+    assert (run.tile_ops, run.cycles, run.cycles_per_tile_op) == (2, 68, 34)
+    assert run.utilization == pytest.approx(64 * 32 * 32 / (1024 * 68))
 
 
 def test_run_figures_are_consistent(technology):
