@@ -127,9 +127,9 @@ class QtTopology(QGraphicsView):
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
         # While a newly selected design evaluates (tens of milliseconds when its model is cached) the
-        # previous array stays, under "evaluating ..." in the legend, instead of being taken down at once: taking it down cost a
-        # scene pass and a repaint of its own per click, and the redraw then clears it in the same pass
-        # as it draws. Only an evaluation slower than CLEAR_DELAY_MS (or failing) clears it first.
+        # previous array stays instead of being taken down at once: taking it down cost a scene pass
+        # and repaints of its own per click, and the redraw then clears it in the same pass as it
+        # draws. Only an evaluation slower than CLEAR_DELAY_MS (or failing) clears it first.
         self._clear_timer = QTimer(self)
         self._clear_timer.setSingleShot(True)
         self._clear_timer.setInterval(CLEAR_DELAY_MS)
@@ -171,6 +171,7 @@ class QtTopology(QGraphicsView):
         if self._shown is not None and s.report is None and (s.design is None or self._shown[0] != s.design.id):
             self._clear()
             self._shown = None
+            self.legend.setText(f"evaluating {s.design.id} ..." if s.design is not None else "select a design")
 
     def refresh(self) -> None:
         s = self.selection
@@ -178,9 +179,10 @@ class QtTopology(QGraphicsView):
         if graph is None:
             stale = self._shown is not None and (s.design is None or self._shown[0] != s.design.id)
             if s.busy and s.design is not None and not s.error and stale:
-                # another design evaluating: the previous array stays for a moment (see __init__), not
-                # greyed either (that repaints it all for the few milliseconds the evaluation takes)
-                self.legend.setText(f"evaluating {s.design.id} ...")
+                # another design evaluating: the previous array and its legend stay for a moment (see
+                # __init__), neither greyed nor relabelled: either cost repaints of their own for the
+                # few milliseconds the evaluation takes (the design tree and the numbers panel already
+                # show the new design)
                 if not self._clear_timer.isActive():
                     self._clear_timer.start()
                 return
