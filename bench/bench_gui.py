@@ -43,7 +43,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QEvent, QEventLoop, QItemSelectionModel, QSettings, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsScene
 
 from app.__main__ import SCREEN_SIZE
 from app.main_window import MainWindow
@@ -62,6 +62,7 @@ class TracingApplication(QApplication):
         self.slow: list[tuple[float, float, str, str]] = []
         self.depth = 0
         self.cpu = 0.0  # main-thread CPU seconds spent handling top-level events
+        self.by_kind: dict[tuple[str, str], list] = {}  # (event type, receiver) -> [count, CPU seconds]
 
     def notify(self, receiver, event):
         self.depth += 1
@@ -73,9 +74,26 @@ class TracingApplication(QApplication):
             used = time.thread_time() - cpu
             if self.depth == 0:
                 self.cpu += used
+                name = receiver_name(receiver)
+                tally = self.by_kind.setdefault((QEvent.Type(event.type()).name, name), [0, 0.0])
+                tally[0] += 1
+                tally[1] += used
             spent = time.perf_counter() - start
             if spent > SLOW_EVENT and self.depth == 0:
-                self.slow.append((start, spent, used, QEvent.Type(event.type()).name, type(receiver).__name__))
+                self.slow.append((start, spent, used, QEvent.Type(event.type()).name, receiver_name(receiver)))
+
+    def costliest(self, n: int = 8) -> list[tuple[str, str, int, float]]:
+        """The n (event type, receiver) pairs that took the most main-thread CPU: (type, receiver, count, CPU s)."""
+        ranked = sorted(self.by_kind.items(), key=lambda kv: -kv[1][1])[:n]
+        return [(kind, receiver, count, cpu) for (kind, receiver), (count, cpu) in ranked]
+
+
+def receiver_name(receiver) -> str:
+    """The receiver's class; a scene's with its first view's class (whose scene it is)."""
+    name = type(receiver).__name__
+    if isinstance(receiver, QGraphicsScene) and receiver.views():
+        return f"{name} of {type(receiver.views()[0]).__name__}"
+    return name
 
 
 class GcPauses:
@@ -167,6 +185,7 @@ def run_once(app, window, seconds: float, designs: str, trace: bool) -> dict:
     window.search.stateChanged.connect(lambda: None if window.search.running else loop.quit())
     if trace:
         app.slow.clear()
+        app.by_kind.clear()
         app.cpu = 0.0
     probe.start()
     started = time.perf_counter()
@@ -329,6 +348,7 @@ def main() -> None:
     if args.select or args.compile:
         if args.trace:
             app.slow.clear()
+            app.by_kind.clear()
             app.cpu = 0.0
         profiler = None
         if args.profile:
@@ -356,6 +376,8 @@ def main() -> None:
             costliest = max((cpu for _, _, cpu, _, _ in app.slow), default=0.0)
             print(f"GUI thread CPU in events {app.cpu:.2f} s; costliest event over {SLOW_EVENT * 1000:.0f} ms wall: "
                   f"{costliest * 1000:.0f} ms CPU; load average {os.getloadavg()[0]:.1f}")
+            for kind, receiver, count, cpu in app.costliest():
+                print(f"      {cpu * 1000:7.0f} ms CPU in {count:5} {kind} events to {receiver}")
         window.search.shutdown()
         window.close()
         return
@@ -371,6 +393,8 @@ def main() -> None:
         if args.trace:
             print(f"      search started at perf_counter {r['started']:.3f}; main thread busy {r['cpu']:.2f} s CPU "
                   f"in events ({r['cpu'] / r['wall_s']:.0%} of the wall time)")
+            for kind, receiver, count, cpu in app.costliest():
+                print(f"      {cpu * 1000:7.0f} ms CPU in {count:5} {kind} events to {receiver}")
         for start, spent, generation in r.get("gc", []):
             print(f"      {start:7.3f} s  {spent * 1000:6.0f} ms  garbage collection, generation {generation}")
         for start, gap in r.get("stalls", []):

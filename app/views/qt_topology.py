@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -46,6 +46,7 @@ LABEL_SCALE = 0.8  # labels show from this zoom on
 BLOCKS = 8  # a large 2-D array is drawn zoomed out as at most BLOCKS x BLOCKS blocks of PEs
 BLOCK_SCALE = 0.25  # below this zoom a large 2-D array shows its blocks, above it its PEs
 COLOUR_MODES = ("load", "arrays")
+CLEAR_DELAY_MS = 250  # a selection still evaluating after this long has the previous array taken down
 
 
 def _number(text: str, values: dict) -> str:
@@ -125,6 +126,14 @@ class QtTopology(QGraphicsView):
         self._pending_edges: tuple | None = None  # _edges' arguments until the FIFOs are drawn
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
+        # While a newly selected design evaluates (tens of milliseconds when its model is cached) the
+        # previous array stays instead of being taken down at once: taking it down cost a scene pass
+        # and repaints of its own per click, and the redraw then clears it in the same pass as it
+        # draws. Only an evaluation slower than CLEAR_DELAY_MS (or failing) clears it first.
+        self._clear_timer = QTimer(self)
+        self._clear_timer.setSingleShot(True)
+        self._clear_timer.setInterval(CLEAR_DELAY_MS)
+        self._clear_timer.timeout.connect(self._clear_stale)
         selection.changed.connect(self.refresh)
         if hasattr(selection, "measuredChanged"):  # a compare view's pin has no simulations
             selection.measuredChanged.connect(self._measured)
@@ -156,22 +165,42 @@ class QtTopology(QGraphicsView):
             self._edges(*pending)
             self.viewport().update()
 
+    def _clear_stale(self) -> None:
+        """The selection is still evaluating another design than the one drawn: take the drawing down."""
+        s = self.selection
+        if self._shown is not None and s.report is None and (s.design is None or self._shown[0] != s.design.id):
+            self._clear()
+            self._shown = None
+            self.legend.setText(f"evaluating {s.design.id} ..." if s.design is not None else "select a design")
+
     def refresh(self) -> None:
         s = self.selection
         graph = s.topology() if s.report else None
         if graph is None:
-            if s.error and self._shown is not None:
+            stale = self._shown is not None and (s.design is None or self._shown[0] != s.design.id)
+            if s.busy and s.design is not None and not s.error and stale:
+                # another design evaluating: the previous array and its legend stay for a moment (see
+                # __init__), neither greyed nor relabelled: either cost repaints of their own for the
+                # few milliseconds the evaluation takes (the design tree and the numbers panel already
+                # show the new design)
+                if not self._clear_timer.isActive():
+                    self._clear_timer.start()
+                return
+            if s.error and self._shown is not None and not stale:
                 # an illegal edit: the last valid array stays, greyed, with the violation beside it
                 self.setEnabled(False)
                 self.legend.setText(f"<span style='color:{theme.ERROR}'>{s.error}</span><br>"
                                     f"<span style='color:{theme.MUTED}'>showing the last valid configuration</span>")
                 return
+            self._clear_timer.stop()
             if self._shown is not None or self.counts:
                 self._clear()
             self._shown = None
+            self.setEnabled(True)
             self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else
                                             s.topology_note if s.report else "select a design"))
             return
+        self._clear_timer.stop()
         self.setEnabled(True)
         key = (s.design.id, tuple(sorted(s.full_values().items())))
         if key == self._shown:

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QWheelEvent
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
-from app.views.qt_topology import KIND_ROLE, LARGE, QtTopology, module_shares
+from app.views.qt_topology import CLEAR_DELAY_MS, KIND_ROLE, LARGE, QtTopology, module_shares
 from app.views.topology_layout import FOLD_AT, layout
 from engine.compiler.design_space import compile_kernel
 from engine.models.sampling import random_configuration
@@ -86,6 +86,29 @@ def test_changing_a_parameter_redraws_with_the_new_grid(view, spaces, settle):
     settle(selection)
     assert topology.isEnabled()
 
+
+
+def test_selecting_another_design_keeps_the_array_until_it_is_evaluated(view, spaces, qtbot, settle, monkeypatch):
+    """The previous array stays while the next design evaluates, and is replaced in one redraw; an
+    evaluation slower than CLEAR_DELAY_MS has it taken down meanwhile, "evaluating ..." beside."""
+    selection, topology = view
+    space = spaces["mm"]
+    selection.set_space(space)
+    first, second = space.designs[0], space.designs[5]
+    selection.select(first.id)
+    settle(selection)
+    drawn = topology.scene_items_by_kind()
+    selection.select(second.id)
+    assert selection.busy and topology.scene_items_by_kind() == drawn  # not taken down at the click
+    settle(selection)
+    kinds, dram, edges = _expected(selection)
+    assert topology.scene_items_by_kind()["pe"] == kinds["pe"] and topology.isEnabled()
+    # an evaluation that does not come back in time (never sent here): the stale array goes after the delay
+    monkeypatch.setattr(selection, "_request", lambda: setattr(selection, "_generation", selection._generation + 1))
+    selection.select(first.id)
+    assert selection.busy and topology.scene_items_by_kind()["pe"] == kinds["pe"]
+    qtbot.waitUntil(lambda: not topology.counts, timeout=CLEAR_DELAY_MS + 5000)
+    assert f"evaluating {first.id}" in topology.legend.text()
 
 def test_large_arrays_use_level_of_detail(view, spaces, qtbot, settle):
     selection, topology = view
