@@ -49,12 +49,12 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     classes = permutation_classes(model, band)
     parallel = parallel_loops(band, deps)
     designs = []
+    whole_tiles = runs_several_statements(kernel, band)  # one tile per loop: no latency hiding, no SIMD either
     for dataflow in enumerate_dataflows(model, band, deps):
         simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), band)
         # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
         on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
         variants = []
-        whole_tiles = runs_several_statements(kernel, band)  # no latency hiding, no SIMD either
         for choice in [None] if whole_tiles else [simd] + ([on_space] if on_space is not None else []):
             hiding = () if whole_tiles else tuple(l for l in parallel if l != (choice.loop if choice else None)
                                                   and band.extents[band.index(l)] > 1)
