@@ -236,11 +236,14 @@ class _Builder:
         ins = {(k["array"], k["direction"]): f for f, k, _ in self.ins.get(node, [])}
         outs = {(k["array"], k["direction"]): (f, k) for f, k, _ in self.outs.get(node, [])}
         inputs, forwards, accs = [], [], []
+        operands = []  # (Op, is a read) in the body's order: each input read, then passed on
         for g in self.groups.values():
             if g["kind"] == "in":
                 inputs.append(Op(ins[(g["array"], "in")], self.pe_iters))
+                operands.append((inputs[-1], True))
                 if (g["array"], "in") in outs:
                     forwards.append(Op(outs[(g["array"], "in")][0], self.pe_iters))
+                    operands.append((forwards[-1], False))
             else:
                 local = self.volume(g["name"], tuple((i, i) for i in node[1]))
                 _, per_block, reload = self.blocks(g["name"], "out")
@@ -263,17 +266,30 @@ class _Builder:
         event_tiles = accs[0][1] if accs else 1
         channels = self.channel_ops(node)
         segments: dict = {}
+        # a PE with no pipelined loop (several statements, every band loop a space loop) runs its body
+        # once, outside any loop: each FIFO access is a step of its own in the body's order (the
+        # exporter's, engine/export/pe_statements.py: each input read and passed on, the local arrays'
+        # words received, then those sent), as the timed C simulation times code outside pipelined
+        # loops; one iteration with every access at once made a recurrence carried from PE to PE
+        # 3 cycles a diagonal step short (triangular solve i-j__i-j, N = 16: 331 against 359)
+        straight = bool(self.d["compute"].get("several_statements")) and all(
+            l["role"] == "tile" for l in pe["phases"][0]["loops"])
 
-        def compute(t: int) -> Segment:
+        def compute(t: int) -> tuple[Segment, ...]:
             """Tile t's compute loop; the tiles of one accumulation event are one pipelined loop (HLS
             flattens them): the next tile's iterations follow at the II, without refilling the pipeline."""
             received, sent = channels(t)
             key = (t % event_tiles == 0, received, sent)
             if key not in segments:
+                if straight:
+                    body = operands + [(op, True) for op in received] + [(op, False) for op in sent]
+                    segments[key] = tuple(Segment(1, (op,) if read else (), () if read else (op,), depth=1,
+                                                  latency=IO_LATENCY) for op, read in body)
+                    return segments[key]
                 seg = compute_seg
                 if received or sent:
                     seg = dataclasses.replace(seg, reads=seg.reads + received, writes=seg.writes + sent)
-                segments[key] = seg if key[0] else dataclasses.replace(seg, new_loop=False)
+                segments[key] = (seg if key[0] else dataclasses.replace(seg, new_loop=False),)
             return segments[key]
 
         def program():
@@ -281,7 +297,7 @@ class _Builder:
                 for local, per_block, reload, read, _ in accs:
                     if read and t % per_block == 0 and reload[t // per_block]:
                         yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
-                yield compute(t)
+                yield from compute(t)
                 for local, per_block, _, _, (partial, write) in accs:
                     if (t + 1) % per_block == 0:
                         yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
