@@ -18,8 +18,9 @@ Latency (cycles):
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
   its chain before PEs start;
 - epilogue = from the first PE's last results to the last word written: the PEs fed last finish
-  later (`far_pe_lag`), the drain levels pass the results on (`_drain_tail`, which overlaps the
-  two where a level can send while the far PEs finish), then the last DRAM write's
+  later (`far_pe_lag`; a PE that a value carried from PE to PE delays, later still:
+  engine/models/recurrence.py), the drain levels pass the results on (`_drain_tail`, which overlaps
+  the two where a level can send while the far PEs finish), then the last DRAM write's
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
@@ -45,6 +46,7 @@ from engine.compiler.fifo_depths import (
     architecture_skew_depth,
 )
 from engine.models.memory import bram18k, uram
+from engine.models.recurrence import recurrence_lag
 
 CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
 TRANSFER_DEPTH = 2  # pipeline depth of a PE's loops that read or write partial results
@@ -112,7 +114,8 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
     return smax(*(_per_event(p) for p in phases)) + CHAIN_LEVEL_CYCLES * len(phases)
 
 
-def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sympy.Expr) -> sympy.Expr:
+def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sympy.Expr,
+                late: sympy.Expr | None = None) -> sympy.Expr:
     """Cycles from the first PE's last result write (which the PE term counts) to the last word
     reaching the DRAM-facing drain, the PEs fed last finishing `lag` cycles after the first; walking
     the drain levels outwards: a level that streams (the storer, a level that passes words on)
@@ -122,7 +125,10 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
     words or once the last box (the far PE's) is in and sent. Found with the timed C simulation:
     counting every level's whole transfer after the PEs (and the PE depth again) cost a streaming
     storer its event twice; adding the far PEs' lag before the drain counted it twice where the
-    head of a buffered chain sends while the far PEs finish (LU [j])."""
+    head of a buffered chain sends while the far PEs finish (LU [j]). `late`: when a PE that a
+    recurrence carried from PE to PE delays (engine/models/recurrence.py) has its last results out;
+    the others' words still pass as `lag` says, the late PE's box crosses each level after them (a
+    streaming level passes it on word by word, a buffering one once it is in)."""
     write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
     start = -_per_event(write) if write is not None else sympy.Integer(0)  # first words leave the first PE
     ready = sympy.Integer(0)  # the head's own results are all out of its PE
@@ -135,16 +141,22 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
             start = ready + CHAIN_LEVEL_CYCLES
             # the far member's box still crosses the n - 1 members before the head
             end = smax(start + words, end + CHAIN_LEVEL_CYCLES * members + words / members)
+            if late is not None:
+                late = smax(start + words, late + CHAIN_LEVEL_CYCLES * members + words / members)
             ready = start + words / members
         else:
             # the head of a chain of n instances passes its own share as it arrives from the level
             # below, then the (n - 1) / n its successors hold, a word per cycle
             start = start + CHAIN_LEVEL_CYCLES
             end = smax(end + CHAIN_LEVEL_CYCLES + words * (members - 1) / members, start + words)
+            if late is not None:
+                late = smax(late + CHAIN_LEVEL_CYCLES * members, start + words)
             ready = smax(ready + CHAIN_LEVEL_CYCLES, start + words / members)
         # a storer that gathers the block first writes it once every element is in
-        end = end + sympy.Add(*(_per_event(p) for p in m.phases if p.name == "store_block"))
-    return end
+        gather = sympy.Add(*(_per_event(p) for p in m.phases if p.name == "store_block"))
+        end = end + gather
+        late = late + gather if late is not None else None
+    return end if late is None else smax(end, late)
 
 
 def far_pe_lag(arch: Architecture) -> sympy.Expr:
@@ -191,7 +203,10 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
     lag = far_pe_lag(arch)
-    drains = [_drain_tail(pe, arch, g.name, g.array, lag) for g in arch.groups if g.needs_drain]
+    # a value carried from PE to PE through the scop's local arrays may finish one PE later still
+    late = recurrence_lag(arch, problem_size, CHAIN_LEVEL_CYCLES)
+    late = smax(lag, late) if late != 0 else None
+    drains = [_drain_tail(pe, arch, g.name, g.array, lag, late) for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + DRAM_READ_LATENCY
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
     epilogue = smax(0, *drains) + DRAM_WRITE_LATENCY

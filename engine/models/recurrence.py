@@ -1,0 +1,175 @@
+"""Several-statement designs -> the cycles a recurrence carried from PE to PE adds to the far PEs' lag.
+
+A PE that runs several statements (band.runs_several_statements, descriptor
+`compute.several_statements`) may receive from its neighbour a value the neighbour computed from a
+value it received itself: the scop's local arrays whose flow dependences cross a space loop
+(descriptor `local_arrays[].channels`). In the triangular solve on a 2-D array, x[i] is divided on
+the diagonal PE, passed down its column, multiplied into the partial sum there and the sum passed
+right to the next diagonal PE: the diagonal PEs finish one after the other, each two hops after the
+one before, and the last far later than `far_pe_lag`'s two cycles a PE.
+
+Such designs take one tile per loop (t1 = the extent, no latency hiding, no SIMD: tuning.py), so
+every PE's points are known numbers, and the critical path is computed exactly over them at the
+design's sizes, from what the compiler states and the exporter builds
+(engine/export/pe_statements.py):
+- PE q runs the points of its time loops in order (band order, one point per II); a point where a
+  channel's `receive_when` holds reads one word of the FIFO from the previous PE along the channel's
+  loop, a point where `send_when` holds writes one (FIFO order: the m-th word a PE sends is the m-th
+  its neighbour receives);
+- a word arrives `hop` cycles after the cycle it is written in (the model's FIFO hop);
+- in a pipelined loop a point's reads and writes happen in its issue cycle (a point waits for its
+  words, and the next point follows at the II); a PE with no time loop runs its body once, outside
+  any pipelined loop, and there every FIFO access is a step of its own in the body's order (its
+  input operands, then the channels it receives, then those it sends, each in the descriptor's
+  order of local arrays and channels, as the exporter writes them).
+
+That is how the timed C simulation (engine/csim/timed.py, the referee) times the exported code. It
+charges no operator latency between a received value and the value computed from it and sent on:
+the hardware the export describes pays the statements' latencies there (the diagonal's division,
+the multiply-subtract), which neither the referee, the simulator nor this model count.
+
+`recurrence_lag` is the cycles the PE whose points end last ends after a PE that never waits for a
+neighbour (the one the PE term counts). Sizes that are symbols (certify's symbolic sizes) give 0.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy
+
+from engine.compiler.architecture.modules import Architecture
+from engine.compiler.last_writer import owned_elements
+
+STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulation's step)
+
+
+def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -> sympy.Expr:
+    """Cycles the last PE's last point issues after an undisturbed PE's (see the module docstring);
+    0 where no local array crosses a space loop."""
+    channels = [(a.name, ch) for a in arch.local_arrays for ch in a.channels]
+    if not channels:
+        return sympy.Integer(0)
+    whole = {sympy.Symbol(f"{loop}_t1"): n for loop, n in problem_size.items()}
+    grid = [sympy.sympify(g).subs(whole) for g in arch.pe_grid]
+    pe = arch.module("PE")
+    compute = next(p for p in pe.phases if p.name == "compute")
+    time = [(loop.name.removesuffix("_time"), sympy.sympify(loop.trip).subs(whole))
+            for loop in compute.loops if loop.role == "time"]
+    ii = sympy.sympify(compute.ii).subs(whole)
+    if not all(x.is_Integer for x in [*grid, *(t for _, t in time), ii]):
+        return sympy.Integer(0)
+    grid, time, ii = [int(g) for g in grid], [(l, int(t)) for l, t in time], int(ii)
+    space = list(arch.space_loops)
+    if any(g != problem_size[l] for l, g in zip(space, grid)):
+        return sympy.Integer(0)  # a PE holding several values of a space loop: not a whole-tile design
+    # the body's first accesses: each input read, and passed on to the next PE where a chain does so
+    passed = [space.index(f.along) for g in arch.groups if g.kind == "in" for f in arch.fifos
+              if f.array == g.array and f.pattern == "pe_chain" and not f.reversed and f.along in space]
+    inputs = sum(1 for g in arch.groups if g.kind == "in")
+    delays = _delays(space, grid, time, ii, channels, inputs, passed, hop)
+    # the PE term drains, after its points, the most elements any PE drains of each output; an output
+    # several PEs hold leaves from its last writers (owned_drain.py), so a PE late to finish its
+    # points may drain fewer, and a PE that drains nothing finishes no results
+    drained = {q: 0 for q in delays}
+    most, draining = 0, set(delays) if any(g.kind == "out" and g.name not in arch.last_writers
+                                           for g in arch.groups) else set()
+    for name, text in arch.last_writers.items():
+        owners = owned_elements({"last_writer": text}, problem_size, space, grid, {})
+        if owners is None:
+            return sympy.Integer(0)
+        most += max(len(e) for e in owners.values())
+        for q, elements in owners.items():
+            drained[q] += len(elements)
+            if elements:
+                draining.add(q)
+    return sympy.Integer(max([0] + [delays[q] + drained[q] - most for q in draining]))
+
+
+def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: int,
+            channels: list[tuple[str, dict]], inputs: int, passed: list[int], hop: int) -> dict[tuple, int]:
+    """PE index -> cycles its last point issues after an undisturbed PE's (both starting at 0)."""
+    shape = [*grid, *(t for _, t in time)]
+    index = np.indices(shape, dtype=np.int64).reshape(len(shape), *grid, -1)
+    values = {l: index[k] for k, l in enumerate([*space, *(l for l, _ in time)])}
+    points = index.shape[-1]
+    # per channel, over every PE's points: where it receives (from the previous PE along the
+    # channel's loop, which the first PE does not have) and sends (the last PE has no next one)
+    flows = []
+    for _, ch in channels:
+        axis = space.index(ch["along"])
+        receive, send = _holds(_parse(ch["receive_when"]), values), _holds(_parse(ch["send_when"]), values)
+        receive[(slice(None),) * axis + (0,)] = False
+        send[(slice(None),) * axis + (grid[axis] - 1,)] = False
+        flows.append((axis, receive, send))
+    sent: dict[tuple, list[np.ndarray]] = {}  # PE -> per channel: arrival cycle of each word it sends
+    last = {}
+    k = np.arange(points, dtype=np.int64) * ii
+    for q in np.ndindex(*grid):
+        receives = []  # (points that read a word, the words' arrival cycles)
+        for c, (axis, receive, _) in enumerate(flows):
+            at = np.flatnonzero(receive[q])
+            if len(at):
+                words = sent[q[:axis] + (q[axis] - 1,) + q[axis + 1:]][c]
+                receives.append((at[:len(words)], words[:len(at)]))
+        sends = [np.flatnonzero(send[q]) for _, _, send in flows]
+        if time:
+            # a point waits for its words; the next follows at the II: T_k = k II + max(0, max_{j<=k} A_j - j II)
+            ready = np.zeros(points, dtype=np.int64)
+            for at, words in receives:
+                np.maximum.at(ready, at, words)
+            issue = k + np.maximum(0, np.maximum.accumulate(ready - k))
+            sent[q] = [issue[at] + hop for at in sends]
+            last[q] = int(issue[-1] - k[-1])
+        else:
+            # one run of the body: each FIFO access a step after the one before, reads waiting for their word
+            accesses = inputs + sum(1 for axis in passed if q[axis] + 1 < grid[axis])
+            t = undisturbed = (accesses - 1) * STEP_CYCLES
+            for _, words in receives:
+                if len(words):
+                    t, undisturbed = max(t + STEP_CYCLES, int(words[0])), undisturbed + STEP_CYCLES
+            own = []
+            for at in sends:
+                if len(at):
+                    t, undisturbed = t + STEP_CYCLES, undisturbed + STEP_CYCLES
+                own.append(np.full(min(len(at), 1), t + hop, dtype=np.int64))
+            sent[q] = own
+            last[q] = t - undisturbed
+    return last
+
+
+_TERM = re.compile(r"(.+?)\s*(>=|==)\s*0")
+
+
+def _parse(condition: str | None) -> list[list[tuple[str, str]]]:
+    """A channel condition (local_arrays._c_condition: `||` of parenthesised `&&`-joined affine
+    `>= 0` / `== 0` terms, or 0 / 1) as [[(affine text, operator), ...], ...]; [] holds nowhere."""
+    text = (condition or "0").strip()
+    if text == "0":
+        return []
+    pieces = []
+    for piece in text.split("||"):
+        terms = []
+        for term in piece.strip().removeprefix("(").removesuffix(")").split("&&"):
+            term = term.strip()
+            if term == "1":
+                continue
+            m = _TERM.fullmatch(term)
+            if m is None:
+                raise ValueError(f"cannot read the channel condition {condition!r} (term {term!r})")
+            terms.append((m.group(1), m.group(2)))
+        pieces.append(terms)
+    return pieces
+
+
+def _holds(condition: list, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Where a parsed condition holds, over arrays of the band loops' values."""
+    shape = next(iter(values.values())).shape
+    result = np.zeros(shape, dtype=bool)
+    for terms in condition:
+        piece = np.ones(shape, dtype=bool)
+        for expr, op in terms:
+            value = eval(expr, {"__builtins__": {}}, values)  # affine text over the band loop names
+            piece &= (value >= 0) if op == ">=" else (value == 0)
+        result |= piece
+    return result
