@@ -19,17 +19,24 @@ design's sizes, from what the compiler states and the exporter builds
 - a word arrives `hop` cycles after the cycle it is written in (the model's FIFO hop);
 - in a pipelined loop a point's reads and writes happen in its issue cycle (a point waits for its
   words, and the next point follows at the II); a PE with no time loop runs its body once, outside
-  any pipelined loop, and there every FIFO access is a step of its own in the body's order (its
-  input operands, then the channels it receives, then those it sends, each in the descriptor's
-  order of local arrays and channels, as the exporter writes them).
+  any pipelined loop, and there every FIFO access is a step of its own in the body's order (each
+  input operand read and passed on, then the channels it receives, then those it sends, each in the
+  descriptor's order of local arrays and channels, as the exporter writes them).
 
 That is how the timed C simulation (engine/csim/timed.py, the referee) times the exported code. It
 charges no operator latency between a received value and the value computed from it and sent on:
 the hardware the export describes pays the statements' latencies there (the diagonal's division,
 the multiply-subtract), which neither the referee, the simulator nor this model count.
 
-`recurrence_lag` is the cycles the PE whose points end last ends after a PE that never waits for a
-neighbour (the one the PE term counts). Sizes that are symbols (certify's symbolic sizes) give 0.
+`recurrence_lag` is the cycles by which the PE that finishes last has its results out after the PE
+the PE term counts (one that never waits for a neighbour and drains the most elements of each
+output): its points' delay, less the elements it drains fewer (an output several PEs hold leaves
+from its last writers); only PEs that drain something count. The symbolic model
+(engine/models/symbolic.py `_drain_tail`) lets that PE's box cross the drain levels after the
+others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 53 / 85 / 117 cycles, against 54 / 98 / 118
+between the ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (at N = 12 L's chain moves
+4-element words, 3 a row, and the rows' first PEs start 5 cycles apart, so the far rows' operands,
+not the diagonal, set the last PE's finish; the model's far-PE lag counts 2 cycles a chain member). Sizes that are symbols (certify's symbolic sizes) give 0.
 """
 from __future__ import annotations
 
