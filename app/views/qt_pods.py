@@ -325,7 +325,8 @@ class QtPods(QWidget):
             f"<b>{' + '.join(s['workloads'])}</b> on {s['pods']} pods of {s['array']}: {s['tile_ops']:,} tile ops, "
             f"{s['slices']:,} slices, {s['cycles']:,} cycles ({s['seconds'] * 1e6:,.1f} µs)<br>"
             f"busy pods {s['busy_pods']:.1%}, utilisation {s['utilization']:.1%}, "
-            f"{s['cycles_per_tile_op']:.1f} cycles per tile op<br>"
+            f"{s['cycles_per_tile_op']:.1f} cycles per tile op; DRAM {s['dram_bytes'] / 1e6:.1f} MB streamed in "
+            f"{s['dram_cycles']:,.0f} cycles<br>"
             f"effective <b>{s['effective_tops']:.1f} TOP/s</b> of {s['peak_tops']:.1f} peak; {s['watts']:.1f} W, "
             f"{s['effective_tops_per_watt']:.3f} TOP/s/W<br>energy "
             + ", ".join(f"{k} {v * 1e3:.3f} mJ ({v / total:.0%})" for k, v in energy.items()))

@@ -207,6 +207,8 @@ def _schedule(args, technology):
           f"({summary['seconds'] * 1e6:.1f} us)")
     print(f"  busy pods {summary['busy_pods']:.1%}, utilisation {summary['utilization']:.1%}, "
           f"cycles per tile op {summary['cycles_per_tile_op']:.1f}")
+    print(f"  DRAM {summary['dram_bytes'] / 1e6:.1f} MB of weights and input, streamed in "
+          f"{summary['dram_cycles']:,.0f} cycles ({summary['dram_cycles'] / max(summary['cycles'], 1):.0%} of the run)")
     print(f"  effective {summary['effective_tops']:.1f} TOP/s of {summary['peak_tops']:.1f} peak; "
           f"{summary['watts']:.1f} W average, {summary['effective_tops_per_watt']:.3f} TOP/s/W")
     energy = summary["energy_j"]

@@ -54,12 +54,13 @@ def _commit(links, recv, s, src, dst, plane, blocking, stages, ports):
 
 
 @numba.njit(cache=True)
-def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
+def run_kernel(start_block, start_op, start_end, order, spans, dram_ready, x_tiles, w_tiles, preds, block_first, block_count, dep_ptr,
                dep_idx, ready, post, out, busy, idle, x_bank_tile, w_bank_tile, p_port, x_recv, w_recv, p_recv,
                q_recv, x_links, w_links, p_links, q_links, blocking, planes, stages, ports, first_open,
                block_aggs, post_free, bounded, has_succ, p_free, mixed, sums):
     """Schedule the blocks in `order`, from op `start_op` of the block at position `start_block`
-    (`start_end`: that block's end so far). With `bounded`, a block's `block_aggs` tile aggregations
+    (`start_end`: that block's end so far); no op starts before `dram_ready`, the slice its DRAM
+    tiles are on chip (`dram.py`). With `bounded`, a block's `block_aggs` tile aggregations
     take post-processor units (`post_free`: units left per slice), from the slice its last op ends,
     and the block is ready a slice after its last aggregation (+ `post`). An op with a chained successor
     (`has_succ`) also holds its partial-sum bank's port for the slice after it ends, the successor's
@@ -91,7 +92,7 @@ def run_kernel(start_block, start_op, start_end, order, spans, x_tiles, w_tiles,
             span = spans[op]
             x, w = x_tiles[op], w_tiles[op]
             xb, wb = x % ports, w % ports
-            s = max(earliest, first_open)
+            s = max(earliest, first_open, dram_ready[op])
             pred = preds[op]
             if mixed:
                 code = _place_mixed(s, span, x, xb, w, wb, pred, has_succ[op], op, out, busy, idle, x_bank_tile,

@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.errors import EngineError
 
+from engine.pods.dram import DramStream, dram_stream
 from engine.pods.system import PodSystem
 from engine.pods.schedule_kernel import FREE, run_kernel
 from engine.pods.tiling import Tiling
@@ -60,6 +61,7 @@ class Schedule:
     op_alone: np.ndarray | None = None      # mixed: the op's reduction chain was cut before it (its partial
     #                                         sum goes to the post-processor)
     op_sum_ready: np.ndarray | None = None  # mixed: a reduction's last op: the slice its sum is ready; else its end
+    dram: DramStream | None = None          # when each op's off-chip tiles are on chip
 
 
 def op_spans(tiling: Tiling, system: PodSystem) -> np.ndarray:
@@ -156,6 +158,7 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     dep_idx = np.asarray([b for d in deps for b in d], dtype=np.int64)
     ready = np.zeros(len(deps), dtype=np.int64)
     order = block_order(tiling, first)
+    dram = dram_stream(tiling, order, system)
     out = np.zeros((tiling.ops, 14), dtype=np.int64)
     starts = np.append(np.flatnonzero(tiling.op_pred < 0), tiling.ops)  # reductions: from each op without pred
     sums = np.zeros(int(np.diff(starts).max(initial=0)) + 2 if mixed else 2, dtype=np.int64)
@@ -167,7 +170,7 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     block = op = end = first_open = 0
     while True:
         block, op, end, first_open, overflow = run_kernel(
-            block, op, end, order, spans, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
+            block, op, end, order, spans, dram.op_ready_slice, tiling.op_x_tile, tiling.op_w_tile, tiling.op_pred, tiling.block_first_op,
             tiling.block_op_count, dep_ptr, dep_idx, ready, POST_PROCESS_SLICES, out, a["busy"], a["idle"],
             a["x_bank_tile"], a["w_bank_tile"], a["p_port"], a["x_recv"], a["w_recv"], a["p_recv"], a["q_recv"],
             a["x_links"], a["w_links"], a["p_links"], a["q_links"], system.interconnect.blocking, state.planes,
@@ -185,4 +188,4 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     return Schedule(system, tiling, system.slice_cycles, used, out[:, 0], spans, out[:, 1], out[:, 2], out[:, 3],
                     out[:, 4], out[:, 5], out[:, 6], out[:, 7], out[:, 8], out[:, 9], ready, post_processors,
                     post_processors - post_free if post_processors > 0 else None,
-                    out[:, 10] > 0 if mixed else None, out[:, 11].copy() if mixed else None)
+                    out[:, 10] > 0 if mixed else None, out[:, 11].copy() if mixed else None, dram)

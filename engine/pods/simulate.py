@@ -10,7 +10,8 @@ and counts, per cycle, the busy pods, and over the run the energy of each part:
   written, read back and summed by the post-processor, the output block written;
 - interconnect: the bytes each route carries (X, W to the pod; the partial sums back), at the
   network's energy per byte for this pod count;
-- DRAM: the stored weights and the network input, loaded once.
+- DRAM: the stored weights and the network input, loaded once, by the stream the schedule waited
+  for (`engine/pods/dram.py`); the replay checks no op starts before its tiles arrived.
 """
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ class PodRun:
     effective_tops: float         # peak x utilization
     energy_j: dict[str, float]    # mac, sram, interconnect, dram
     seconds: float
+    dram_bytes: int = 0           # read from DRAM: stored weights and the network input, once
+    dram_cycles: float = 0.0      # the DRAM stream's length at the technology's bandwidth
 
     @property
     def watts(self) -> float:
@@ -62,7 +65,7 @@ class PodRun:
                 "utilization": self.utilization, "peak_tops": self.peak_tops,
                 "effective_tops": self.effective_tops, "watts": self.watts,
                 "effective_tops_per_watt": self.tops_per_watt, "energy_j": dict(self.energy_j),
-                "seconds": self.seconds}
+                "seconds": self.seconds, "dram_bytes": self.dram_bytes, "dram_cycles": self.dram_cycles}
 
 
 def simulate(sched: Schedule) -> PodRun:
@@ -88,7 +91,8 @@ def simulate(sched: Schedule) -> PodRun:
     return PodRun(tiling.workload_names, system.shape, system.pods, system.interconnect.name, L, sched.slices,
                   cycles, tiling.ops, macs, busy, float(per_slice.mean() / system.pods),
                   float(np.mean(np.maximum(compute, system.interconnect.round_trip_cycles(t)))) if tiling.ops else 0.0, utilization, peak / 1e12,
-                  peak * utilization / 1e12, _energy(sched, rows, depth, cols, macs), seconds)
+                  peak * utilization / 1e12, _energy(sched, rows, depth, cols, macs), seconds,
+                  sched.dram.bytes, sched.dram.cycles)
 
 
 def _energy(sched: Schedule, rows, depth, cols, macs: int) -> dict[str, float]:
@@ -103,9 +107,7 @@ def _energy(sched: Schedule, rows, depth, cols, macs: int) -> dict[str, float]:
     outputs = int(np.sum(sizes[:, 0] * sizes[:, 2])) * t.activation_bytes
     sram = int(x_bytes[first_x].sum() + w_bytes[first_w].sum() + 2 * p_bytes.sum()) + outputs
     network = int(x_bytes.sum() + w_bytes.sum() + p_bytes.sum() + p_bytes[sched.op_q_bank >= 0].sum())
-    stored = sizes[tiling.gemm_stored_weights]
-    inputs = sizes[tiling.gemm_input]
-    dram = int(np.sum(stored[:, 1] * stored[:, 2])) * t.weight_bytes + int(np.sum(inputs[:, 0] * inputs[:, 1])) * t.activation_bytes
+    dram = sched.dram.bytes
     pj = 1e-12
     return {"mac": macs * t.mac_pj * pj, "sram": sram * t.sram_pj_per_byte * pj,
             "interconnect": network * system.interconnect.pj_per_byte(t) * pj,
@@ -116,6 +118,8 @@ def _check(sched: Schedule) -> None:
     tiling = sched.tiling
     if not tiling.ops:
         return
+    if np.any(sched.op_slice < sched.dram.op_ready_slice):
+        raise ScheduleViolation("a tile operation starts before its weights or input arrive from DRAM")
     held = np.repeat(np.arange(tiling.ops), sched.op_span)
     offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
     keys = (sched.op_slice[held] + offsets) * sched.system.pods + sched.op_pod[held]

@@ -1,5 +1,5 @@
-"""A technology file (JSON) -> `Technology`: clock, energy per MAC / SRAM byte / DRAM byte, operand
-widths, the power budget and the interconnects' energy per byte at a reference pod count.
+"""A technology file (JSON) -> `Technology`: clock, energy per MAC / SRAM byte / DRAM byte, DRAM
+bandwidth, operand widths, the power budget and the interconnects' energy per byte at a reference pod count.
 
 The bundled default is SOSA's 28 nm (resources/pods/sosa_28nm.json); a user replaces it with
 `--technology FILE`. Every figure must be present and positive; a bad file is a `TechnologyError`
@@ -18,7 +18,7 @@ DEFAULT_TECHNOLOGY = RESOURCES / "pods" / "sosa_28nm.json"
 INTERCONNECTS = ("butterfly-1", "butterfly-2", "butterfly-4", "butterfly-8", "benes", "crossbar")
 _NUMBERS = ("clock_hz", "mac_pj", "sram_pj_per_byte", "dram_pj_per_byte", "activation_bytes",
             "weight_bytes", "psum_bytes", "tdp_w", "bank_kib", "interconnect_reference_pods", "switch_cycles",
-            "array_multicast", "array_fan_in")
+            "array_multicast", "array_fan_in", "dram_gb_per_s")
 
 
 class TechnologyError(EngineError):
@@ -42,6 +42,11 @@ class Technology:
     switch_cycles: int
     array_multicast: int  # U: PEs along a row an activation reaches per cycle (SOSA 4.1)
     array_fan_in: int     # V: PEs down a column a partial sum advances per cycle (SOSA 4.1)
+    dram_gb_per_s: float  # off-chip bandwidth behind the banks (engine/pods/dram.py)
+
+    @property
+    def dram_bytes_per_cycle(self) -> float:
+        return self.dram_gb_per_s * 1e9 / self.clock_hz
 
     def interconnect_pj_per_byte_at_reference(self, interconnect: str) -> float:
         """Table 1's mW/byte is power per byte/cycle at 1 GHz; at the technology's clock it is this

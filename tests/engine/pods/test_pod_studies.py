@@ -27,12 +27,14 @@ def test_pod_count_at_the_budget_is_the_largest_power_of_two(technology):
 
 
 def test_one_exact_tile_operation(technology):
-    """An r x r x c GEMM on one standard pod (U = V = 1): one slice of r cycles plus the r + c - 2 skew."""
+    """An r x r x c GEMM on one standard pod (U = V = 1): one slice of r cycles plus the r + c - 2 skew,
+    after the slice in which its weights and input arrive from DRAM."""
     standard = dataclasses.replace(technology, array_multicast=1, array_fan_in=1)
     system = build_system(8, 8, 1, "crossbar", standard)
     _, run = run_workloads([PodWorkload("one", (Gemm("g", 8, 8, 8),))], system)
-    assert (run.tile_ops, run.slices, run.cycles) == (1, 1, 8 + 14)
-    assert run.utilization == pytest.approx(512 / (64 * 22))
+    assert (run.tile_ops, run.slices, run.cycles) == (1, 2, 2 * (8 + 14))
+    assert run.dram_bytes == 128 and run.dram_cycles < run.cycles / 2
+    assert run.utilization == pytest.approx(512 / (64 * 44))
     assert run.energy_j["mac"] == pytest.approx(512 * 0.4e-12)
     # SRAM: X 64 B + W 64 B + psum 128 B written and read back + 64 B output
     assert run.energy_j["sram"] == pytest.approx((64 + 64 + 256 + 64) * 2.7e-12)
@@ -49,8 +51,8 @@ def test_fill_and_drain_per_tile_operation(technology):
     assert list(sosa.op_cycles(np.array([5, 32, 40]))) == [34, 34, 42]
     assert sosa.slice_cycles == 34
     _, run = run_workloads([PodWorkload("two", (Gemm("g", 64, 32, 32),))], sosa)
-    assert (run.tile_ops, run.cycles, run.cycles_per_tile_op) == (2, 68, 34)
-    assert run.utilization == pytest.approx(64 * 32 * 32 / (1024 * 68))
+    assert (run.tile_ops, run.cycles, run.cycles_per_tile_op) == (2, 34 + 68, 34)  # a slice for DRAM, then 2 ops
+    assert run.utilization == pytest.approx(64 * 32 * 32 / (1024 * 102))
 
 
 def test_run_figures_are_consistent(technology):
