@@ -186,8 +186,10 @@ def _scale(args, technology):
     print(f"Utilisation depends on the aggregation ({args.aggregation}{rate}): mixed (SOSA 4.2) chains a partial "
           "sum where that keeps its operation at its earliest slice and gives it to the post-processor (0.5 sums "
           "a slice per pod by default) where a unit is idle; all on an unbounded post-processor keeps more pods "
-          "busy, all chained serialises the reductions. docs/pods.md compares each with SOSA on its ten "
-          "benchmarks (--sosa-benchmarks).")
+          "busy, all chained serialises the reductions. Stored weights and the input stream from DRAM once an "
+          f"inference at {technology.dram_gb_per_s:g} GB/s (the technology's dram_gb_per_s): at batch 1 a "
+          "transformer runs at its pace. docs/pods.md compares each with SOSA on its ten benchmarks "
+          "(--sosa-benchmarks).")
     return None
 
 
