@@ -38,7 +38,6 @@ from app.views import theme
 from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
 from app.views.qt_kernel_panel import QtKernelPanel
-from app.views.qt_runs_dialog import QtRunsDialog
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_topology import QtTopologyPanel
@@ -48,7 +47,6 @@ from app.workers.search_process import SearchRequest
 from app.workers.selection_process import SelectionHost
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
-from engine.search.store import RunStore
 
 if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the first paint (see _build_next_part)
     from app.models.design_points import DesignPoints
@@ -609,6 +607,9 @@ class MainWindow(QMainWindow):
             self.selection.select(best, self.tree_model.best[best].params)
 
     def show_runs(self) -> None:
+        from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
+        from engine.search.store import RunStore
+
         try:
             with RunStore(self.search.database) as store:
                 runs = store.list_runs()
@@ -709,6 +710,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None
+        self._deferred.clear()  # a part not built yet is not needed any more
+        self._background_started = True  # nor is a compilation not started yet
         if self._network is not None:
             self._network.wait()
         if self._points is not None:
