@@ -5,8 +5,9 @@ are remembered with QSettings.
 
 The window paints first with what a person sees at once (menus, kernel editor, design tree,
 topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
-right after, one per turn of the event loop while the kernel compiles: the search session, the
-Proof dock, the search panel with its plots, the Pods and Network tabs. Reading one of them
+right after, one per turn of the event loop while the kernel compiles in its process (without
+`background`, at once before the compile thread starts): the search session, the Proof dock, the
+search panel with its plots, the Pods and Network tabs. Reading one of them
 (`search`, `proof`, `search_panel`, `points`, `pods`, `network`, `network_view`) before then
 builds it at once."""
 from __future__ import annotations
@@ -173,6 +174,9 @@ class MainWindow(QMainWindow):
             self.session.host = CompileHost()  # islpy's long calls hold no GIL of this process
             self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
             self.selection.changed.connect(self._first_numbers_shown)
+        else:  # the compilation runs in a thread of this process: pyqtgraph and numpy are imported here first
+            while self._deferred:
+                self._deferred.pop(0)()
         self.session.release()
         QTimer.singleShot(0, self._build_next_part)  # while the kernel compiles in its process
 

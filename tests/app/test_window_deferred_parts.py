@@ -1,7 +1,7 @@
 """The main window's parts built after its first paint (search session, Proof dock, search panel
-with its plots, Pods and Network tabs): the event loop builds them one per turn, a part read or a
-tab shown before then is built at once in its place and wired, and a window closed before then
-builds none of them."""
+with its plots, Pods and Network tabs): the event loop builds them one per turn while the kernel
+compiles in its process, a part read or a tab shown before then is built at once in its place and
+wired, and a window closed before then builds none of them."""
 from __future__ import annotations
 
 from app.views.qt_network import QtNetwork
@@ -10,7 +10,7 @@ from app.views.qt_proof import QtProof
 
 
 def test_the_event_loop_builds_every_deferred_part_in_its_place(make_window, qtbot):
-    window = make_window(background=False)
+    window = make_window()  # the compilation in its process: the parts are built one per turn meanwhile
     assert not window.panels_built  # nothing deferred is built by the constructor
     qtbot.waitUntil(lambda: window.panels_built, timeout=60000)
     assert window.centralWidget().widget(1) is window.search_panel
