@@ -8,7 +8,9 @@ kernel, prints its best on one line (`search: GOP/s on DESIGN, ...`), selects th
 cannot be opened or does not compile.
 
 `--time-launch` prints the wall-clock times (time.time()) of the window's first paint (with the
-process's CPU seconds until then) and of its designs listed, then exits: bench/bench_gui.py --launch measures the launch with it.
+process's CPU seconds until then), of its parts built after the first paint (search panel, Pods,
+Network, Proof: `panels`) and of its designs listed, then exits: bench/bench_gui.py --launch
+measures the launch with it.
 """
 from __future__ import annotations
 
@@ -69,11 +71,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class _LaunchProbe(QObject):
-    """--time-launch: prints when the window first paints and when its designs are listed, then quits."""
+    """--time-launch: prints when the window first paints, when its deferred parts are built and
+    when its designs are listed, then quits."""
 
     def __init__(self, window):
         super().__init__(window)
-        self.window, self.painted = window, False
+        self.window, self.painted, self.panels = window, False, False
         window.installEventFilter(self)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._check)
@@ -87,7 +90,10 @@ class _LaunchProbe(QObject):
 
     def _check(self) -> None:
         w = self.window
-        if self.painted and not w.session.compiling and w.tree_model.design_ids() and not w.selection.busy:
+        if self.painted and not self.panels and w.panels_built:
+            self.panels = True
+            print(f"panels {time.time():.3f}", flush=True)
+        if self.painted and self.panels and not w.session.compiling and w.tree_model.design_ids() and not w.selection.busy:
             print(f"designs {time.time():.3f}", flush=True)
             self.timer.stop()
             QTimer.singleShot(0, QApplication.instance().quit)

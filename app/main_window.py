@@ -1,10 +1,19 @@
 """MainWindow: the explorer. Kernel editor and design tree on the left, the array topology with the
 live search under it in the middle, the selected design's detail on the right; File menu for
 kernels, projects (with recent files), stored runs and the Vitis export. Layout and recent files
-are remembered with QSettings."""
+are remembered with QSettings.
+
+The window paints first with what a person sees at once (menus, kernel editor, design tree,
+topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
+right after, one per turn of the event loop while the kernel compiles in its process (without
+`background`, at once before the compile thread starts): the search session, the Proof dock, the
+search panel with its plots, the Pods and Network tabs. Reading one of them
+(`search`, `proof`, `search_panel`, `points`, `pods`, `network`, `network_view`) before then
+builds it at once."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
@@ -17,27 +26,21 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTabWidget,
+    QWidget,
 )
 
 from app.gc_pauses import freeze_after_young_collection
 from app.models.design_selection import DesignSelection
 from app.models.compare_session import CompareSession
-from app.models.design_points import DesignPoints
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
-from app.models.search_session import SearchSession
 from app.project import Project, ProjectError, load_project, save_project
+from app.views import theme
 from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
 from app.views.qt_kernel_panel import QtKernelPanel
-from app.views.qt_proof import QtProof
-from app.views.qt_runs_dialog import QtRunsDialog
-from app.views.qt_search_panel import QtSearchPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
-from app.views.qt_pods import QtPods
-from app.models.network_session import NetworkSession
-from app.views.qt_network import QtNetwork
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
@@ -45,7 +48,15 @@ from app.workers.search_process import SearchRequest
 from app.workers.selection_process import SelectionHost
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
-from engine.search.store import RunStore
+
+if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the first paint (see _build_next_part)
+    from app.models.design_points import DesignPoints
+    from app.models.network_session import NetworkSession
+    from app.models.search_session import SearchSession
+    from app.views.qt_network import QtNetwork
+    from app.views.qt_pods import QtPods
+    from app.views.qt_proof import QtProof
+    from app.views.qt_search_panel import QtSearchPanel
 
 MAX_RECENT = 8
 
@@ -66,7 +77,7 @@ class MainWindow(QMainWindow):
         self.session.asynchronous = True  # compiling CNN takes a second: off the GUI thread
         self.tree_model = DesignTreeModel(self)
         self.selection = DesignSelection(self)
-        self.search = SearchSession(self)
+        self._search: SearchSession | None = None
         self.models = ModelPool(self.selection.cache, self)
         self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
@@ -81,21 +92,24 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(self.compare_view, "Compare")
-        self.pods = QtPods()
-        self.views.addTab(_scrolled(self.pods), "Pods")
-        self.network = NetworkSession(self)  # whole networks (issue 15): a layer clicked selects it here
-        self.network_view = QtNetwork(self.network, lambda: self.session.work_file if self.session.space else None)
-        self.views.addTab(_scrolled(self.network_view), "Network")
-        self.points = DesignPoints(self.selection.cache, self)
-        self.search_panel = QtSearchPanel(self.search, self.points)
+        self._pods: QtPods | None = None
+        self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
+        self.views.addTab(self._pods_page, "Pods")
+        self._network: NetworkSession | None = None  # whole networks (issue 15): a layer clicked selects it here
+        self._network_view: QtNetwork | None = None
+        self._network_page = _scrolled(None)
+        self.views.addTab(self._network_page, "Network")
+        self.views.currentChanged.connect(self._tab_shown)
+        self._points: DesignPoints | None = None
+        self._search_panel: QtSearchPanel | None = None
         self.detail = QtDesignDetail(self.selection)
-        self.proof = QtProof(self.selection, self.tree_model, self.search)
+        self._proof: QtProof | None = None
 
-        middle = QSplitter(Qt.Vertical)
-        middle.addWidget(self.views)
-        middle.addWidget(self.search_panel)
-        middle.setSizes([560, 340])
-        self.setCentralWidget(middle)
+        self._middle = QSplitter(Qt.Vertical)
+        self._middle.addWidget(self.views)
+        self._middle.addWidget(QWidget())  # the search panel's place until it is built
+        self._middle.setSizes([560, 340])
+        self.setCentralWidget(self._middle)
         scroll = QScrollArea()
         scroll.setWidget(self.detail)
         scroll.setWidgetResizable(True)
@@ -104,7 +118,7 @@ class MainWindow(QMainWindow):
         for name, widget, area in (("Kernel", self.kernel_panel, Qt.LeftDockWidgetArea),
                                    ("Designs", self.tree, Qt.LeftDockWidgetArea),
                                    ("Design detail", scroll, Qt.RightDockWidgetArea),
-                                   ("Proof", self.proof, Qt.RightDockWidgetArea)):
+                                   ("Proof", QWidget(), Qt.RightDockWidgetArea)):  # QtProof: after the first paint
             dock = QDockWidget(name, self)
             dock.setObjectName(name)
             dock.setWidget(widget)
@@ -117,14 +131,7 @@ class MainWindow(QMainWindow):
         self.session.sourceChanged.connect(self._kernel_opened)
         self.kernel_panel.openRequested.connect(self.open_kernel)
         self.tree.designSelected.connect(self.select_design)
-        self.search_panel.startRequested.connect(self.start_search)
-        self.search_panel.results.pointClicked.connect(self.load_configuration)
-        self.search.ticked.connect(self._search_ticked)
-        self.search.designFinished.connect(self._design_finished)
-        self.search.stateChanged.connect(self._search_state)
         self.models.allReady.connect(self._models_ready)
-        self.network_view.layerChosen.connect(self.show_network_layer)
-        self.network_view.messageShown.connect(self.show_message)
         self.selection.model_pending = lambda design: design in self.models.pending
         self.models.modelReady.connect(self.selection.model_ready)
         self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
@@ -133,6 +140,8 @@ class MainWindow(QMainWindow):
         # the compilation, the search process's warm-up and the selection process start once the
         # window has painted (see _start_background): started before, they compete with its first paint
         self._background_started = False
+        self._deferred = [self._build_search, self._build_proof, self._import_plots, self._build_search_panel,
+                          self._build_pods, self._build_network]
         self.session.hold()
         self.installEventFilter(self)  # for the first paint
         self._pending_selection: tuple[str, dict] | None = None
@@ -165,7 +174,123 @@ class MainWindow(QMainWindow):
             self.session.host = CompileHost()  # islpy's long calls hold no GIL of this process
             self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
             self.selection.changed.connect(self._first_numbers_shown)
+        else:  # the compilation runs in a thread of this process: pyqtgraph and numpy are imported here first
+            while self._deferred:
+                self._deferred.pop(0)()
         self.session.release()
+        QTimer.singleShot(0, self._build_next_part)  # while the kernel compiles in its process
+
+    # -- parts built after the first paint -----------------------------------------------------
+    @property
+    def search(self) -> SearchSession:
+        self._build_search()
+        return self._search
+
+    @property
+    def proof(self) -> QtProof:
+        self._build_proof()
+        return self._proof
+
+    @property
+    def search_panel(self) -> QtSearchPanel:
+        self._build_search_panel()
+        return self._search_panel
+
+    @property
+    def points(self) -> DesignPoints:
+        self._build_search_panel()
+        return self._points
+
+    @property
+    def pods(self) -> QtPods:
+        self._build_pods()
+        return self._pods
+
+    @property
+    def network(self) -> NetworkSession:
+        self._build_network()
+        return self._network
+
+    @property
+    def network_view(self) -> QtNetwork:
+        self._build_network()
+        return self._network_view
+
+    @property
+    def panels_built(self) -> bool:
+        """Every part deferred past the first paint is built."""
+        return all(part is not None for part in (self._search, self._proof, self._search_panel, self._pods,
+                                                  self._network))
+
+    def _build_next_part(self) -> None:
+        """One deferred part per turn of the event loop: events (a click, a repaint) get through between them."""
+        if self._deferred:
+            self._deferred.pop(0)()
+            QTimer.singleShot(0, self._build_next_part)
+
+    def _build_search(self) -> None:
+        if self._search is not None:
+            return
+        from app.models.search_session import SearchSession  # numpy: after the first paint, see the module docstring
+
+        self._search = SearchSession(self)
+        self._search.ticked.connect(self._search_ticked)
+        self._search.designFinished.connect(self._design_finished)
+        self._search.stateChanged.connect(self._search_state)
+
+    def _build_proof(self) -> None:
+        if self._proof is not None:
+            return
+        from app.views.qt_proof import QtProof  # with the search session, after the first paint
+
+        self._proof = QtProof(self.selection, self.tree_model, self.search)
+        self.docks["Proof"].widget().deleteLater()  # the placeholder
+        self.docks["Proof"].setWidget(self._proof)
+
+    def _import_plots(self) -> None:
+        """pyqtgraph (and numpy) imported with the theme's colours, before any plot is made."""
+        theme.configure_plots()
+
+    def _build_search_panel(self) -> None:
+        if self._search_panel is not None:
+            return
+        from app.models.design_points import DesignPoints  # numpy: after the first paint, see the module docstring
+        from app.views.qt_search_panel import QtSearchPanel  # pyqtgraph: likewise
+
+        theme.configure_plots()
+        self._points = DesignPoints(self.selection.cache, self)
+        self._search_panel = QtSearchPanel(self.search, self._points)
+        self._middle.replaceWidget(1, self._search_panel).deleteLater()  # the placeholder
+        self._search_panel.startRequested.connect(self.start_search)
+        self._search_panel.results.pointClicked.connect(self.load_configuration)
+
+    def _build_pods(self) -> None:
+        if self._pods is not None:
+            return
+        from app.views.qt_pods import QtPods  # pyqtgraph: after the first paint, see the module docstring
+
+        theme.configure_plots()
+        self._pods = QtPods()
+        self._pods_page.setWidget(self._pods)
+
+    def _build_network(self) -> None:
+        if self._network is not None:
+            return
+        from app.models.network_session import NetworkSession  # the network engine: after the first paint
+        from app.views.qt_network import QtNetwork
+
+        self._network = NetworkSession(self)
+        self._network_view = QtNetwork(self._network, lambda: self.session.work_file if self.session.space else None)
+        self._network_page.setWidget(self._network_view)
+        self._network_view.layerChosen.connect(self.show_network_layer)
+        self._network_view.messageShown.connect(self.show_message)
+
+    def _tab_shown(self, index: int) -> None:
+        page = self.views.widget(index)
+        if page is self._pods_page:
+            self._build_pods()
+        elif page is self._network_page:
+            self._build_network()
 
     def _first_numbers_shown(self) -> None:
         """The first design's numbers are shown: the search process starts its warm-up (pyomo, SCIP,
@@ -220,7 +345,7 @@ class MainWindow(QMainWindow):
         start.triggered.connect(lambda: self.search_panel.start_button.click()
                                 if self.search_panel.start_button.isEnabled() else None)
         stop = QAction("Stop", self, shortcut="Esc")
-        stop.triggered.connect(self.search.stop)
+        stop.triggered.connect(lambda: self.search.stop())
         search.addAction(start)
         search.addAction(stop)
         search.addSeparator()
@@ -328,7 +453,7 @@ class MainWindow(QMainWindow):
 
     # -- kernel and designs --------------------------------------------------------------------
     def open_kernel(self, path) -> None:
-        if self.search.running:
+        if self._search is not None and self._search.running:
             self.show_message("stop the search before opening another kernel")
             return
         try:
@@ -366,9 +491,10 @@ class MainWindow(QMainWindow):
 
     def _kernel_opened(self) -> None:
         """Another kernel (or project): the previous kernel's plots must not stay under this one."""
-        if not self.search.running:
-            self.search.clear()
-            self.points.update(None, None)
+        if self._search is not None and not self._search.running:  # not built yet: nothing to clear
+            self._search.clear()
+            if self._points is not None:
+                self._points.update(None, None)
 
     def _grey_previous(self, error: str) -> None:
         """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
@@ -485,6 +611,9 @@ class MainWindow(QMainWindow):
             self.selection.select(best, self.tree_model.best[best].params)
 
     def show_runs(self) -> None:
+        from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
+        from engine.search.store import RunStore
+
         try:
             with RunStore(self.search.database) as store:
                 runs = store.list_runs()
@@ -585,14 +714,21 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._waiting_search = None
-        self.network.wait()
-        self.points.wait()
+        self._deferred.clear()  # a part not built yet is not needed any more
+        self._background_started = True  # nor is a compilation not started yet
+        if self._network is not None:
+            self._network.wait()
+        if self._points is not None:
+            self._points.wait()
         self.session.shutdown()
         self.models.shutdown()
-        self.search.shutdown()
+        if self._search is not None:
+            self._search.shutdown()
         self.selection.shutdown()
-        self.pods.wait()
-        self.proof.shutdown()
+        if self._pods is not None:
+            self._pods.wait()
+        if self._proof is not None:
+            self._proof.shutdown()
         self.topology_panel.shutdown()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
@@ -601,9 +737,11 @@ class MainWindow(QMainWindow):
 
 
 def _scrolled(page):
-    """A tab page in a scroll area: its minimum size does not become the window's (1366x768 stays usable)."""
+    """A tab page in a scroll area: its minimum size does not become the window's (1366x768 stays usable).
+    `page` None: set later with setWidget."""
     area = QScrollArea()
-    area.setWidget(page)
+    if page is not None:
+        area.setWidget(page)
     area.setWidgetResizable(True)
     area.setFrameShape(QScrollArea.NoFrame)
     return area

@@ -20,7 +20,8 @@ receiver class, wall and CPU time, from QApplication.notify), the ones around a 
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
 show. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
-used until then, which depend less on the machine's load) and to its designs listed (the
+used until then, which depend less on the machine's load), to its parts built after the first
+paint (`panels`: search panel and plots, Proof, Pods, Network) and to its designs listed (the
 kernel compiled off the GUI thread, the first design evaluated), and their medians; `--baseline DIR`
 alternates with another checkout (`git archive REV | tar -x -C DIR`) and prints the medians'
 ratios (the machine is shared: only runs side by side compare). `--screenshot PATH` runs the issue's
@@ -255,7 +256,8 @@ def launch_times(runs: int, baseline: str | None = None) -> None:
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_gui"
     folder.mkdir(exist_ok=True)
     roots = {"this": root} | ({"baseline": Path(baseline).resolve()} if baseline else {})
-    print(f"{'run':>3} {'checkout':>9} {'first paint s':>14} {'its CPU s':>10} {'designs s':>10} {'load avg':>9}")
+    print(f"{'run':>3} {'checkout':>9} {'first paint s':>14} {'its CPU s':>10} {'panels s':>9} {'designs s':>10} "
+          f"{'load avg':>9}")
     measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name in roots}
     for n in range(runs):
         for name, where in roots.items():
@@ -265,19 +267,21 @@ def launch_times(runs: int, baseline: str | None = None) -> None:
             out = subprocess.run([sys.executable, "-m", "app", "--time-launch"], capture_output=True, text=True,
                                  cwd=where, env=env, timeout=600)
             stamps = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out.stdout.splitlines()
-                      if line.split()[:1] in (["first-paint"], ["designs"])}
+                      if line.split()[:1] in (["first-paint"], ["panels"], ["designs"])}
             paint = stamps["first-paint"][0] - started if "first-paint" in stamps else float("nan")
             cpu = stamps["first-paint"][1] if len(stamps.get("first-paint", ())) > 1 else float("nan")
             designs = stamps["designs"][0] - started if "designs" in stamps else float("nan")
-            measured[name].append((paint, cpu, designs))
-            print(f"{n:>3} {name:>9} {paint:>14.2f} {cpu:>10.2f} {designs:>10.2f} {os.getloadavg()[0]:>9.1f}", flush=True)
+            panels = stamps["panels"][0] - started if "panels" in stamps else float("nan")  # checkouts before 2026-11-26: none
+            measured[name].append((paint, cpu, panels, designs))
+            print(f"{n:>3} {name:>9} {paint:>14.2f} {cpu:>10.2f} {panels:>9.2f} {designs:>10.2f} "
+                  f"{os.getloadavg()[0]:>9.1f}", flush=True)
             if out.returncode:
                 print(out.stderr[-2000:])
     medians = {name: [statistics.median(column) for column in zip(*rows)] for name, rows in measured.items()}
-    for name, (paint, cpu, designs) in medians.items():
-        print(f"median {name:>9} {paint:>14.2f} {cpu:>10.2f} {designs:>10.2f}")
+    for name, (paint, cpu, panels, designs) in medians.items():
+        print(f"median {name:>9} {paint:>14.2f} {cpu:>10.2f} {panels:>9.2f} {designs:>10.2f}")
     if baseline:
-        (paint, cpu, designs), (paint0, cpu0, designs0) = medians["this"], medians["baseline"]
+        (paint, cpu, _, designs), (paint0, cpu0, _, designs0) = medians["this"], medians["baseline"]
         print(f"this / baseline: first paint {paint / paint0:.2f}, its CPU {cpu / cpu0:.2f}, designs {designs / designs0:.2f}")
 
 

@@ -1,10 +1,13 @@
 """The application's look: a dark or a light Fusion palette (by default the one the system uses),
 one stylesheet, array colours and pyqtgraph defaults shared by every view. Disabled widgets get
 their own muted text and flat backgrounds, so they read as disabled. The colours below are read
-when views are made: apply() picks the theme before the window is built."""
+when views are made: apply() picks the theme before the window is built. pyqtgraph (a third of a
+second to import) is not imported here: configure_plots() gives it the theme's colours before the
+first plot is made, which the window does after its first paint."""
 from __future__ import annotations
 
-import pyqtgraph as pg
+import sys
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
@@ -94,5 +97,13 @@ def apply(app: QApplication, mode: str = "dark") -> str:
     palette.setColor(QPalette.Disabled, QPalette.Base, QColor(BACKGROUND))
     app.setPalette(palette)
     app.setStyleSheet(stylesheet())
-    pg.setConfigOptions(antialias=True, background=BACKGROUND, foreground=TEXT)
+    if "pyqtgraph" in sys.modules:  # already imported (a test, a script): its plots to come get the colours now
+        configure_plots()
     return chosen
+
+
+def configure_plots() -> None:
+    """pyqtgraph's defaults from the theme applied: called before making plots (imports pyqtgraph)."""
+    import pyqtgraph as pg  # deferred: imported when the first plot is made, after the window's first paint
+
+    pg.setConfigOptions(antialias=True, background=BACKGROUND, foreground=TEXT)
