@@ -16,6 +16,9 @@ between probe ticks, the designs searched, the window's best GOP/s, then the bes
 window's search process (nice +10), and their ratio. `--trace` also lists the gaps over 50 ms, garbage collections over 10 ms
 and every event that took over 20 ms to handle (BENCH_GUI_SLOW_MS changes that: event type,
 receiver class, wall and CPU time, from QApplication.notify), the ones around a stall being its cause.
+`--load N` runs N busy loops (nice 0) while measuring, after the warm-up, for a loaded machine
+that does not depend on who else uses it (the load average printed includes them and everyone
+else's work); `--profile` cProfiles the GUI thread while measuring.
 `--select` instead clicks through every design of the tree and prints the longest gap; `--compile K`
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
 show. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
@@ -148,6 +151,27 @@ class Probe:
 
     def worst(self) -> tuple[float, float]:
         return max(self.gaps) if self.gaps else (0.0, 0.0)
+
+
+class BusyLoads:
+    """`n` busy loops (`sh -c 'while :; do :; done'` at nice 0) standing for a loaded machine, started
+    after the window's warm-up and ended (by their pids) after the measurement, so that the stalls
+    are measured under a load that does not depend on who else uses the machine."""
+
+    def __init__(self, n: int):
+        self.n, self.processes = n, []
+
+    def __enter__(self):
+        self.processes = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(self.n)]
+        if self.n:
+            time.sleep(1.0)  # the scheduler spreads them
+        return self
+
+    def __exit__(self, *exc):
+        for process in self.processes:
+            process.kill()
+            process.wait()
+        self.processes = []
 
 
 def cli_best(seconds: float, designs: list[str]) -> tuple[float, int, float]:
@@ -318,7 +342,9 @@ def main() -> None:
     parser.add_argument("--select", action="store_true", help="instead of searching, select every design in turn")
     parser.add_argument("--compile", metavar="KERNEL", help="instead of searching, open a bundled kernel")
     parser.add_argument("--profile", action="store_true",
-                        help="with --select or --compile: cProfile the GUI thread and print its 25 costliest calls")
+                        help="cProfile the GUI thread (while searching, selecting or compiling) and print its 25 costliest calls")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="N busy loops (nice 0) run while measuring, after the warm-up: a loaded machine")
     parser.add_argument("--launch", action="store_true", help="time the application's launch (a new process)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="with --launch: alternate with the checkout in DIR (e.g. `git archive REV | tar -x -C DIR`)")
@@ -355,12 +381,16 @@ def main() -> None:
             import cProfile
             profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
             profiler.enable()
-        r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+        with BusyLoads(args.load):
+            r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+            load = os.getloadavg()[0]
         if profiler is not None:
             import pstats
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
+                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
         timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
         timeline += [(at, f"{'':9}{what}") for at, what in r.get("marks", [])]
@@ -371,7 +401,8 @@ def main() -> None:
         for at, line in sorted(timeline):
             print(f"      {at - t0:7.3f} s  {line}" if t0 else f"      {line}")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
-        print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
+        print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms; "
+              f"{args.load} busy loops, load average {load:.1f}")
         if args.trace:  # CPU figures depend less on the machine's load than wall-clock gaps do
             costliest = max((cpu for _, _, cpu, _, _ in app.slow), default=0.0)
             print(f"GUI thread CPU in events {app.cpu:.2f} s; costliest event over {SLOW_EVENT * 1000:.0f} ms wall: "
@@ -382,14 +413,28 @@ def main() -> None:
         window.close()
         return
     print(f"{'run':>3} {'worst ms':>9} {'>100ms':>6} {'ticks/s':>8} {'wall s':>7} {'budget':>7} {'designs':>8} "
-          f"{'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8}  status")
+          f"{'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8} {'load':>5}  status")
     for n in range(args.runs):
-        r = run_once(app, window, args.seconds, args.designs, args.trace)
+        profiler = None
+        if args.profile:
+            import cProfile
+            profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
+            profiler.enable()
+        with BusyLoads(args.load):
+            r = run_once(app, window, args.seconds, args.designs, args.trace)
+            load = os.getloadavg()[0]
+        if profiler is not None:
+            import pstats
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
+                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         cli, cli_searched, cli_wall = (0.0, 0, 0.0) if args.no_cli else cli_best(args.seconds, r["designs"])
         ratio = f"{r['best'] / cli:8.3f}" if cli else f"{'-':>8}"
         print(f"{n:>3} {r['worst_ms']:>9.0f} {r['over_100']:>6} {r['rate_hz']:>8.1f} {r['wall_s']:>7.2f} "
               f"{args.seconds:>7.1f} {r['searched']:>3}/{len(r['designs']):<4} {r['best']:>10.1f} {cli:>10.1f} "
-              f"{cli_searched:>8} {cli_wall:>6.1f} {ratio}  {r['status']} {r['message']}")
+              f"{cli_searched:>8} {cli_wall:>6.1f} {ratio} {load:>5.1f}  {r['status']} {r['message']}")
         if args.trace:
             print(f"      search started at perf_counter {r['started']:.3f}; main thread busy {r['cpu']:.2f} s CPU "
                   f"in events ({r['cpu'] / r['wall_s']:.0%} of the wall time)")
