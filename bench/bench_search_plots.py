@@ -121,7 +121,8 @@ def run_once(seconds: float, designs: int, tab: str, trace: bool = False) -> dic
     loop.exec()
     timer.stop()
     out = {"cpu_s": time.thread_time() - cpu0, "wall_s": time.perf_counter() - wall0,
-           "worst_cpu_ms": max(probe["cpu_gaps"])[0] * 1000, "worst_cpu_at": max(probe["cpu_gaps"])[1], "worst_ms": max(probe["gaps"]) * 1000,
+           "worst_cpu_ms": max(probe["cpu_gaps"])[0] * 1000, "worst_cpu_at": max(probe["cpu_gaps"])[1],
+           "worst_ms": max(probe["gaps"]) * 1000,
            "curves": len(panel.design_curves), "overall": len(panel.overall.getData()[1])}
     panel.close()
     for at, used, kind, receiver in slow:

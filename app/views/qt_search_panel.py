@@ -13,7 +13,7 @@ separate two-point tail (so a frame repaints a thin strip, not the whole plot); 
 autorange (the time axes span the budget from the start, the value axes grow in steps with
 headroom, and have a fixed width: a tick does not rescale or relayout the plots); a plot on a
 hidden tab is redrawn when its tab is shown, not before; the scatter, the costly part, is redrawn
-every SCATTER_FRAMES frames only, in an event-loop pass of its own."""
+every SCATTER_FRAMES frames only, half a frame after the lines."""
 from __future__ import annotations
 
 import numpy as np
@@ -264,10 +264,10 @@ class QtSearchPanel(QWidget):
 
     def _schedule_scatter(self) -> None:
         if not self._scatter_due:
-            # in a later pass of the event loop: drawn together with the lines it would double the
-            # longest stretch the window spends without handling anything else
+            # half a frame later while a search runs (at once after it): drawn together with the
+            # lines it would double the longest stretch the window spends without handling anything else
             self._scatter_due = True
-            QTimer.singleShot(0, self, self._redraw_scatter)
+            QTimer.singleShot(FRAME_MS // 2 if self.session.running else 0, self, self._redraw_scatter)
 
     def _hover(self, position) -> None:
         """The design whose best-so-far line passes nearest the pointer, its value and time."""
