@@ -11,11 +11,16 @@ compiling a kernel, with the window shown.
 Opens the main window at the screenshot size, shows it, waits for its warm-up (search process and
 models, as a person looking at the window would), starts a search (hybrid, the budget given, every
 design or every 7th) and probes the event loop with a 10 ms timer. Prints per run the longest gap
-between probe ticks, the designs searched, the window's best GOP/s, then the best of
+between probe ticks (and the most CPU time the GUI thread spent between two ticks, "CPU ms", which
+depends less on the machine's load: a gap's wall time is about its CPU time times the runnable
+tasks per core), the designs searched, the window's best GOP/s, then the best of
 `systolic search --seconds S` run right after on the same designs at the same priority as the
 window's search process (nice +10), and their ratio. `--trace` also lists the gaps over 50 ms, garbage collections over 10 ms
 and every event that took over 20 ms to handle (BENCH_GUI_SLOW_MS changes that: event type,
 receiver class, wall and CPU time, from QApplication.notify), the ones around a stall being its cause.
+`--load N` runs N busy loops (nice 0) while measuring, after the warm-up, for a loaded machine
+that does not depend on who else uses it (the load average printed includes them and everyone
+else's work); `--profile` cProfiles the GUI thread while measuring.
 `--select` instead clicks through every design of the tree and prints the longest gap; `--compile K`
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
 show. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
@@ -126,22 +131,26 @@ def wait_until(app, predicate, timeout: float = 600.0) -> float:
 
 
 class Probe:
-    """A 10 ms timer; gaps between its ticks are the event loop's stalls."""
+    """A 10 ms timer; gaps between its ticks are the event loop's stalls. The GUI thread's CPU time
+    between two ticks is the stall's cause, less dependent on the machine's load (on a loaded
+    machine the window gets a share of a core: a gap's wall time is about its CPU time times the
+    runnable tasks per core)."""
 
     def __init__(self):
-        self.gaps, self.last = [], None
+        self.gaps, self.cpu_gaps, self.last, self.last_cpu = [], [], None, 0.0
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
 
     def _tick(self):
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if self.last is not None:
             self.gaps.append((now - self.last, self.last))
-        self.last = now
+            self.cpu_gaps.append(cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
 
     def start(self):
-        self.gaps, self.last = [], None
+        self.gaps, self.cpu_gaps, self.last = [], [], None
         self.timer.start()
 
     def stop(self):
@@ -149,6 +158,30 @@ class Probe:
 
     def worst(self) -> tuple[float, float]:
         return max(self.gaps) if self.gaps else (0.0, 0.0)
+
+    def worst_cpu(self) -> float:
+        return max(self.cpu_gaps, default=0.0)
+
+
+class BusyLoads:
+    """`n` busy loops (`sh -c 'while :; do :; done'` at nice 0) standing for a loaded machine, started
+    after the window's warm-up and ended (by their pids) after the measurement, so that the stalls
+    are measured under a load that does not depend on who else uses the machine."""
+
+    def __init__(self, n: int):
+        self.n, self.processes = n, []
+
+    def __enter__(self):
+        self.processes = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(self.n)]
+        if self.n:
+            time.sleep(1.0)  # the scheduler spreads them
+        return self
+
+    def __exit__(self, *exc):
+        for process in self.processes:
+            process.kill()
+            process.wait()
+        self.processes = []
 
 
 def cli_best(seconds: float, designs: list[str]) -> tuple[float, int, float]:
@@ -199,8 +232,9 @@ def run_once(app, window, seconds: float, designs: str, trace: bool) -> dict:
     result = window.search.result
     best = result.best.best.throughput_gops if result is not None and result.best else 0.0
     searched = sum(1 for d in result.designs if d.samples) if result is not None else 0
-    out = {"worst_ms": worst * 1000, "at_s": at - started, "rate_hz": (len(ticks) - 1) / (ticks[-1] - ticks[0])
-           if len(ticks) > 1 else 0.0, "wall_s": ended - started, "over_100": sum(g > 0.1 for g, _ in gaps),
+    out = {"worst_ms": worst * 1000, "worst_cpu_ms": probe.worst_cpu() * 1000, "at_s": at - started,
+           "rate_hz": (len(ticks) - 1) / (ticks[-1] - ticks[0]) if len(ticks) > 1 else 0.0,
+           "wall_s": ended - started, "over_100": sum(g > 0.1 for g, _ in gaps),
            "status": window.search.status, "message": window.search.message, "best": best,
            "searched": searched, "designs": chosen}
     if trace:
@@ -226,8 +260,8 @@ def select_all(app, window) -> dict:
         QTimer.singleShot(50, loop.quit)  # let the views repaint before the next design
         loop.exec()
     probe.stop()
-    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": time.perf_counter() - started,
-            "designs": len(window.tree_model.design_ids())}
+    return {"worst_ms": probe.worst()[0] * 1000, "worst_cpu_ms": probe.worst_cpu() * 1000,
+            "wall_s": time.perf_counter() - started, "designs": len(window.tree_model.design_ids())}
 
 
 def compile_kernel_shown(app, window, name: str) -> dict:
@@ -244,7 +278,8 @@ def compile_kernel_shown(app, window, name: str) -> dict:
     wall = time.perf_counter() - started
     wait_until(app, lambda: time.perf_counter() - started > wall + 0.3)  # the views settle
     probe.stop()
-    return {"worst_ms": probe.worst()[0] * 1000, "wall_s": wall, "designs": len(window.tree_model.design_ids()),
+    return {"worst_ms": probe.worst()[0] * 1000, "worst_cpu_ms": probe.worst_cpu() * 1000, "wall_s": wall,
+            "designs": len(window.tree_model.design_ids()),
             "started": started, "marks": marks, "stalls": [(at, gap) for gap, at in probe.gaps if gap > 0.05]}
 
 
@@ -322,7 +357,9 @@ def main() -> None:
     parser.add_argument("--select", action="store_true", help="instead of searching, select every design in turn")
     parser.add_argument("--compile", metavar="KERNEL", help="instead of searching, open a bundled kernel")
     parser.add_argument("--profile", action="store_true",
-                        help="with --select or --compile: cProfile the GUI thread and print its 25 costliest calls")
+                        help="cProfile the GUI thread (while searching, selecting or compiling) and print its 25 costliest calls")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="N busy loops (nice 0) run while measuring, after the warm-up: a loaded machine")
     parser.add_argument("--launch", action="store_true", help="time the application's launch (a new process)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="with --launch: alternate with the checkout in DIR (e.g. `git archive REV | tar -x -C DIR`)")
@@ -359,12 +396,16 @@ def main() -> None:
             import cProfile
             profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
             profiler.enable()
-        r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+        with BusyLoads(args.load):
+            r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+            load = os.getloadavg()[0]
         if profiler is not None:
             import pstats
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
+                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
         timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
         timeline += [(at, f"{'':9}{what}") for at, what in r.get("marks", [])]
@@ -375,7 +416,9 @@ def main() -> None:
         for at, line in sorted(timeline):
             print(f"      {at - t0:7.3f} s  {line}" if t0 else f"      {line}")
         what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
-        print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms")
+        print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms "
+              f"(GUI thread CPU in it at most {r['worst_cpu_ms']:.0f} ms); "
+              f"{args.load} busy loops, load average {load:.1f}")
         if args.trace:  # CPU figures depend less on the machine's load than wall-clock gaps do
             costliest = max((cpu for _, _, cpu, _, _ in app.slow), default=0.0)
             print(f"GUI thread CPU in events {app.cpu:.2f} s; costliest event over {SLOW_EVENT * 1000:.0f} ms wall: "
@@ -385,15 +428,29 @@ def main() -> None:
         window.search.shutdown()
         window.close()
         return
-    print(f"{'run':>3} {'worst ms':>9} {'>100ms':>6} {'ticks/s':>8} {'wall s':>7} {'budget':>7} {'designs':>8} "
-          f"{'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8}  status")
+    print(f"{'run':>3} {'worst ms':>9} {'CPU ms':>6} {'>100ms':>6} {'ticks/s':>8} {'wall s':>7} {'budget':>7} "
+          f"{'designs':>8} {'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8} {'load':>5}  status")
     for n in range(args.runs):
-        r = run_once(app, window, args.seconds, args.designs, args.trace)
+        profiler = None
+        if args.profile:
+            import cProfile
+            profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
+            profiler.enable()
+        with BusyLoads(args.load):
+            r = run_once(app, window, args.seconds, args.designs, args.trace)
+            load = os.getloadavg()[0]
+        if profiler is not None:
+            import pstats
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
+                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         cli, cli_searched, cli_wall = (0.0, 0, 0.0) if args.no_cli else cli_best(args.seconds, r["designs"])
         ratio = f"{r['best'] / cli:8.3f}" if cli else f"{'-':>8}"
-        print(f"{n:>3} {r['worst_ms']:>9.0f} {r['over_100']:>6} {r['rate_hz']:>8.1f} {r['wall_s']:>7.2f} "
-              f"{args.seconds:>7.1f} {r['searched']:>3}/{len(r['designs']):<4} {r['best']:>10.1f} {cli:>10.1f} "
-              f"{cli_searched:>8} {cli_wall:>6.1f} {ratio}  {r['status']} {r['message']}")
+        print(f"{n:>3} {r['worst_ms']:>9.0f} {r['worst_cpu_ms']:>6.0f} {r['over_100']:>6} {r['rate_hz']:>8.1f} "
+              f"{r['wall_s']:>7.2f} {args.seconds:>7.1f} {r['searched']:>3}/{len(r['designs']):<4} {r['best']:>10.1f} {cli:>10.1f} "
+              f"{cli_searched:>8} {cli_wall:>6.1f} {ratio} {load:>5.1f}  {r['status']} {r['message']}")
         if args.trace:
             print(f"      search started at perf_counter {r['started']:.3f}; main thread busy {r['cpu']:.2f} s CPU "
                   f"in events ({r['cpu'] / r['wall_s']:.0%} of the wall time)")

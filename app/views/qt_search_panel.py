@@ -6,9 +6,14 @@ highlighted; beside the last, the kept configurations with chosen axes and the r
 (QtResultPlots). Every plot saves as PNG / SVG / CSV from its context menu (Export...) or
 save_plot().
 
-Drawing is kept cheap while a search runs: the time axes span the budget from the start (so that
-a tick does not rescale them and relayout the plots), the value axes have a fixed width, and the
-scatter, the costly part, is redrawn every SCATTER_EVERY ticks only, in an event-loop pass of its own."""
+Drawing is kept cheap while a search runs, so that the window answers within 100 ms on a loaded
+machine: ticks (10 per second) only mark the plots stale and a frame timer redraws them at most
+every FRAME_MS; a best-so-far line is set only when it improves, its step to the present is a
+separate two-point tail (so a frame repaints a thin strip, not the whole plot); the axes do not
+autorange (the time axes span the budget from the start, the value axes grow in steps with
+headroom, and have a fixed width: a tick does not rescale or relayout the plots); a plot on a
+hidden tab is redrawn when its tab is shown, not before; the scatter, the costly part, is redrawn
+every SCATTER_FRAMES frames only, half a frame after the lines."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,13 +35,19 @@ from PySide6.QtWidgets import (
 from app.models.design_points import DesignPoints
 from app.models.search_session import SearchSession
 from app.views import theme
-from app.views.plots import make_plot
+from app.views.plots import HtmlLegend, make_plot
 from app.views.qt_result_plots import QtResultPlots
 from engine.search.methods import METHODS
 
 SCOPES = ("all designs", "selected")
-SCATTER_EVERY = 10  # ticks between scatter redraws: thousands of symbols are the costly part
+FRAME_MS = 200  # while a search runs, the plots are redrawn at most this often, when a tick brought data
+SCATTER_FRAMES = 5  # frames between redraws of the live scatter: thousands of symbols are the costly part
 TIME_MARGIN = 1.1  # the time axes span the budget, this much more
+HEADROOM = 1.25  # a value axis that must grow grows to this much more than the value: it rescales rarely
+SCATTER_MARGIN = 0.1  # the live scatter's axes grow past the points by this share of their span
+# the plot's items: no re-processing of every curve on each change of the value axis (pyqtgraph's
+# dynamicRangeLimit guards against values far off-screen, which these plots do not have)
+LIVE = {"dynamicRangeLimit": None}
 
 
 class QtSearchPanel(QWidget):
@@ -45,11 +56,18 @@ class QtSearchPanel(QWidget):
     def __init__(self, session: SearchSession, points: DesignPoints | None = None, parent=None):
         super().__init__(parent)
         self.session = session
-        self._ticks = 0
+        self._frames = 0
         self._time_span = 0.0  # seconds the time axes show while a search runs (0: automatic)
+        self._tops: dict = {}  # plot -> the top of its value axis while a search runs
+        self._scatter_box: tuple | None = None  # the live scatter's view (x0, x1, y0, y1) while a search runs
         self._scatter_due = False  # a scatter redraw is scheduled
+        self._stale: set = set()  # plots on hidden tabs that missed a redraw
+        self._ticked_since_frame = False
         self._active: set[str] = set()  # designs in the latest tick: their lines grow to the present
-        self._drawn: dict[str, tuple | None] = {}  # what each design's line shows
+        self._drawn: dict = {}  # curve -> what it shows (points, last t, last y)
+        self.frame_timer = QTimer(self)
+        self.frame_timer.setInterval(FRAME_MS)
+        self.frame_timer.timeout.connect(self._frame)
         self.method = QComboBox()
         self.method.addItems(list(METHODS))
         self.seconds = QDoubleSpinBox()
@@ -89,7 +107,7 @@ class QtSearchPanel(QWidget):
         progress.addWidget(self.status, 1)
 
         self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
-        self.legend = self.throughput_plot.addLegend(offset=(-5, -5), labelTextSize="7pt", colCount=3)
+        self.legend = HtmlLegend(self.throughput_plot, columns=3)
         self.hover = pg.TextItem(color=theme.TEXT, anchor=(0, 1), fill=pg.mkBrush(38, 42, 49, 220))
         self.hover.setZValue(10)
         self.hover.setVisible(False)
@@ -98,13 +116,17 @@ class QtSearchPanel(QWidget):
         self.rate_plot = make_plot("samples per second", "sampling time (s)", "samples / s")
         self.rate_plot.setLimits(yMin=0)
         self.scatter_plot = make_plot("configurations seen (live)", "latency (cycles)", "DSP", log_x=True)
-        self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall",
+        self.overall = self.throughput_plot.plot(pen=pg.mkPen(theme.ACCENT, width=3), name="best overall", **LIVE,
                                                  symbol="o", symbolSize=5, symbolBrush=theme.ACCENT, symbolPen=None)
         self.design_curves: dict[str, pg.PlotDataItem] = {}
-        self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2))
-        self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None, antialias=False,
+        # each line's step from its last improvement to the present: two points, outside the legend,
+        # the bounds and the saved data
+        self.tails: dict[str, pg.PlotCurveItem] = {}
+        self.overall_tail = self._add_tail(pg.mkPen(theme.ACCENT, width=3))
+        self.rate = self.rate_plot.plot(pen=pg.mkPen(theme.OK, width=2), **LIVE)
+        self.points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=4, symbolPen=None, antialias=False, **LIVE,
                                       symbolBrush=pg.mkBrush(79, 163, 255, 90))
-        self.front = pg.PlotDataItem(pen=pg.mkPen("#ffb454", width=2), symbol="o", symbolSize=7,
+        self.front = pg.PlotDataItem(pen=pg.mkPen("#ffb454", width=2), symbol="o", symbolSize=7, **LIVE,
                                      symbolBrush="#ffb454", symbolPen=None, name="Pareto front")
         self.scatter_plot.addItem(self.points)
         self.scatter_plot.addItem(self.front)
@@ -114,6 +136,7 @@ class QtSearchPanel(QWidget):
         self.result_tabs.addTab(self.scatter_plot, "seen (live)")
         self.result_tabs.addTab(self.results, "kept, roofline")
         self.result_tabs.addTab(self.rate_plot, "samples / s")
+        self.result_tabs.currentChanged.connect(self._tab_shown)
         plots = QHBoxLayout()
         plots.addWidget(self.throughput_plot, 1)
         plots.addWidget(self.result_tabs, 1)
@@ -139,37 +162,84 @@ class QtSearchPanel(QWidget):
 
     def _ticked(self, snapshots: list) -> None:
         self._active = {p.design for p in snapshots} or self._active
-        self.redraw()
+        self._ticked_since_frame = True
+
+    def _frame(self) -> None:
+        if self._ticked_since_frame:
+            self._ticked_since_frame = False
+            self.redraw()
+
+    def _add_tail(self, pen) -> pg.PlotCurveItem:
+        tail = pg.PlotCurveItem(pen=pen)
+        self.throughput_plot.getViewBox().addItem(tail, ignoreBounds=True)
+        return tail
+
+    def _set(self, curve, series) -> None:
+        """setData only when the series changed (its length or last point)."""
+        shown = (len(series.t), float(series.t[-1]), float(series.y[-1])) if len(series.t) else None
+        if self._drawn.get(curve, ()) != shown:
+            self._drawn[curve] = shown
+            curve.setData(series.t, series.y)
+
+    def _set_tail(self, tail: pg.PlotCurveItem, series, now: float | None) -> None:
+        """The line's flat step from its last point to `now` (None: no step)."""
+        grow = now is not None and len(series.t) and now > series.t[-1]
+        shown = (float(series.t[-1]), now, float(series.y[-1])) if grow else None
+        if self._drawn.get(tail, ()) != shown:
+            self._drawn[tail] = shown
+            if grow:
+                tail.setData([shown[0], now], [shown[2], shown[2]])
+            else:
+                tail.setData([], [])
+
+    def _shown(self, plot) -> bool:
+        """Whether a plot of the tabs is drawn now; a running search skips hidden ones."""
+        if not self.session.running or self.result_tabs.currentWidget() is plot:
+            return True
+        self._stale.add(plot)
+        return False
+
+    def _tab_shown(self, _index: int) -> None:
+        plot = self.result_tabs.currentWidget()
+        if plot in self._stale:
+            self._stale.discard(plot)
+            if plot is self.rate_plot:
+                self._draw_rate(self.session.traces.plot_data(points=False).rate)
+            elif plot is self.scatter_plot:
+                self._schedule_scatter()
 
     def redraw(self) -> None:
         s = self.session
-        self._ticks += 1
-        # only the designs being searched grow: redrawing 18 unchanged lines every tick was the
-        # largest part of a tick's painting
-        data = s.traces.plot_data(now=s.elapsed if s.running else None, points=False,
-                                  extend=self._active if s.running else None)
+        self._frames += 1
+        # only the lines that improved are set again; the designs being searched and the overall
+        # line grow to the present through their tails
+        data = s.traces.plot_data(points=False)
+        now = s.elapsed if s.running else None
+        added = False
         for design, series in data.per_design.items():
-            shown = (len(series.t), float(series.t[-1]), float(series.y[-1])) if len(series.t) else None
-            if self._drawn.get(design) == shown and design in self.design_curves:
-                continue
-            self._drawn[design] = shown
             curve = self.design_curves.get(design)
             if curve is None:
                 colour = theme.array_colour(len(self.design_curves))
                 colour.setAlpha(150)
-                curve = self.design_curves[design] = self.throughput_plot.plot(pen=pg.mkPen(colour, width=1),
-                                                                               name=design)
-            curve.setData(series.t, series.y)
+                pen = pg.mkPen(colour, width=1)
+                curve = self.design_curves[design] = self.throughput_plot.plot(pen=pen, name=design, **LIVE)
+                self.tails[design] = self._add_tail(pen)
+                added = True
+            self._set(curve, series)
+            self._set_tail(self.tails[design], series, now if design in self._active else None)
+        if added:
+            self._label()
+        self._set(self.overall, data.overall)
+        self._set_tail(self.overall_tail, data.overall, now)
         if s.running and s.elapsed > self._time_span:
             self._span_time(s.elapsed * 1.25)
-        self.overall.setData(data.overall.t, data.overall.y)
-        self.rate.setData(data.rate.t, data.rate.y)
-        if (not s.running or self._ticks % SCATTER_EVERY == 1) and not self._scatter_due:
-            # in a later pass of the event loop: drawn together with the lines it would double the
-            # longest stretch the window spends without handling anything else
-            self._scatter_due = True
-            QTimer.singleShot(0, self, self._redraw_scatter)
         best = data.overall.y[-1] if len(data.overall.y) else None
+        if best is not None:
+            self._grow(self.throughput_plot, best)
+        if self._shown(self.rate_plot):
+            self._draw_rate(data.rate)
+        if (not s.running or self._frames % SCATTER_FRAMES == 1) and self._shown(self.scatter_plot):
+            self._schedule_scatter()
         text = f"{s.traces.total_samples:,} samples in {s.elapsed:.1f} s"
         if s.running and s.budget_started_at is None:
             text = s.phase or "starting the search"
@@ -178,6 +248,26 @@ class QtSearchPanel(QWidget):
         self.budget_bar.setFormat(f"{fraction * s.budget:.1f} of {s.budget:g} s" if s.running else "budget")
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
+
+    def _draw_rate(self, rate) -> None:
+        self.rate.setData(rate.t, rate.y)
+        if len(rate.y):
+            self._grow(self.rate_plot, float(rate.y.max()))
+
+    def _grow(self, plot, value: float) -> None:
+        """From the start of a search to the end of its axes' span, a value axis spans 0 to a top that
+        only grows, with headroom: an autorange on every frame cost a pass over every curve and a
+        repaint of the axis."""
+        if plot in self._tops and value > self._tops[plot]:
+            self._tops[plot] = value * HEADROOM
+            plot.setYRange(0.0, value * HEADROOM, padding=0.0)
+
+    def _schedule_scatter(self) -> None:
+        if not self._scatter_due:
+            # half a frame later while a search runs (at once after it): drawn together with the
+            # lines it would double the longest stretch the window spends without handling anything else
+            self._scatter_due = True
+            QTimer.singleShot(FRAME_MS // 2 if self.session.running else 0, self, self._redraw_scatter)
 
     def _hover(self, position) -> None:
         """The design whose best-so-far line passes nearest the pointer, its value and time."""
@@ -206,11 +296,42 @@ class QtSearchPanel(QWidget):
         self._scatter_due = False
         data = self.session.traces.plot_data(points=True)
         if len(data.points):
+            if self.session.running:
+                self._grow_scatter(data.points)
             self.points.setData(data.points[:, 0], data.points[:, 1])
             self.front.setData(data.front[:, 0], data.front[:, 1])
         else:
             self.points.setData([], [])
             self.front.setData([], [])
+
+    def _grow_scatter(self, points) -> None:
+        """While a search runs, the live scatter's axes only grow, with a margin: an autorange on each
+        redraw moved them every time, and redrawing the axes and their grid was the redraw's costliest
+        part (the x axis is logarithmic: its view coordinates are decades)."""
+        x, y = np.log10(np.maximum(points[:, 0], 1e-9)), points[:, 1]
+        low_x, high_x, low_y, high_y = float(x.min()), float(x.max()), float(y.min()), float(y.max())
+        box = self._scatter_box
+        if box is not None and box[0] <= low_x and high_x <= box[1] and box[2] <= low_y and high_y <= box[3]:
+            return
+        if box is not None:
+            low_x, high_x = min(low_x, box[0]), max(high_x, box[1])
+            low_y, high_y = min(low_y, box[2]), max(high_y, box[3])
+        dx, dy = SCATTER_MARGIN * max(high_x - low_x, 0.1), SCATTER_MARGIN * max(high_y - low_y, 1.0)
+        self._scatter_box = (low_x - dx, high_x + dx, low_y - dy, high_y + dy)
+        self.scatter_plot.setRange(xRange=self._scatter_box[:2], yRange=self._scatter_box[2:], padding=0.0)
+
+    def _clear_lines(self) -> None:
+        for curve in self.design_curves.values():
+            self.throughput_plot.removeItem(curve)
+        for tail in self.tails.values():
+            self.throughput_plot.getViewBox().removeItem(tail)
+        self.design_curves, self.tails, self._drawn, self._active = {}, {}, {}, set()
+        self._label()
+
+    def _label(self) -> None:
+        self.legend.set_entries([("best overall", theme.ACCENT, "&#9644;")] +
+                                [(design, curve.opts["pen"].color(), "&#9632;")
+                                 for design, curve in self.design_curves.items()])
 
     def _span_time(self, seconds: float) -> None:
         self._time_span = seconds
@@ -219,21 +340,30 @@ class QtSearchPanel(QWidget):
 
     def _state(self) -> None:
         s = self.session
+        if s.running:
+            self.frame_timer.start()
+        else:
+            self.frame_timer.stop()
+            self._stale.clear()  # the redraw below draws every plot
         self.start_button.setEnabled(not s.running)
         self.stop_button.setEnabled(s.running and s.status != "stopping")
         for widget in (self.method, self.seconds, self.scope):
             widget.setEnabled(not s.running)
+        if s.status in ("running", "idle", "replayed"):  # another search's lines (or none) follow
+            self._clear_lines()
         if s.status == "running":
-            for curve in self.design_curves.values():
-                self.throughput_plot.removeItem(curve)
-            self.design_curves, self._drawn, self._active = {}, {}, set()
-            self.legend.clear()
-            self.legend.addItem(self.overall, "best overall")
             self._span_time(s.budget * TIME_MARGIN)
+            self._tops = {plot: 1.0 for plot in (self.throughput_plot, self.rate_plot)}
+            for plot in self._tops:
+                plot.setYRange(0.0, 1.0, padding=0.0)  # no autorange while it runs: see _grow
+            self._scatter_box = None
         elif s.status == "replayed" or not self._time_span or s.elapsed > self._time_span:
             self._time_span = 0.0  # a finished search whose lines fit keeps its axes: no rescale, no relayout
+            self._tops = {}
             for plot in (self.throughput_plot, self.rate_plot):
-                plot.enableAutoRange(x=True)
+                plot.enableAutoRange()
+        if s.status in ("idle", "replayed"):  # another search's points (or none); a finished one's fit its axes
+            self.scatter_plot.enableAutoRange()
         self.redraw()
         if s.message:
             self.status.setText(self.status.text() + f" - {s.message}")
