@@ -47,7 +47,7 @@ def test_a_session_with_the_host_compiles_in_the_child(bundled, qtbot):
     session.host = CompileHost()
     try:
         session.open(bundled("mm"), overrides={"I": 32, "J": 32, "K": 32})
-        qtbot.waitUntil(lambda: not session.compiling, timeout=120000)
+        qtbot.waitUntil(lambda s=session: not s.compiling, timeout=120000)
         assert session.space is not None and session.error == "" and not session.host.broken
         assert session.space.kernel.sizes["I"] == 32
     finally:
