@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.workers.compile_process import CompileHost, Compiled, compile_work_copy
 from app.workers.model_pool import KernelSource
@@ -54,6 +54,7 @@ class KernelSession(QObject):
         self.asynchronous = False
         self.compiling = False
         self._worker: TaskWorker | None = None
+        self._compiling_source: tuple[str, dict[str, str]] = ("", {})  # the running compilation's text, defines
         self._again = False  # compile again when the running compilation is done
         self._held = False  # compilations wait for release() (the window's first paint)
         self.host: CompileHost | None = None  # the compile process, once the window has one
@@ -161,20 +162,32 @@ class KernelSession(QObject):
             self._apply(compile_work_copy(path, text, defines))
             return
         self.compiling = True
+        self._compiling_source = (text, defines)
         host = self.host
         work = (lambda: host.compile(path, text, defines)) if host is not None else (
             lambda: compile_work_copy(path, text, defines))
-        worker = self._worker = TaskWorker(work, self, background=True)
+        # The worker holds nothing of the session (its work and these slots are no closures over
+        # `self`) and is not its child but the application's, deleting itself once its thread has
+        # ended: a session freed mid-compile is destroyed at once (its connections go with it) and
+        # the thread runs to its end unobserved; a session freed after its compile is never freed
+        # from inside its worker's destructor (a closure over `self` held by a connection of a child
+        # worker made the worker's deleteLater free the session, which deleted that half-destroyed
+        # child again: a segfault in the event loop).
+        worker = self._worker = TaskWorker(work, QCoreApplication.instance(), background=True)
         worker.succeeded.connect(self._apply)
-        worker.failed.connect(lambda message: self._apply(Compiled(text, defines, None, message, None)))
+        worker.failed.connect(self._compile_failed)
         worker.finished.connect(self._worker_done)
+        worker.finished.connect(worker.deleteLater)  # queued after _worker_done, which waits for the thread
         worker.start()
+
+    def _compile_failed(self, message: str) -> None:
+        text, defines = self._compiling_source
+        self._apply(Compiled(text, defines, None, message, None))
 
     def _worker_done(self) -> None:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.wait()
-            worker.deleteLater()
         if self._again:
             self._again = False
             self.compile()

@@ -2,6 +2,12 @@
 and reports `succeeded(result)` or `failed(one-line message)` as queued signals; engine errors keep
 their text, anything else becomes one line too, never a traceback.
 
+Its owner must not be reachable from the worker: neither `fn` nor a slot connected to its signals may
+be a closure over the owner (connect bound methods, keep per-call data on the owner). A worker that is
+the owner's child and holds its last reference frees it from inside its own destructor (deleteLater),
+and the owner's destructor then deletes that half-destroyed child again: a segfault. See
+KernelSession.compile for a worker that belongs to the application and deletes itself when done.
+
 `background=True` lowers the thread's scheduling priority where the system allows it (Linux: a
 thread's own nice value), so that on a busy machine the GUI thread gets the core first: a worker
 at the same priority takes half of it, and every repaint takes twice as long."""
