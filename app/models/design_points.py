@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
@@ -107,9 +107,14 @@ class DesignPoints(QObject):
         if self._worker is not None:
             self._next = (source, result)
             return
-        worker = self._worker = TaskWorker(lambda: evaluate_points(self.cache, source, result), self, background=True)
+        # the worker holds nothing of this object (no closure over `self`) and belongs to the
+        # application, deleting itself once its thread has ended (KernelSession.compile says why)
+        cache = self.cache
+        worker = self._worker = TaskWorker(lambda: evaluate_points(cache, source, result),
+                                           QCoreApplication.instance(), background=True)
         worker.succeeded.connect(self._done)
         worker.finished.connect(self._worker_done)
+        worker.finished.connect(worker.deleteLater)  # queued after _worker_done, which waits for the thread
         worker.start()
 
     def _done(self, table: PointTable) -> None:
@@ -119,7 +124,6 @@ class DesignPoints(QObject):
     def _worker_done(self) -> None:
         worker, self._worker = self._worker, None
         worker.wait()
-        worker.deleteLater()
         if self._next is not None:
             (source, result), self._next = self._next, None
             self.update(source, result)

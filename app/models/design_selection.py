@@ -87,6 +87,7 @@ class DesignSelection(QObject):
         self._graph: nx.MultiDiGraph | None = None
         self._generation = 0  # bumped by every change: older results are stale
         self._shown_generation = 0  # the generation report and error belong to
+        self._worker_generation = 0  # the generation the running worker evaluates
         self._worker: TaskWorker | None = None
         self._waiting = False  # a request is due when the running worker is done
         self.source: KernelSource | None = None  # what the model cache keys are made of
@@ -221,11 +222,19 @@ class DesignSelection(QObject):
             else:
                 future.add_done_callback(lambda f, r=request: self._hand_over(r, f))
                 return
-        worker = self._worker = TaskWorker(lambda: evaluate_selection(request), self, background=True)
+        # the worker holds nothing of this object (no closure over `self`) and belongs to the
+        # application, deleting itself once its thread has ended (KernelSession.compile says why)
+        self._worker_generation = request.generation
+        worker = self._worker = TaskWorker(lambda: evaluate_selection(request), QCoreApplication.instance(),
+                                           background=True)
         worker.succeeded.connect(self._evaluated)
-        worker.failed.connect(lambda message, g=request.generation: self._failed(g, message))
+        worker.failed.connect(self._evaluation_failed)
         worker.finished.connect(self._worker_done)
+        worker.finished.connect(worker.deleteLater)  # queued after _worker_done, which waits for the thread
         worker.start()
+
+    def _evaluation_failed(self, message: str) -> None:
+        self._failed(self._worker_generation, message)
 
     def _hand_over(self, request: SelectionRequest, future: Future) -> None:
         """In the executor's thread: to the GUI thread (a queued signal), unless shut down."""
@@ -305,7 +314,6 @@ class DesignSelection(QObject):
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.wait()
-            worker.deleteLater()
         if self._waiting and self.design is not None:
             self._request()
         self._prepare_host()

@@ -118,9 +118,12 @@ class QtExportDialog(QDialog):
         self.timed_button.setEnabled(False)
         self.worker = TaskWorker(fn)
         self.worker.succeeded.connect(on_success)
-        self.worker.failed.connect(lambda message: self._show(False, message))
+        self.worker.failed.connect(self._failed)  # a bound method: the worker holds no closure over the dialog
         self.worker.finished.connect(self._done)
         self.worker.start()
+
+    def _failed(self, message: str) -> None:
+        self._show(False, message)
 
     def _done(self) -> None:
         self.busy.setRange(0, 1)

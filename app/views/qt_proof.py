@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.models.design_selection import DesignSelection
@@ -34,6 +34,7 @@ class QtProof(QWidget):
         self.certificates: dict[str, dict] = {}  # design id -> Certificate.to_json()
         self._loaded_runs: set[int] = set()
         self._worker: TaskWorker | None = None
+        self._proving = ""  # the design the running proof is for
         self._stop = threading.Event()
         self.error = ""  # the last proof's failure, shown until the next selection
         self.text = QLabel("Select a design.")
@@ -106,22 +107,27 @@ class QtProof(QWidget):
         load_model = self.selection.load_model
         gap, seconds = self.gap.value() / 100, self.seconds.value()
         self._stop.clear()
+        stop = self._stop
         self.error = ""
 
         def work():
             from engine.search.space import SearchSpace
 
             search = SearchSpace(load_model(design))
-            c = certify(search, start, gap=gap, seconds=seconds, stop=self._stop.is_set)
+            c = certify(search, start, gap=gap, seconds=seconds, stop=stop.is_set)
             data = c.to_json()
             if c.latency_cycles is not None:
                 data["throughput_constant"] = search.throughput(c.latency_cycles) * c.latency_cycles
             return data
 
-        self._worker = TaskWorker(work, self, background=True)
-        self._worker.succeeded.connect(self._proved)
-        self._worker.failed.connect(lambda message: self._failed(design.id, message))
-        self._worker.finished.connect(self._done)
+        # the worker holds nothing of this widget (no closure over `self`) and belongs to the
+        # application, deleting itself once its thread has ended (KernelSession.compile says why)
+        self._proving = design.id
+        worker = self._worker = TaskWorker(work, QCoreApplication.instance(), background=True)
+        worker.succeeded.connect(self._proved)
+        worker.failed.connect(self._proof_failed)
+        worker.finished.connect(self._done)
+        worker.finished.connect(worker.deleteLater)
         self.button.setEnabled(False)
         self.text.setText(f"{design.id}: proving (up to {seconds:g} s, in the background)...")
         self._worker.start()
@@ -141,10 +147,13 @@ class QtProof(QWidget):
     def _failed(self, design: str, message: str) -> None:
         self.error = f"{design}: the proof failed: {message}"
 
+    def _proof_failed(self, message: str) -> None:
+        self._failed(self._proving, message)
+
     def _done(self) -> None:
         worker, self._worker = self._worker, None
         if worker is not None:
-            worker.deleteLater()
+            worker.wait()
         self.button.setEnabled(True)
         if self.error:
             self.text.setText(self.error)
