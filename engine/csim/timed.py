@@ -18,7 +18,10 @@
 Rules the pragma does not state: the II of a loop rises to ceil(k * latency / d) where the trace
 shows an element of a floating-point accumulator updated k times in one iteration and again d
 iterations later (operator latency from resources/operators.json), and to k where one iteration
-moves k words through one FIFO (one port). Docs: docs/export.md, "Timed C simulation".
+moves k words through one FIFO (one port). Straight-line PE code (outside any pipelined loop)
+waits, before a write, for the operator latencies of the statements that computed the word since
+the last read (trace.py `_straight_line`, `_operator_waits`). Docs: docs/export.md, "Timed C
+simulation".
 """
 from __future__ import annotations
 

@@ -13,6 +13,9 @@ the error when they do not hold:
   flattens: its pipeline fills once per entry;
 - a PE's datapath loop is labelled `compute_...` (or holds an accumulation): it fills the PE's
   pipeline depth, the PE's other loops (result transfers) a transfer's;
+- a statement of the scop is `if (guard) target[..] = expression;  /* Sk */` on one line, its
+  variables named store_X / local_X / X_data / X_from_L after the scop array X; a word written to
+  a stream is assembled as `word.lane[k] = ...;` in the block of its `.write(word);`;
 - a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
   calls that share no stream runs in parallel with them (double buffering).
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.pe import straight_ready
 from engine.compiler.descriptor import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
@@ -326,24 +327,14 @@ class _Builder:
 
     def straight_ready(self, node, t: int) -> dict[str, int]:
         """Array -> cycles after the body's reads at which a PE with no pipelined loop has computed
-        its value at its one point of tile t: the statements whose guards hold there, in order, each
-        ready after its sources plus the operators from each (descriptor compute.statements[].from,
-        resources/operators.json); a value read or received is ready at 0."""
+        its value at its one point of tile t (engine/compiler/architecture/pe.py straight_ready)."""
         tile, rest = {}, t
         for loop, trip in reversed(self.tile_loops):
             tile[loop], rest = rest % trip, rest // trip
         pe_index = dict(zip(self.space, node[1]))
         point = {l: tile.get(l, 0) * self.values[f"{l}_t1"] + pe_index.get(l, 0) * self.pe_range[l]
                  for l in self.band}
-        paths = {s["name"]: s.get("from", {}) for s in self.d["compute"].get("statements", [])}
-        ready: dict[str, int] = {}
-        for u in self.d["compute"].get("update", []):
-            conditions = list(u.get("guards", [])) + list(u.get("bounds", []))
-            if not all(eval(c, {"__builtins__": {}}, point) for c in conditions):  # affine C over band loops
-                continue
-            sources = paths.get(u["name"], {})
-            ready[u["target"].split("[")[0]] = max((ready.get(a, 0) + lat for a, lat in sources.items()), default=0)
-        return ready
+        return straight_ready(self.d["compute"].get("statements", []), point)
 
     def channel_ops(self, node):
         """tile -> ((read Op, ...), (write Op, ...)) of a PE on the local arrays' channels: a word

@@ -67,7 +67,8 @@ def compute_info(space: DesignSpace, statements) -> dict:
         own: Counter[str] = Counter()
         _count_ops(stmt.expr, own)
         ops.update(own)
-        per_statement.append({"name": stmt.name, "ops": dict(own), "guards": [guard_text(g) for g in stmt.guards],
+        per_statement.append({"name": stmt.name, "target": stmt.target.array, "bounds": loop_bounds(stmt),
+                              "ops": dict(own), "guards": [guard_text(g) for g in stmt.guards],
                               "inputs": _same_iteration_sources(space, stmt.name, statements)})
     reads = {ref.array for stmt in statements for ref in stmt.reads()}
     dtypes = [space.kernel.arrays[a].dtype for a in reads] or [space.kernel.arrays[statements[0].target.array].dtype]

@@ -86,6 +86,21 @@ def _max(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     return b if a == 1 else a if b == 1 else smax(a, b)
 
 
+def straight_ready(statements: list[dict], point: dict[str, int]) -> dict[str, int]:
+    """Array -> cycles after a straight-line body's reads at which its value at `point` is
+    computed: the statements whose guards and bounds hold there, in order, each after its sources
+    plus the operators from each (compute.statements[].from, resources/operators.json); a value
+    read or received is ready at 0. The model (engine/models/recurrence.py) and the simulator
+    (engine/sim/hardware.py) read it; the timed C simulation charges the same from the exported
+    code (engine/csim/trace.py `_straight_line`)."""
+    ready: dict[str, int] = {}
+    for s in sorted(statements, key=lambda s: int(s["name"][1:])):  # the exporter's order: textual
+        if not all(eval(c, {"__builtins__": {}}, point) for c in [*s.get("guards", []), *s.get("bounds", [])]):
+            continue  # affine C conditions over the band loops
+        ready[s["target"]] = max((ready.get(a, 0) + lat for a, lat in s.get("from", {}).items()), default=0)
+    return ready
+
+
 def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int,
              recurrences: list[dict] = ()) -> Module:
     """The PE; its II is the larger of what its accumulation (`accumulation_ii`) and its recurrences
