@@ -13,7 +13,7 @@ the error when they do not hold:
   flattens: its pipeline fills once per entry;
 - a PE's datapath loop is labelled `compute_...` (or holds an accumulation): it fills the PE's
   pipeline depth, the PE's other loops (result transfers) a transfer's;
-- a statement of the scop is `if (guard) target[..] = expression;  /* Sk */` on one line, its
+- a statement of the scop is `[if (guard)] target[..] = expression;  /* Sk */` on one line, its
   variables named store_X / local_X / X_data / X_from_L after the scop array X; a word written to
   a stream is assembled as `word.lane[k] = ...;` in the block of its `.write(word);`;
 - a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
@@ -432,8 +432,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
     return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
 
 
-# `if (guard) target[..] = expression;  /* S3 */`: a statement of the scop as the exporter writes it
-_STATEMENT = re.compile(r"^(\s*if\s*\(.*\)\s*)(\w+)((?:\[[^\]]*\])*)\s*=\s*(.*);\s*$")
+# `[if (guard)] target[..] = expression;  /* S3 */`: a statement of the scop as the exporter writes it
+_STATEMENT = re.compile(r"^(\s*(?:if\s*\(.*\)\s*)?)(\w+)((?:\[[^\]]*\])*)\s*=\s*(.*);\s*$")
 _TAG = re.compile(r"/\*\s*(S\d+)\s*\*/\s*$")
 _WRITE = re.compile(r"^\s*(\w+)\.write\((\w+)\)\s*;\s*$")
 _NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
