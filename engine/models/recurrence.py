@@ -35,10 +35,10 @@ the PE term counts (one that never waits for a neighbour and drains the most ele
 output): its points' delay, less the elements it drains fewer (an output several PEs hold leaves
 from its last writers); only PEs that drain something count. The symbolic model
 (engine/models/symbolic.py `_drain_tail`) lets that PE's box cross the drain levels after the
-others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 53 / 85 / 117 cycles, against 54 / 98 / 118
-between the ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (at N = 12 L's chain moves
-4-element words, 3 a row, and the rows' first PEs start 5 cycles apart, so the far rows' operands,
-not the diagonal, set the last PE's finish; the model's far-PE lag counts 2 cycles a chain member). Sizes that are symbols (certify's symbolic sizes) give 0.
+others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 237 / 373 / 509 cycles, the same as between the
+ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (each diagonal step: the division, the
+multiply-subtract and the hops; before the operators were charged: 53 / 85 / 117 against 54 / 98 /
+118). Sizes that are symbols (certify's symbolic sizes) give 0.
 """
 from __future__ import annotations
 
