@@ -101,6 +101,6 @@ def test_timed_csim_charges_the_diagonal_recurrence(tmp_path):
     export_project(space, design, _whole(design), tmp_path / "project")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed
-    assert timed.cycles >= 7 * (STEP + 8)  # seven diagonal steps, each its operators and 8 cycles of hops (247 before)
+    assert timed.cycles >= 7 * (STEP + 8)  # seven diagonal steps: operators and 8 cycles of hops each (247 before)
     assert abs(timed.cycles - simulated) <= 0.05 * timed.cycles
     assert abs(timed.cycles - model) <= 0.05 * timed.cycles
