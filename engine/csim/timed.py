@@ -18,7 +18,10 @@
 Rules the pragma does not state: the II of a loop rises to ceil(k * latency / d) where the trace
 shows an element of a floating-point accumulator updated k times in one iteration and again d
 iterations later (operator latency from resources/operators.json), and to k where one iteration
-moves k words through one FIFO (one port). Docs: docs/export.md, "Timed C simulation".
+moves k words through one FIFO (one port). Straight-line PE code (outside any pipelined loop)
+waits, before a write, for the operator latencies of the statements that computed the word since
+the last read (trace.py `_straight_line`, `_operator_waits`). Docs: docs/export.md, "Timed C
+simulation".
 """
 from __future__ import annotations
 
@@ -149,7 +152,8 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
     header = (project_dir / "src" / "kernel_kernel.h").read_text()
     text = kernel_cpp.read_text()
     try:
-        inst = instrument(text, path=str(kernel_cpp.resolve()), header=header)
+        inst = instrument(text, path=str(kernel_cpp.resolve()), header=header,
+                          statements=(descriptor.get("compute") or {}).get("statements"))
     except TraceError as exc:
         _syntax_check(project_dir, kernel_cpp)  # a g++ error explains a broken file better
         raise TimedCsimError(str(exc)) from None
@@ -258,7 +262,7 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
     threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]  # id, process, parent, group, member
     stream_names = {int(r[0]): r[1] for r in _read_table(trace / "streams.tsv", 2)}
     sites = {int(r[0]): (int(r[1]), int(r[2])) for r in _read_table(trace / "sites.tsv", 3)}
-    segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 7)
+    segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 8)
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
     starts = [int(r[0]) for r in _read_table(trace / "passes.tsv", 1)] if (trace / "passes.tsv").is_file() else []
@@ -385,6 +389,7 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
     n = n * ports
     ii = np.where(ii > 0, np.maximum(1, -(-ii // ports)), 0)
     first, last = first * k, last * k + k - 1
+    _operator_waits(segs, kind, reads, depth)
 
     # words spread evenly from the first to the last iteration that moved one (kernel_arrays' placement:
     # read j at first + j * span // count, write j at first + ceil((j + 1) * span / count) - 1)
@@ -423,6 +428,35 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
             "thread_segs": np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64),
             "max_ops": int(counts.max()) if len(counts) else 0,
             "syncs": np.bincount(thread_of[~data], minlength=n_threads), "n_streams": n_streams}
+
+
+def _operator_waits(segs: np.ndarray, kind: np.ndarray, reads: np.ndarray, depth: np.ndarray) -> None:
+    """Straight-line code: a record whose value is ready `ready` cycles after the thread's last
+    stream read (column 7, the operators on its dependence path: engine/csim/trace.py
+    `_straight_line`) starts no earlier. The records run one after the other, one cycle each at
+    least, so the wait is what `ready` exceeds the cycles since that read by; it lengthens the
+    record before it (`depth`: when the next record may start)."""
+    waiting = np.nonzero(segs[:, 7] > 0)[0]
+    if not len(waiting):
+        return
+    thread = segs[:, 0]
+    is_read = (kind == STEP) & (reads > 0)
+    read_rows = np.nonzero(is_read)[0]
+    added: dict[int, tuple[int, int]] = {}  # thread -> (last read row, cycles added since)
+    for row in waiting:
+        t = int(thread[row])
+        k = np.searchsorted(read_rows, row) - 1
+        last_read = int(read_rows[k]) if k >= 0 and thread[read_rows[k]] == t else -1
+        if last_read < 0 or row == 0 or thread[row - 1] != t:
+            continue
+        since, extra = added.get(t, (last_read, 0))
+        if since != last_read:
+            extra = 0
+        wait = int(segs[row, 7]) - (row - last_read - 1) - extra
+        if wait > 0:
+            depth[row - 1] += wait
+            extra += wait
+        added[t] = (last_read, extra)
 
 
 def _sync_waits(threads, arrays: dict, fstate, arrivals, reads) -> np.ndarray:

@@ -13,6 +13,9 @@ the error when they do not hold:
   flattens: its pipeline fills once per entry;
 - a PE's datapath loop is labelled `compute_...` (or holds an accumulation): it fills the PE's
   pipeline depth, the PE's other loops (result transfers) a transfer's;
+- a statement of the scop is `[if (guard)] target[..] = expression;  /* Sk */` on one line, its
+  variables named store_X / local_X / X_data / X_from_L after the scop array X; a word written to
+  a stream is assembled as `word.lane[k] = ...;` in the block of its `.write(word);`;
 - a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
   calls that share no stream runs in parallel with them (double buffering).
 
@@ -231,8 +234,11 @@ def _resolve_type(name: str, typedefs: dict[str, str]) -> str:
     return name
 
 
-def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") -> Instrumented:
-    """The instrumented copy of a kernel source (`path` is what `#line` and errors name)."""
+def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
+               statements: list[dict] | None = None) -> Instrumented:
+    """The instrumented copy of a kernel source (`path` is what `#line` and errors name).
+    `statements`: the descriptor's `compute.statements` (their operator latencies from each array
+    they read, `from`), to time straight-line PE statements (`_straight_line`)."""
     src = _Source(text, path)
     functions = _functions(src)
     if top not in functions:
@@ -375,6 +381,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
                 continue  # a statement over several lines: not instrumented (documented limit)
             replace[j] = f"{guard}{{ {statement} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
 
+    _straight_line(src, functions, bodies, statements or [], before, replace)
+
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}
     for f in functions.values():
@@ -422,6 +430,73 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0") 
         if k in after:
             out += after[k] + [f'#line {k + 2} "{path}"']
     return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
+
+
+# `[if (guard)] target[..] = expression;  /* S3 */`: a statement of the scop as the exporter writes it
+_STATEMENT = re.compile(r"^(\s*(?:if\s*\(.*\)\s*)?)(\w+)((?:\[[^\]]*\])*)\s*=\s*(.*);\s*$")
+_TAG = re.compile(r"/\*\s*(S\d+)\s*\*/\s*$")
+_WRITE = re.compile(r"^\s*(\w+)\.write\((\w+)\)\s*;\s*$")
+_NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+def _array_of(name: str) -> str | None:
+    """The scop array a PE variable holds: store_X / local_X (kept in the PE), X_data (an input
+    word), X_from_L (a value received along space loop L)."""
+    m = re.fullmatch(r"(?:store|local)_(\w+)", name) or re.fullmatch(r"(\w+)_from_\w+", name) \
+        or re.fullmatch(r"(\w+)_data", name)
+    return m.group(1) if m else None
+
+
+def _straight_line(src: _Source, functions: dict[str, _Function], bodies: list[tuple[int, int, int]],
+                   statements: list[dict], before: dict[int, list[str]], replace: dict[int, str]) -> None:
+    """Operator latencies on the dependence path of straight-line code: a PE body outside any
+    pipelined loop (a PE with no time loop) runs as a sequence of states, and a value it computes
+    from one it read is ready only after the operators between them. Each tagged statement
+    (`/* Sk */`) records its target's ready cycle: the latest of its sources' plus the latency of
+    the operators from that source (`statements[].from`, resources/operators.json through the
+    descriptor); each stream write of a word assembled from such values waits for them
+    (SYSTOLIC_TRACE_AT); a pipelined loop after them waits for all of them (the recorder)."""
+    latency = {s["name"]: s.get("from", {}) for s in statements}
+    if not latency:
+        return
+    pipelined = [(first, last) for first, last, _ in bodies]
+    ids: dict[str, int] = {}
+
+    def ready(names: list[str], paths: dict[str, int] | None) -> str:
+        terms = []
+        for name in dict.fromkeys(names):
+            array = _array_of(name)
+            if array is None or (paths is not None and array not in paths):
+                continue
+            ids.setdefault(name, len(ids))
+            terms.append(f"SYSTOLIC_TRACE_READY({ids[name]}) + {paths[array] if paths is not None else 0}")
+        return f"std::max<long>({{0L, {', '.join(terms)}}})" if terms else "0L"
+
+    for f in functions.values():
+        for k in range(f.open + 1, f.close):
+            if any(first <= k <= last for first, last in pipelined):
+                continue
+            tag = _TAG.search(src.lines[k])
+            m = _STATEMENT.match(src.code[k]) if tag else None
+            if m and tag.group(1) in latency:
+                guard, target, index, expression = m.groups()
+                ids.setdefault(target, len(ids))
+                value = ready(_NAME.findall(expression), latency[tag.group(1)])
+                replace[k] = (f"{guard}{{ {target}{index} = {expression}; "
+                              f"SYSTOLIC_TRACE_VALUE({ids[target]}, {value}); }}")
+                continue
+            m = _WRITE.match(src.code[k])
+            if not m or not ids:
+                continue
+            word, names = m.group(2), []
+            j = src.prev_code(k)
+            while j > f.open and src.depth[j] == src.depth[k] and not _WRITE.match(src.code[j]):
+                assigned = re.match(rf"^\s*{word}\.lane\[[^\]]*\]\s*=\s*(.*);\s*$", src.code[j])
+                if assigned:
+                    names += _NAME.findall(assigned.group(1))
+                j = src.prev_code(j)
+            if any(name in ids for name in names):
+                before.setdefault(k, []).append(f"SYSTOLIC_TRACE_AT({ready([n for n in names if n in ids], None)});")
 
 
 def _region(src: _Source, functions: dict[str, _Function], top: str) -> _Function:

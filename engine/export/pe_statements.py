@@ -60,7 +60,7 @@ class StatementsPE:
                 raise ExportError(f"{text} is neither an input, an output nor a local array of the PE")
             return f"local_{array}" + "".join(f"[{x}]" for x in self.box_coords(group, plan.space))
 
-        with c.loops(self._point_loops("compute"), pipeline=True):
+        with c.loops(self._point_loops("compute"), pipeline=True, ii=self._compute_ii()):
             words = {}
             for g in ins:
                 stream = plan.streams[inst.streams[f"{g.array}_in"]]

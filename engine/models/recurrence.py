@@ -23,20 +23,22 @@ design's sizes, from what the compiler states and the exporter builds
   input operand read and passed on, then the channels it receives, then those it sends, each in the
   descriptor's order of local arrays and channels, as the exporter writes them).
 
-That is how the timed C simulation (engine/csim/timed.py, the referee) times the exported code. It
-charges no operator latency between a received value and the value computed from it and sent on:
-the hardware the export describes pays the statements' latencies there (the diagonal's division,
-the multiply-subtract), which neither the referee, the simulator nor this model count.
+  A word sent there waits for the operators that computed it after the last read
+  (engine/compiler/architecture/pe.py `straight_ready`: the diagonal's division, the
+  multiply-subtract), and the body ends when everything it computes is done; the PE term's
+  pipeline depth already counts that end for a PE that waits for nobody.
+
+That is how the timed C simulation (engine/csim/timed.py, the referee) times the exported code.
 
 `recurrence_lag` is the cycles by which the PE that finishes last has its results out after the PE
 the PE term counts (one that never waits for a neighbour and drains the most elements of each
 output): its points' delay, less the elements it drains fewer (an output several PEs hold leaves
 from its last writers); only PEs that drain something count. The symbolic model
 (engine/models/symbolic.py `_drain_tail`) lets that PE's box cross the drain levels after the
-others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 53 / 85 / 117 cycles, against 54 / 98 / 118
-between the ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (at N = 12 L's chain moves
-4-element words, 3 a row, and the rows' first PEs start 5 cycles apart, so the far rows' operands,
-not the diagonal, set the last PE's finish; the model's far-PE lag counts 2 cycles a chain member). Sizes that are symbols (certify's symbolic sizes) give 0.
+others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 237 / 373 / 509 cycles, the same as between the
+ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (each diagonal step: the division, the
+multiply-subtract and the hops; before the operators were charged: 53 / 85 / 117 against 54 / 98 /
+118). Sizes that are symbols (certify's symbolic sizes) give 0.
 """
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ import numpy as np
 import sympy
 
 from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.pe import straight_ready
 from engine.compiler.last_writer import owned_elements
 
 STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulation's step)
@@ -74,7 +77,8 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
     passed = [space.index(f.along) for g in arch.groups if g.kind == "in" for f in arch.fifos
               if f.array == g.array and f.pattern == "pe_chain" and not f.reversed and f.along in space]
     inputs = sum(1 for g in arch.groups if g.kind == "in")
-    delays = _delays(space, grid, time, ii, channels, inputs, passed, hop)
+    statements = arch.compute.get("statements", []) if not time else []
+    delays = _delays(space, grid, time, ii, channels, inputs, passed, hop, statements)
     # the PE term drains, after its points, the most elements any PE drains of each output; an output
     # several PEs hold leaves from its last writers (owned_drain.py), so a PE late to finish its
     # points may drain fewer, and a PE that drains nothing finishes no results
@@ -94,8 +98,11 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
 
 
 def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: int,
-            channels: list[tuple[str, dict]], inputs: int, passed: list[int], hop: int) -> dict[tuple, int]:
-    """PE index -> cycles its last point issues after an undisturbed PE's (both starting at 0)."""
+            channels: list[tuple[str, dict]], inputs: int, passed: list[int], hop: int,
+            statements: list[dict] = ()) -> dict[tuple, int]:
+    """PE index -> cycles its last point issues after an undisturbed PE's (both starting at 0).
+    `statements` (compute.statements, a PE with no time loop): the operators between the values a
+    PE reads and those it sends (`straight_ready`)."""
     shape = [*grid, *(t for _, t in time)]
     index = np.indices(shape, dtype=np.int64).reshape(len(shape), *grid, -1)
     values = {l: index[k] for k, l in enumerate([*space, *(l for l, _ in time)])}
@@ -130,19 +137,34 @@ def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: 
             last[q] = int(issue[-1] - k[-1])
         else:
             # one run of the body: each FIFO access a step after the one before, reads waiting for their word
+            # (a word sent waits for the operators that computed it after the last read, and the body
+            # ends when all it computes is done: the PE term's pipeline depth counts that for a PE
+            # that waits for nobody, so only a wait beyond the undisturbed PE's is lateness)
             accesses = inputs + sum(1 for axis in passed if q[axis] + 1 < grid[axis])
             t = undisturbed = (accesses - 1) * STEP_CYCLES
             for _, words in receives:
                 if len(words):
                     t, undisturbed = max(t + STEP_CYCLES, int(words[0])), undisturbed + STEP_CYCLES
-            own = []
-            for at in sends:
+            ready = straight_ready(statements, dict(zip(space, q)))
+            read_at, own = t, []
+            for (name, _), at in zip(channels, sends):
                 if len(at):
-                    t, undisturbed = t + STEP_CYCLES, undisturbed + STEP_CYCLES
+                    t, undisturbed = max(t + STEP_CYCLES, read_at + STEP_CYCLES + ready.get(name, 0)), \
+                        undisturbed + STEP_CYCLES
                 own.append(np.full(min(len(at), 1), t + hop, dtype=np.int64))
             sent[q] = own
-            last[q] = t - undisturbed
+            end = max(t, read_at + max(ready.values(), default=0))
+            last[q] = end - undisturbed - max(_chain(statements), 0)
     return last
+
+
+def _chain(statements: list[dict]) -> int:
+    """The longest chain of operators through one point's statements (what the PE term's pipeline
+    depth counts, engine/compiler/architecture/build.py pipeline_depth)."""
+    ready: dict[str, int] = {}
+    for s in statements:
+        ready[s["name"]] = max([ready.get(x, 0) for x in s["inputs"]], default=0) + s["latency"]
+    return max(ready.values(), default=0)
 
 
 _TERM = re.compile(r"(.+?)\s*(>=|==)\s*0")

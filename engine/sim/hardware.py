@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.pe import straight_ready
 from engine.compiler.descriptor import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
@@ -275,6 +276,28 @@ class _Builder:
         straight = bool(self.d["compute"].get("several_statements")) and all(
             l["role"] == "tile" for l in pe["phases"][0]["loops"])
 
+        sent_array = {id(f): k["array"] for f, k, _ in self.outs.get(node, []) if k["pattern"] == "pe_chain"}
+
+        def straight_body(t: int, body: list) -> tuple[Segment, ...]:
+            """The body access by access; a word sent waits for the operators that computed it after
+            the last read (`straight_ready`), and so does what follows the body (the drain of its
+            outputs) for everything it computed, as the timed C simulation charges them."""
+            ready = self.straight_ready(node, t)
+            depths, last_read, extra = [1] * len(body), -1, 0
+            for k, (op, read) in enumerate(body):
+                if read:
+                    last_read, extra = k, 0
+                    continue
+                wait = ready.get(sent_array.get(id(op.fifo)), 0) - (k - last_read - 1) - extra
+                if wait > 0 and k > 0:
+                    depths[k - 1] += wait
+                    extra += wait
+            if accs and body:
+                wait = max(ready.values(), default=0) - (len(body) - last_read - 1) - extra
+                depths[-1] += max(wait, 0)
+            return tuple(Segment(1, (op,) if read else (), () if read else (op,), depth=d, latency=IO_LATENCY)
+                         for (op, read), d in zip(body, depths))
+
         def compute(t: int) -> tuple[Segment, ...]:
             """Tile t's compute loop; the tiles of one accumulation event are one pipelined loop (HLS
             flattens them): the next tile's iterations follow at the II, without refilling the pipeline."""
@@ -283,8 +306,7 @@ class _Builder:
             if key not in segments:
                 if straight:
                     body = operands + [(op, True) for op in received] + [(op, False) for op in sent]
-                    segments[key] = tuple(Segment(1, (op,) if read else (), () if read else (op,), depth=1,
-                                                  latency=IO_LATENCY) for op, read in body)
+                    segments[key] = straight_body(t, body)
                     return segments[key]
                 seg = compute_seg
                 if received or sent:
@@ -302,6 +324,17 @@ class _Builder:
                     if (t + 1) % per_block == 0:
                         yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
         return Thread(_node(node), "PE", program())
+
+    def straight_ready(self, node, t: int) -> dict[str, int]:
+        """Array -> cycles after the body's reads at which a PE with no pipelined loop has computed
+        its value at its one point of tile t (engine/compiler/architecture/pe.py straight_ready)."""
+        tile, rest = {}, t
+        for loop, trip in reversed(self.tile_loops):
+            tile[loop], rest = rest % trip, rest // trip
+        pe_index = dict(zip(self.space, node[1]))
+        point = {l: tile.get(l, 0) * self.values[f"{l}_t1"] + pe_index.get(l, 0) * self.pe_range[l]
+                 for l in self.band}
+        return straight_ready(self.d["compute"].get("statements", []), point)
 
     def channel_ops(self, node):
         """tile -> ((read Op, ...), (write Op, ...)) of a PE on the local arrays' channels: a word

@@ -16,7 +16,7 @@ from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.architecture.local_arrays import local_arrays, local_buffers, local_fifos
-from engine.compiler.ir import Affine, BinOp, Call, Expr, Guard, UnaryOp
+from engine.compiler.ir import Affine, BinOp, Call, Expr, Guard, Ref, UnaryOp
 from engine.compiler.tuning import DTYPE_BITS
 from engine.errors import DesignError
 from engine.resources import RESOURCES
@@ -40,7 +40,8 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     groups = io_groups(space, design, bits, view)
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = pipeline_depth(compute)
-    pe = build_pe(syms, groups, add_latency, depth)
+    recurrences = carried_recurrences(space, compute, {g.array for g in groups})
+    pe = build_pe(syms, groups, add_latency, depth, recurrences)
     on_chip = local_arrays(space, syms)
     pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
@@ -66,7 +67,8 @@ def compute_info(space: DesignSpace, statements) -> dict:
         own: Counter[str] = Counter()
         _count_ops(stmt.expr, own)
         ops.update(own)
-        per_statement.append({"name": stmt.name, "ops": dict(own), "guards": [guard_text(g) for g in stmt.guards],
+        per_statement.append({"name": stmt.name, "target": stmt.target.array, "bounds": loop_bounds(stmt),
+                              "ops": dict(own), "guards": [guard_text(g) for g in stmt.guards],
                               "inputs": _same_iteration_sources(space, stmt.name, statements)})
     reads = {ref.array for stmt in statements for ref in stmt.reads()}
     dtypes = [space.kernel.arrays[a].dtype for a in reads] or [space.kernel.arrays[statements[0].target.array].dtype]
@@ -77,8 +79,11 @@ def compute_info(space: DesignSpace, statements) -> dict:
         known = ", ".join(op for op, entry in table.items() if isinstance(entry, dict))
         raise DesignError(f"the compute statement uses {', '.join(unsupported)} on {dtype}, which "
                           f"resources/operators.json does not cost; it costs {known}")
-    for entry in per_statement:
+    for stmt, entry in zip(statements, per_statement):
         entry["latency"] = sum(table[op]["latency"] for op in entry["ops"])
+        # the operators between a read of each array and the statement's value (the path a value
+        # received from a neighbour or from an earlier iteration runs through)
+        entry["from"] = _path_latencies(stmt.expr, table)
     return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text, "statements": per_statement}
 
 
@@ -113,6 +118,60 @@ def pipeline_depth(compute: dict) -> int:
     for s in statements:  # textual order: a statement's same-iteration sources come before it
         ready[s["name"]] = max([ready.get(source, 0) for source in s["inputs"]], default=0) + s["latency"]
     return max(ready.values()) + 2
+
+
+def _path_latencies(expr: Expr, table: dict) -> dict[str, int]:
+    """Array -> the latency of the operators from a read of it to the expression's value (the
+    longest such path where it is read several times)."""
+    if isinstance(expr, Ref):
+        return {expr.access.array: 0}
+    if isinstance(expr, BinOp):
+        children, own = (expr.lhs, expr.rhs), table[_OP_NAMES[expr.op]]["latency"]
+    elif isinstance(expr, UnaryOp):
+        children, own = (expr.operand,), 0
+    elif isinstance(expr, Call):
+        children, own = expr.args, table[expr.op]["latency"]
+    else:
+        return {}
+    paths: dict[str, int] = {}
+    for child in children:
+        for array, latency in _path_latencies(child, table).items():
+            paths[array] = max(paths.get(array, 0), latency + own)
+    return paths
+
+
+def carried_recurrences(space: DesignSpace, compute: dict, exterior: set[str]) -> list[dict]:
+    """The PE's recurrences through the scop's local arrays: a value a statement writes at one band
+    point and a statement reads at a later point (a flow dependence of constant distance `distance`,
+    per band loop), whose reader leads, through statements of the same point, back to the writer.
+    `latency`: the operators on that cycle (resources/operators.json, from the read array to each
+    statement's value, `compute.statements[].from`). Dependences through the kernel's own arrays
+    (`exterior`: the accumulations) are accumulation_ii's."""
+    statements = {s["name"]: s for s in compute.get("statements", [])}
+    targets = {stmt.name: stmt.target.array for stmt in (space.kernel.statement(n) for n in statements)}
+    readers: dict[str, list[str]] = {name: [] for name in statements}
+    for s in statements.values():
+        for source in s["inputs"]:
+            readers[source].append(s["name"])
+    found = []
+    for dep in space.dependences.flow:
+        if dep.source not in statements or dep.sink not in statements or dep.array in exterior:
+            continue
+        ranges = space.band.distance_ranges(dep)
+        if any(lo != hi for lo, hi in ranges) or all(lo == 0 for lo, _ in ranges):
+            continue
+        # the longest same-point chain from the reader (dep.sink) to the writer (dep.source)
+        best: dict[str, int] = {dep.sink: statements[dep.sink]["from"].get(dep.array, 0)}
+        for name in statements:  # textual order: a statement's same-point sources come before it
+            if name not in best:
+                continue
+            for reader in readers[name]:
+                latency = best[name] + statements[reader]["from"].get(targets[name], 0)
+                best[reader] = max(best.get(reader, -1), latency)
+        if dep.source in best and best[dep.source] > 0:
+            found.append({"latency": best[dep.source], "source": dep.source, "sink": dep.sink, "array": dep.array,
+                          "distance": dict(zip(space.band.loops, (lo for lo, _ in ranges)))})
+    return found
 
 
 def _same_iteration_sources(space: DesignSpace, name: str, statements) -> list[str]:

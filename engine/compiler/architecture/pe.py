@@ -43,9 +43,73 @@ def accumulation_ii(syms: DesignSymbols, groups: list[IOGroup], add_latency: int
     return smax(1, sympy.ceiling(sympy.Integer(add_latency) / independent))
 
 
-def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int) -> Module:
+def iteration_distance(syms: DesignSymbols, distance: dict[str, int]) -> sympy.Expr:
+    """PE loop iterations between two band points `distance` apart on the PE's time loops: the
+    time loops in band order (t1/t2 iterations each), then the latency-hiding loops (t2 each). A
+    distance on a latency-hiding loop moves the point along that loop (the nearest case)."""
+    design = syms.design
+    times = [l for l in design.band_loops if l not in design.space_loops]
+    hiding = list(design.latency_hiding_loops)
+    all_hiding = sympy.Mul(*(syms.t2(l) for l in hiding))
+    total = sympy.Integer(0)
+    for l, d in distance.items():
+        if not d or l in design.space_loops:
+            continue
+        if l in hiding:
+            stride = sympy.Mul(*(syms.t2(m) for m in hiding[hiding.index(l) + 1:]))
+        else:
+            stride = sympy.Mul(*(syms.t1(m) / syms.t2(m) for m in times[times.index(l) + 1:])) * all_hiding
+        total += d * stride
+    return total
+
+
+def recurrence_ii(syms: DesignSymbols, recurrences: list[dict]) -> sympy.Expr:
+    """II of the PE pipeline that a recurrence through the scop's local arrays allows: a value
+    computed from one written `d` iterations earlier, through operators of `latency` cycles in all
+    (engine/compiler/architecture/build.py `carried_recurrences`), starts at least `latency` cycles
+    after it, so II >= ceil(latency / d), like an accumulator's. A recurrence carried across PEs
+    (a distance on a space loop) bounds no PE's II (engine/models/recurrence.py times it)."""
+    ii = sympy.Integer(1)
+    for r in recurrences:
+        if any(d for l, d in r["distance"].items() if l in syms.design.space_loops):
+            continue
+        distance = iteration_distance(syms, r["distance"])
+        if distance == 0:
+            continue
+        ii = _max(ii, sympy.ceiling(sympy.Integer(r["latency"]) / distance))
+    return ii
+
+
+def _max(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    if a.is_number and b.is_number:
+        return sympy.Max(a, b)
+    return b if a == 1 else a if b == 1 else smax(a, b)
+
+
+def straight_ready(statements: list[dict], point: dict[str, int]) -> dict[str, int]:
+    """Array -> cycles after a straight-line body's reads at which its value at `point` is
+    computed: the statements whose guards and bounds hold there, in order, each after its sources
+    plus the operators from each (compute.statements[].from, resources/operators.json); a value
+    read or received is ready at 0. The model (engine/models/recurrence.py) and the simulator
+    (engine/sim/hardware.py) read it; the timed C simulation charges the same from the exported
+    code (engine/csim/trace.py `_straight_line`)."""
+    ready: dict[str, int] = {}
+    for s in sorted(statements, key=lambda s: int(s["name"][1:])):  # the exporter's order: textual
+        if not all(eval(c, {"__builtins__": {}}, point) for c in [*s.get("guards", []), *s.get("bounds", [])]):
+            continue  # affine C conditions over the band loops
+        ready[s["target"]] = max((ready.get(a, 0) + lat for a, lat in s.get("from", {}).items()), default=0)
+    return ready
+
+
+def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int,
+             recurrences: list[dict] = ()) -> Module:
+    """The PE; its II is the larger of what its accumulation (`accumulation_ii`) and its recurrences
+    through local arrays (`recurrence_ii`) allow: the one II the emitter's pragma, the models and
+    the simulator read (descriptor `phases[compute].ii`)."""
     ranges = {l: syms.pe_range(l) for l in syms.design.band_loops}
     ii = accumulation_ii(syms, groups, add_latency)
+    if recurrences:
+        ii = _max(ii, recurrence_ii(syms, recurrences))
     phases = [Phase("compute", pe_loops(syms), f"{syms.simd} SIMD lanes of the statement", ii)]
     buffers = []
     for g in groups:

@@ -24,6 +24,8 @@ struct Thread {
   long generation;  // invocation number, for recurrences
   long hint;        // index of the last op touched (ops repeat in the same order)
   std::vector<Op> ops;
+  std::map<long, long> ready;  // straight-line code: value id -> cycles its operators take after the reads
+  long pending;                // the ready cycle of the value the next record waits for
 };
 
 struct Entry {
@@ -73,16 +75,16 @@ static State &state() {
 }
 
 static long new_thread(long process, long parent, long group, long member) {
-  Thread t = {process, parent, group, member, -1, 0, 0, 0, std::vector<Op>()};
+  Thread t = {process, parent, group, member, -1, 0, 0, 0, std::vector<Op>(), std::map<long, long>(), 0};
   state().threads.push_back(t);
   return (long)state().threads.size() - 1;
 }
 
-static void emit(long thread, long kind, long a, long n, const Op *ops, long count) {
+static void emit(long thread, long kind, long a, long n, const Op *ops, long count, long ready = 0) {
   State &s = state();
   long reads = 0, writes = 0;
   for (long k = 0; k < count; k++) (ops[k].dir ? writes : reads)++;
-  long row[7] = {thread, kind, a, n, s.nops, reads, writes};
+  long row[8] = {thread, kind, a, n, s.nops, reads, writes, ready};
   std::fwrite(row, sizeof row, 1, s.segs);
   for (int pass = 0; pass < 2; pass++)  // reads first, then writes
     for (long k = 0; k < count; k++)
@@ -112,6 +114,8 @@ void process(long index) {
   std::map<long, long>::iterator it = s.process_thread.find(index);
   s.current = it != s.process_thread.end() ? it->second : (s.process_thread[index] = new_thread(index, -1, -1, -1));
   s.stack.clear();
+  s.threads[s.current].ready.clear();
+  s.threads[s.current].pending = 0;
 }
 
 /* A new call of the dataflow region (a pass): its processes are new threads, replayed after every
@@ -127,6 +131,10 @@ void pass() {
 
 void enter(long loop) {
   Thread &t = current();
+  // a loop after straight-line statements starts once their operators are done (the FSM's state order)
+  for (std::map<long, long>::iterator it = t.ready.begin(); it != t.ready.end(); ++it)
+    if (it->second > t.pending) t.pending = it->second;
+  t.ready.clear();
   t.loop = loop;
   t.iter = 0;
   t.ops.clear();
@@ -142,7 +150,10 @@ void iteration(long loop) {
 
 void exit_loop(long loop) {
   Thread &t = current();
-  if (t.loop == loop && t.iter > 0) emit(state().current, LOOP, loop, t.iter, t.ops.data(), (long)t.ops.size());
+  if (t.loop == loop && t.iter > 0) {
+    emit(state().current, LOOP, loop, t.iter, t.ops.data(), (long)t.ops.size(), t.pending);
+    t.pending = 0;
+  }
   t.loop = -1;
 }
 
@@ -151,7 +162,9 @@ void op(long stream, long dir) {
   Thread &t = current();
   if (t.loop < 0 || t.iter == 0) {
     Op o = {stream, dir, 1, 0, 0};
-    emit(s.current, STEP, -1, 1, &o, 1);
+    emit(s.current, STEP, -1, 1, &o, 1, t.pending);
+    t.pending = 0;
+    if (dir == 0) t.ready.clear();  // a value read now: what is computed after it counts from here
     return;
   }
   const long at = t.iter - 1;
@@ -233,6 +246,19 @@ void update(long site, const void *element) {
   e.generation = t.generation;
   e.iter = at;
   e.count = 1;
+}
+
+void value(long id, long ready) { current().ready[id] = ready; }
+
+long ready_of(long id) {
+  Thread &t = current();
+  std::map<long, long>::iterator it = t.ready.find(id);
+  return it == t.ready.end() ? 0 : it->second;
+}
+
+void at(long ready) {
+  Thread &t = current();
+  if (ready > t.pending) t.pending = ready;
 }
 
 /* Called by the harness after kernel0 returns: flush the records, name the ids. */

@@ -8,7 +8,11 @@
  * stream, how many words it read or wrote and at which first and last iteration), one record per
  * stream access outside a pipelined loop (a step), and the fork / join / begin / end points of
  * parallel helper calls. Records go to two binary files in $SYSTOLIC_TRACE_DIR:
- *   segments.bin  int64 rows (thread, kind, a, n, first op, reads, writes)   a = loop or group
+ *   segments.bin  int64 rows (thread, kind, a, n, first op, reads, writes, ready)   a = loop or group
+ * ready: in straight-line code (a PE body outside any pipelined loop), the cycles after the last
+ * stream read at which the value the record writes (or, for a loop, everything computed before
+ * it) is ready: the operator latencies of the statements that computed it since that read
+ * (SYSTOLIC_TRACE_VALUE / _READY / _AT, emitted by engine/csim/trace.py).
  *   ops.bin       int64 rows (stream, dir, count, first, last)               dir 0 read, 1 write
  * Synchronisation tokens of parallel calls use negative stream ids: -(2t+1) starts thread t,
  * -(2t+2) tells its parent it is done. streams.tsv, threads.tsv and sites.tsv name the ids.
@@ -22,6 +26,8 @@
  */
 #ifndef SYSTOLIC_TRACE_H
 #define SYSTOLIC_TRACE_H
+
+#include <algorithm>
 
 /* The recorder itself is engine/csim/include/systolic_trace.cpp, built once and linked. */
 namespace systolic_trace {
@@ -37,6 +43,9 @@ void join(long group, long members);
 void call(long group, long member);
 void ret();
 void update(long site, const void *element);
+void value(long id, long ready);
+long ready_of(long id);
+void at(long ready);
 void finish();
 }  // namespace systolic_trace
 
@@ -50,6 +59,9 @@ void finish();
 #define SYSTOLIC_TRACE_JOIN(g, n) systolic_trace::join(g, n)
 #define SYSTOLIC_TRACE_CALL(g, m) systolic_trace::call(g, m)
 #define SYSTOLIC_TRACE_RETURN() systolic_trace::ret()
+#define SYSTOLIC_TRACE_VALUE(id, ready) systolic_trace::value(id, ready)
+#define SYSTOLIC_TRACE_READY(id) systolic_trace::ready_of(id)
+#define SYSTOLIC_TRACE_AT(ready) systolic_trace::at(ready)
 #define SYSTOLIC_TRACE_UPDATE(site, element) systolic_trace::update(site, (const void *)&(element))
 
 #endif
