@@ -42,12 +42,12 @@ multiply-subtract and the hops; before the operators were charged: 53 / 85 / 117
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import sympy
 
 from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import straight_ready
 from engine.compiler.last_writer import owned_elements
 
@@ -112,7 +112,7 @@ def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: 
     flows = []
     for _, ch in channels:
         axis = space.index(ch["along"])
-        receive, send = _holds(_parse(ch["receive_when"]), values), _holds(_parse(ch["send_when"]), values)
+        receive, send = _holds(parse_c_condition(ch["receive_when"]), values), _holds(parse_c_condition(ch["send_when"]), values)
         receive[(slice(None),) * axis + (0,)] = False
         send[(slice(None),) * axis + (grid[axis] - 1,)] = False
         flows.append((axis, receive, send))
@@ -167,38 +167,5 @@ def _chain(statements: list[dict]) -> int:
     return max(ready.values(), default=0)
 
 
-_TERM = re.compile(r"(.+?)\s*(>=|==)\s*0")
-
-
-def _parse(condition: str | None) -> list[list[tuple[str, str]]]:
-    """A channel condition (local_arrays._c_condition: `||` of parenthesised `&&`-joined affine
-    `>= 0` / `== 0` terms, or 0 / 1) as [[(affine text, operator), ...], ...]; [] holds nowhere."""
-    text = (condition or "0").strip()
-    if text == "0":
-        return []
-    pieces = []
-    for piece in text.split("||"):
-        terms = []
-        for term in piece.strip().removeprefix("(").removesuffix(")").split("&&"):
-            term = term.strip()
-            if term == "1":
-                continue
-            m = _TERM.fullmatch(term)
-            if m is None:
-                raise ValueError(f"cannot read the channel condition {condition!r} (term {term!r})")
-            terms.append((m.group(1), m.group(2)))
-        pieces.append(terms)
-    return pieces
-
-
 def _holds(condition: list, values: dict[str, np.ndarray]) -> np.ndarray:
-    """Where a parsed condition holds, over arrays of the band loops' values."""
-    shape = next(iter(values.values())).shape
-    result = np.zeros(shape, dtype=bool)
-    for terms in condition:
-        piece = np.ones(shape, dtype=bool)
-        for expr, op in terms:
-            value = eval(expr, {"__builtins__": {}}, values)  # affine text over the band loop names
-            piece &= (value >= 0) if op == ">=" else (value == 0)
-        result |= piece
-    return result
+    return condition_holds(condition, values, next(iter(values.values())).shape)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import straight_ready
 from engine.compiler.descriptor import evaluate
 from engine.compiler.last_writer import owned_elements
@@ -570,36 +571,15 @@ def _coefficients(text: str, band: list[str]) -> dict[str, int]:
 
 
 def _guard(condition: str) -> list[list[tuple[str, str]]]:
-    """A channel guard (a C condition from local_arrays._c_condition: `||` of parenthesised
-    `&&`-joined affine `>= 0` / `== 0` terms, or 0 / 1) as [[(affine text, ">=" | "=="), ...], ...]."""
-    text = condition.strip()
-    if text == "0":
-        return []
-    pieces = []
-    for piece in text.split("||"):
-        terms = []
-        for term in piece.strip().removeprefix("(").removesuffix(")").split("&&"):
-            term = term.strip()
-            if term == "1":
-                continue
-            m = re.fullmatch(r"(.+?)\s*(>=|==)\s*0", term)
-            if m is None:
-                raise DesignError(f"simulator: cannot read the channel guard {condition!r} (term {term!r})")
-            terms.append((m.group(1), m.group(2)))
-        pieces.append(terms)
-    return pieces
+    """A channel guard as `parse_c_condition` reads it; a design error when it cannot."""
+    try:
+        return parse_c_condition(condition)
+    except ValueError as exc:
+        raise DesignError(f"simulator: {exc}") from None
 
 
 def _holds(guard: list, point: dict, shape: list[int]) -> np.ndarray:
-    """Where a parsed guard holds, over the arrays of band loop values in `point`."""
-    result = np.zeros(shape, dtype=bool)
-    for terms in guard:
-        piece = np.ones(shape, dtype=bool)
-        for expr, op in terms:
-            value = eval(expr, {"__builtins__": {}}, point)  # affine text over the band loop names
-            piece &= (value >= 0) if op == ">=" else (value == 0)
-        result |= piece
-    return result
+    return condition_holds(guard, point, shape)
 
 
 def _node(node) -> str:

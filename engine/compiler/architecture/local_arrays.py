@@ -19,9 +19,11 @@ tiles) is counted as one carried inside the tile: the model does not add the sto
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import islpy as isl
+import numpy as np
 import sympy
 
 from engine.compiler.architecture.footprint import footprint
@@ -152,6 +154,44 @@ def _c_condition(points: isl.Set, loops: tuple[str, ...]) -> str | None:
             terms.append(f"{text} {'==' if constraint.is_equality() else '>='} 0")
         pieces.append(" && ".join(terms) or "1")
     return " || ".join(f"({p})" for p in pieces) if pieces else "0"
+
+
+_TERM = re.compile(r"(.+?)\s*(>=|==)\s*0")
+
+
+def parse_c_condition(condition: str | None) -> list[list[tuple[str, str]]]:
+    """The inverse of `_c_condition`, for the descriptor's readers (the model's recurrence term, the
+    simulator): `||` of parenthesised `&&`-joined affine `>= 0` / `== 0` terms, or 0 / 1, as
+    [[(affine text, ">=" | "=="), ...], ...]; [] holds nowhere. ValueError on anything else."""
+    text = (condition or "0").strip()
+    if text == "0":
+        return []
+    pieces = []
+    for piece in text.split("||"):
+        terms = []
+        for term in piece.strip().removeprefix("(").removesuffix(")").split("&&"):
+            term = term.strip()
+            if term == "1":
+                continue
+            m = _TERM.fullmatch(term)
+            if m is None:
+                raise ValueError(f"cannot read the channel condition {condition!r} (term {term!r})")
+            terms.append((m.group(1), m.group(2)))
+        pieces.append(terms)
+    return pieces
+
+
+def condition_holds(condition: list, values: dict, shape) -> np.ndarray:
+    """Where a parsed condition (`parse_c_condition`) holds, over arrays (of `shape`) of the band
+    loops' values."""
+    result = np.zeros(shape, dtype=bool)
+    for terms in condition:
+        piece = np.ones(shape, dtype=bool)
+        for expr, op in terms:
+            value = eval(expr, {"__builtins__": {}}, values)  # affine text over the band loop names
+            piece &= (value >= 0) if op == ">=" else (value == 0)
+        result |= piece
+    return result
 
 
 def local_buffers(arrays: list[LocalArray]) -> list[Buffer]:
