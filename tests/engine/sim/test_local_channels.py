@@ -73,7 +73,7 @@ def test_lu_1d_simulator_follows_the_timed_csim(tmp_path, n, design_id):
     assert abs(simulated / timed.cycles - 1) <= 0.05, (simulated, timed.cycles)
 
 
-@pytest.mark.parametrize("n", [12, 16])
+@pytest.mark.parametrize("n", [12, pytest.param(16, marks=pytest.mark.slow)])  # 16: 17 s, with the benchmarks
 def test_lu_2d_simulator_follows_the_timed_csim(tmp_path, n):
     """A's chain passes the whole block through every member, each keeping one element a row: the
     simulator follows the exported loader's order (was 429 against 486 cycles at N = 12)."""
