@@ -120,7 +120,8 @@ def test_inferred_packing_is_a_power_of_two_dividing_its_block(mm_model):
     assert packs["C_out_pack_l3"] == 1
 
 
-@pytest.mark.parametrize("name", ["ttm", "ttmc"])  # mm, cnn, mttkrp: every design in test_ast_check.py
+@pytest.mark.parametrize("name", ["ttm", pytest.param("ttmc", marks=pytest.mark.slow)])  # mm, cnn, mttkrp: every
+# design in test_ast_check.py; ttmc (17 s) with the benchmarks
 def test_models_build_for_every_design_of_the_other_kernels(name):
     device = load_device()
     space = compile_kernel(KERNELS / f"{name}.c", defines=["I=16"])
