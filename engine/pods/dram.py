@@ -57,23 +57,20 @@ def dram_stream(tiling: Tiling, order: np.ndarray, system: PodSystem) -> DramStr
     counts = tiling.block_op_count[order]
     starts = tiling.block_first_op[order]
     op_order = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-    w_bytes, x_bytes = dram_tile_bytes(tiling, system)
-    # each tile is fetched at its first use: a later op reading the same tile adds nothing
+    # each tile is fetched at its first use (a later op reading the same tile adds nothing); an op
+    # waits for the stream up to the first use of each of its DRAM tiles, a tile computed on chip
+    # for nothing
     fetched = np.zeros(ops, dtype=np.int64)
-    for tiles, sizes in ((tiling.op_w_tile, w_bytes), (tiling.op_x_tile, x_bytes)):
-        ordered = tiles[op_order]
-        _, first = np.unique(ordered, return_index=True)
-        once = np.zeros(ops, dtype=np.int64)
-        once[first] = sizes[op_order][first]
-        fetched += once
+    uses = []
+    for tiles, sizes in zip((tiling.op_w_tile, tiling.op_x_tile), dram_tile_bytes(tiling, system)):
+        _, first, inverse = np.unique(tiles[op_order], return_index=True, return_inverse=True)
+        sizes = sizes[op_order]
+        fetched[first] += sizes[first]
+        uses.append((first[inverse], sizes > 0))
     arrived = np.cumsum(fetched)  # bytes on chip once the op at this position has its tiles
-    # an op waits for the stream up to the first use of each of its DRAM tiles (a tile fetched for an
-    # earlier op is there already); a tile computed on chip waits for nothing
     need = np.zeros(ops, dtype=np.int64)
-    for tiles, sizes in ((tiling.op_w_tile, w_bytes), (tiling.op_x_tile, x_bytes)):
-        ordered = tiles[op_order]
-        _, first, inverse = np.unique(ordered, return_index=True, return_inverse=True)
-        need = np.maximum(need, np.where(sizes[op_order] > 0, arrived[first][inverse], 0))
+    for first_use, from_dram in uses:
+        need = np.maximum(need, np.where(from_dram, arrived[first_use], 0))
     per_cycle = system.technology.dram_bytes_per_cycle
     ready = np.empty(ops, dtype=np.int64)
     ready[op_order] = np.ceil(need / per_cycle / system.slice_cycles).astype(np.int64)
