@@ -13,6 +13,7 @@ import numba
 import numpy as np
 
 FREE = -1
+FILL = -2  # a bank's port taken by the DRAM stream writing a tile (`dram.py`): no pod reads it then
 
 
 @numba.njit(cache=True)

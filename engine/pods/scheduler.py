@@ -6,8 +6,8 @@ allow (every producer block written back by the post-processor, one slice after 
 operation), then, slice after slice, the idle pods and banks and a routing the interconnect admits:
 - its X tile is read from the bank that holds it, its W tile from the bank that holds it (tiles are
   interleaved over the banks in creation order: tile t lives in bank t mod N); a bank is single
-  ported, so it serves one tile per slice; pods reading the same tile in a slice share that read
-  (the interconnect multicasts it);
+  ported, so it serves one tile per slice, and none in a slice its port takes a tile from DRAM
+  (`dram.py`); pods reading the same tile in a slice share that read (the interconnect multicasts it);
 - the partial sum goes to an idle P bank (the pod's own bank first);
 - the three routes (X bank -> pod, W bank -> pod, pod -> P bank) must be admitted by their
   interconnects together with the routes already in the slice; every idle pod is tried.
@@ -32,7 +32,7 @@ from engine.errors import EngineError
 
 from engine.pods.dram import DramStream, dram_stream
 from engine.pods.system import PodSystem
-from engine.pods.schedule_kernel import FREE, run_kernel
+from engine.pods.schedule_kernel import FILL, FREE, run_kernel
 from engine.pods.tiling import Tiling
 
 POST_PROCESS_SLICES = 1  # the post-processor sums a block's partial sums in the slice after its last op
@@ -104,6 +104,13 @@ class _State:
         self.arrays: dict[str, np.ndarray] = {}
         self.grow(64)
 
+    def reserve_fills(self, dram: DramStream) -> None:
+        """The DRAM stream's writes take their banks' ports in their slices (single-ported banks)."""
+        if len(dram.fill_slice):
+            self.grow(max(len(self.arrays["idle"]), int(dram.fill_slice.max()) + 64))
+        for key, mine in (("x_bank_tile", dram.fill_x), ("w_bank_tile", ~dram.fill_x)):
+            self.arrays[key][dram.fill_slice[mine], dram.fill_bank[mine]] = FILL
+
     def shapes(self, slices: int) -> dict[str, tuple]:
         n = self.ports
         links = (slices, self.planes, self.link_count)
@@ -163,6 +170,7 @@ def schedule(tiling: Tiling, system: PodSystem, post_processors: int = 0, first:
     starts = np.append(np.flatnonzero(tiling.op_pred < 0), tiling.ops)  # reductions: from each op without pred
     sums = np.zeros(int(np.diff(starts).max(initial=0)) + 2 if mixed else 2, dtype=np.int64)
     state = _State(system)
+    state.reserve_fills(dram)
     a = state.arrays
     post_free = np.full(len(a["idle"]), post_processors, dtype=np.int64)
     has_succ = np.zeros(tiling.ops, dtype=np.bool_)

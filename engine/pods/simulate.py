@@ -7,11 +7,13 @@ schedule (no pod with two operations at once, no operation before its producers 
 and counts, per cycle, the busy pods, and over the run the energy of each part:
 - MAC: the useful multiply-accumulates (padding rows/columns are clock-gated);
 - SRAM: X and W tiles read (once per slice and bank when several pods share a tile), partial sums
-  written, read back and summed by the post-processor, the output block written;
+  written, read back and summed by the post-processor, the output block written, the DRAM stream's
+  tiles written;
 - interconnect: the bytes each route carries (X, W to the pod; the partial sums back), at the
   network's energy per byte for this pod count;
 - DRAM: the stored weights and the network input, loaded once, by the stream the schedule waited
-  for (`engine/pods/dram.py`); the replay checks no op starts before its tiles arrived.
+  for (`engine/pods/dram.py`); the replay checks no op starts before its tiles are written into
+  their banks and no pod reads a bank in the slice the stream writes it.
 """
 from __future__ import annotations
 
@@ -105,7 +107,8 @@ def _energy(sched: Schedule, rows, depth, cols, macs: int) -> dict[str, float]:
     _, first_w = np.unique(np.stack([sched.op_slice, tiling.op_w_tile]), axis=1, return_index=True)
     sizes = tiling.gemm_sizes
     outputs = int(np.sum(sizes[:, 0] * sizes[:, 2])) * t.activation_bytes
-    sram = int(x_bytes[first_x].sum() + w_bytes[first_w].sum() + 2 * p_bytes.sum()) + outputs
+    # + the DRAM stream's tiles written into their banks
+    sram = int(x_bytes[first_x].sum() + w_bytes[first_w].sum() + 2 * p_bytes.sum()) + outputs + sched.dram.bytes
     network = int(x_bytes.sum() + w_bytes.sum() + p_bytes.sum() + p_bytes[sched.op_q_bank >= 0].sum())
     dram = sched.dram.bytes
     pj = 1e-12
@@ -120,6 +123,7 @@ def _check(sched: Schedule) -> None:
         return
     if np.any(sched.op_slice < sched.dram.op_ready_slice):
         raise ScheduleViolation("a tile operation starts before its weights or input arrive from DRAM")
+    _check_fills(sched)
     held = np.repeat(np.arange(tiling.ops), sched.op_span)
     offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
     keys = (sched.op_slice[held] + offsets) * sched.system.pods + sched.op_pod[held]
@@ -159,3 +163,33 @@ def _check(sched: Schedule) -> None:
         np.maximum.at(cut, reduction, sched.op_alone.astype(np.int64))
         if np.any(summed[last] < latest + cut):
             raise ScheduleViolation("a reduction's sum is ready before its partial sums are")
+
+
+def _check_fills(sched: Schedule) -> None:
+    """The DRAM stream's bank writes: one per bank and slice, never in a slice a pod reads that bank
+    (single-ported banks), and each before every op that reads the tile."""
+    tiling, dram, n = sched.tiling, sched.dram, sched.system.pods
+    if not len(dram.fill_slice):
+        return
+    fill_keys = (dram.fill_slice * 2 + dram.fill_x) * n + dram.fill_bank
+    if len(np.unique(fill_keys)) != len(fill_keys):
+        raise ScheduleViolation("the DRAM stream writes two tiles into one bank in the same slice")
+    held = np.repeat(np.arange(tiling.ops), sched.op_span)
+    offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
+    x_reads = ((sched.op_slice[held] + offsets) * 2 + 1) * n + tiling.op_x_tile[held] % n
+    w_reads = (sched.op_slice * 2) * n + tiling.op_w_tile % n
+    if np.any(np.isin(np.concatenate([x_reads, w_reads]), fill_keys)):
+        raise ScheduleViolation("a pod reads a bank in the slice the DRAM stream writes it")
+    gemm = tiling.block_gemm[tiling.op_block]
+    for is_x, tiles, from_dram in ((False, tiling.op_w_tile, tiling.gemm_stored_weights[gemm]),
+                                   (True, tiling.op_x_tile, tiling.gemm_input[gemm])):
+        if not np.any(from_dram):
+            continue
+        mine = dram.fill_x == is_x
+        by_tile = np.argsort(dram.fill_tile[mine])
+        known, written = dram.fill_tile[mine][by_tile], dram.fill_slice[mine][by_tile]
+        at = np.minimum(np.searchsorted(known, tiles[from_dram]), max(len(known) - 1, 0))
+        if len(known) == 0 or np.any(known[at] != tiles[from_dram]):
+            raise ScheduleViolation("a tile operation reads an off-chip tile the DRAM stream never fetched")
+        if np.any(sched.op_slice[from_dram] <= written[at]):
+            raise ScheduleViolation("a tile operation reads a tile before the DRAM stream wrote it into its bank")

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from engine.errors import EngineError
-from engine.pods.dram import workload_dram_bytes
+from engine.pods.dram import workload_dram_cycles
 from engine.pods.scheduler import Schedule, schedule
 from engine.pods.simulate import PodRun, simulate
 from engine.pods.system import PodSystem, build_system, pods_at_power
@@ -211,7 +211,7 @@ def utilization_bound(workload: PodWorkload, system: PodSystem) -> float:
     """Useful MACs over PE-cycles when each GEMM's tile operations (SOSA tiling) are spread evenly
     over the pods and GEMMs run one after the other: dimension mismatch inside the pods, weight
     buffering stalls and too few tile operations for the pods, without interconnect conflicts; and
-    never faster than the DRAM stream of its weights and input (`dram.py`).
+    never faster than the DRAM stream of its weights and input, nor than its bank writes (`dram.py`).
     In closed form (no tile list: an 8x8 sweep point of VGG16 has ~30 million tile operations)."""
     r, c, L = system.rows, system.cols, system.slice_cycles
     total = 0
@@ -221,7 +221,7 @@ def utilization_bound(workload: PodWorkload, system: PodSystem) -> float:
         slices = full * per_block + (-(-int(system.op_cycles(last)) // L) if last else 0)
         ops_slices = slices * -(-g.depth // r) * -(-g.cols // c)
         total += -(-ops_slices // system.pods)
-    cycles = max(total * L, workload_dram_bytes(workload, system.technology) / system.technology.dram_bytes_per_cycle)
+    cycles = max(total * L, workload_dram_cycles(workload, system))
     return workload.macs / (system.pes * cycles)
 
 
