@@ -188,7 +188,8 @@ def _scale(args, technology):
           "a slice per pod by default) where a unit is idle; all on an unbounded post-processor keeps more pods "
           "busy, all chained serialises the reductions. Stored weights and the input stream from DRAM once an "
           f"inference at {technology.dram_gb_per_s:g} GB/s (the technology's dram_gb_per_s): at batch 1 a "
-          "transformer runs at its pace. docs/pods.md compares each with SOSA on its ten benchmarks "
+          "transformer runs at its pace; each tile it brings takes its single-ported bank for a slice, which "
+          "costs the arrays with few banks most. docs/pods.md compares each with SOSA on its ten benchmarks "
           "(--sosa-benchmarks).")
     return None
 

@@ -29,10 +29,11 @@ def no_dangling_threads_or_timers(monkeypatch, qtbot):
     yield
     running = [t for t in threads if _alive(t, "isRunning")]
     active = [t for t in timers if _alive(t, "isActive")]
+    names = sorted(type(t).__name__ + (f" {t.objectName()!r}" if t.objectName() else "") for t in running)
     for thread in running:  # do not leak into the next test, but still fail this one
         thread.quit()
         thread.wait(3000)
-    assert not running, f"test left {len(running)} QThread(s) running"
+    assert not running, f"test left {len(running)} QThread(s) running: {', '.join(names)}"
     assert not active, f"test left {len(active)} QTimer(s) active"
 
 
