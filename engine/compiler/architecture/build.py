@@ -11,7 +11,7 @@ from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
-from engine.compiler.architecture.pe import build_pe
+from engine.compiler.architecture.pe import build_pe, carried_depth
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -43,7 +43,10 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     recurrences = carried_recurrences(space, compute, {g.array for g in groups})
     pe = build_pe(syms, groups, add_latency, depth, recurrences)
     on_chip = local_arrays(space, syms)
-    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)))
+    # a read carried from an earlier iteration can hold a statement back beyond the same-iteration chain
+    depth = max(depth, carried_depth(compute["statements"], [a.to_json() for a in on_chip], syms,
+                                     next(p.ii for p in pe.phases if p.name == "compute")))
+    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth)
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     fifos += local_fifos(on_chip, syms)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
