@@ -52,6 +52,7 @@ import sympy
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import carried_iterations, pipelined_ready, straight_ready
+from engine.compiler.architecture.symbols import smax
 from engine.compiler.last_writer import owned_elements
 
 STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulation's step)
@@ -69,7 +70,7 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
     compute = next(p for p in pe.phases if p.name == "compute")
     time = [(loop.name.removesuffix("_time"), sympy.sympify(loop.trip).subs(whole))
             for loop in compute.loops if loop.role == "time"]
-    ii = sympy.sympify(compute.ii).subs(whole)
+    ii = sympy.sympify(compute.ii).subs(whole).replace(smax, sympy.Max)  # (several recurrences: smax of them)
     if not all(x.is_Integer for x in [*grid, *(t for _, t in time), ii]):
         return sympy.Integer(0)
     grid, time, ii = [int(g) for g in grid], [(l, int(t)) for l, t in time], int(ii)

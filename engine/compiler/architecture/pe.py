@@ -115,9 +115,8 @@ def pipelined_ready(statements: list[dict], carried: dict[str, int], ii: int) ->
     next one is written at its array's stage: the model (engine/models/recurrence.py), the
     simulator (engine/sim/hardware.py) and the timed C simulation (engine/csim/timed.py) read it.
     A value read or received is ready at 0. Where a cycle through carried reads takes more cycles
-    than its iterations give at this II (no fixed point: an II too small for that recurrence, which
-    `recurrence_ii` does not see when the cycle runs through two carried arrays, e.g. LU's 1-D
-    array along j), the same-iteration stages are returned: a lower bound."""
+    than its iterations give at this II (no fixed point: an II smaller than `recurrence_ii` gives),
+    the same-iteration stages are returned: a lower bound."""
     order = sorted(statements, key=lambda s: int(s["name"][1:]))  # the exporter's order: textual
     target = {s["name"]: s["target"] for s in order}
     stage: dict[str, int] = {}
@@ -198,7 +197,7 @@ def carried_depth(statements: list[dict], arrays: list[dict], syms: DesignSymbol
             return 0
         time.append((l, int(trip)))
     carried = carried_iterations(arrays, time)
-    ii = sympy.sympify(ii).subs(whole)
+    ii = sympy.sympify(ii).subs(whole).replace(smax, sympy.Max)
     if not carried or not ii.is_Integer:
         return 0
     return max(pipelined_ready(statements, carried, int(ii)).values(), default=-2) + 2

@@ -24,6 +24,7 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 from engine.sim.hardware import IO_LATENCY, DramModel, build_network
+from engine.sim import simulate
 from engine.sim.kernel import Fifo, Op, Segment, Thread, run
 
 FLOAT = OPERATORS["float"]
@@ -96,3 +97,16 @@ def test_timed_csim_charges_the_stage_on_every_hop_down_a_column(tmp_path):
     end = {p.name: p.end for p in timed.processes if re.fullmatch(r"PE\(\d+,\d+\)", p.name)}
     assert end[f"PE({N - 1},{N - 1})"] - end[f"PE(0,{N - 1})"] >= (N - 1) * (V_STAGE + IO_LATENCY)  # 14 before
     assert abs(timed.cycles - report["latency_cycles"]) <= 0.05 * timed.cycles
+
+
+def test_every_lu_design_model_follows_the_simulator():
+    """The model reads the same stages and the same II (a recurrence through two carried arrays
+    makes it an `smax` of ceilings: `j__k-j-i` and `i__k-j-i`) as the simulator."""
+    space = compile_kernel(KERNELS / "lu.c", defines=["N=12"])
+    device = load_device("u250")
+    for design in space.designs:
+        model = PerformanceModel(space, design, device)
+        params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
+        report = evaluate_configuration(model, params)
+        simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
+        assert abs(report["latency_cycles"] - simulated) <= 0.05 * simulated, design.id
