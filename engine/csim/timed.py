@@ -11,7 +11,9 @@
    an invocation of n iterations at the loop's II whose words are spread evenly from the first to
    the last iteration that moved one (exact for the evenly spaced accesses of generated code);
    a new invocation waits for the previous one to drain (its pipeline depth); a read waits for the
-   word's arrival (IO_LATENCY cycles after its write), a write for a free slot of the FIFO's
+   word's arrival (IO_LATENCY cycles after its write; a word the PE's pipelined loop sends to the
+   next PE is written at its value's stage of the iteration, engine/compiler/architecture/pe.py
+   `send_stages`, not at its issue), a write for a free slot of the FIFO's
    `#pragma HLS stream depth`. Parallel helper calls are threads of their own, started and joined by
    their process through zero-cost tokens. DRAM latencies are engine/sim's DramModel.
 
@@ -35,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.compiler.architecture.build import OPERATORS
+from engine.compiler.architecture.pe import send_stages
 from engine.csim.build import (
     SHIM_INCLUDE,
     cached_build,
@@ -185,7 +188,7 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
             raise TimedCsimError(f"the traced run stopped before kernel0 returned: {summary.removeprefix('FAIL: ')}",
                                  build_dir=build.folder, log=ran.stdout + ran.stderr)
         ran_at = time.perf_counter()
-        replay = _replay(inst, trace_dir, descriptor, dram or DramModel(), max_cycles)
+        replay = _replay(inst, trace_dir, descriptor, dram or DramModel(), max_cycles, send_stages(descriptor, values))
     finally:
         remove_own(trace_dir)
     report = design.get("report") if isinstance(design.get("report"), dict) else {}
@@ -255,7 +258,8 @@ def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int
     return ii, depth, notes
 
 
-def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int) -> TimedResult:
+def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int,
+            stages: dict[str, int] | None = None) -> TimedResult:
     """The trace replayed; a kernel that runs passes (one call of its dataflow region each) is
     replayed pass by pass, each pass starting when the one before it has finished (HLS completes a
     region call, its DRAM writes included, before the next call starts): the cycles add up."""
@@ -265,9 +269,11 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
     segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 8)
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
+    delay_of = send_delays(inst, descriptor, stream_names, stages or {})
     starts = [int(r[0]) for r in _read_table(trace / "passes.tsv", 1)] if (trace / "passes.tsv").is_file() else []
     if not starts:
-        return _replay_region(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, max_cycles)
+        return _replay_region(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, max_cycles,
+                              delay_of)
     bounds = [0, *starts, len(threads)]
     # threads are numbered from 0 in each pass: so are the start / done tokens -(2t+1) / -(2t+2) of thread t
     renumbered = ops.copy()
@@ -281,7 +287,7 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
         part[:, 0] -= a
         local = [[t - a, p, parent - a if parent >= 0 else parent, g, m] for t, p, parent, g, m in threads[a:b]]
         results.append(_replay_region(inst, local, stream_names, part, renumbered, ii_of, depth_of, notes, dram,
-                                      max_cycles))
+                                      max_cycles, delay_of))
         if not results[-1].complete:
             break
     return _sequential(results)
@@ -318,9 +324,9 @@ def _sequential(results: list[TimedResult]) -> TimedResult:
 
 def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
                    ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel,
-                   max_cycles: int) -> TimedResult:
+                   max_cycles: int, delay_of: tuple[set, dict]) -> TimedResult:
     """One run of the dataflow region."""
-    arrays = _kernel_arrays(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram)
+    arrays = _kernel_arrays(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, delay_of)
     state = np.zeros((len(threads), K.THREAD_STATE), dtype=np.int64)
     state[:, K.CUR] = state[:, K.WAIT_FIFO] = -1
     fstate = np.zeros((len(arrays["fifo"]), K.FIFO_STATE), dtype=np.int64)
@@ -354,9 +360,11 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
 
 
 def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
-                   ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel) -> dict:
+                   ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel,
+                   delay_of: tuple[set, dict] = (set(), {})) -> dict:
     """Trace records -> the arrays of engine/sim/kernel_arrays.py (layout there): one segment per
-    record, threads in id order, FIFOs = the streams then a start and a done token FIFO per thread."""
+    record, threads in id order, FIFOs = the streams then a start and a done token FIFO per thread.
+    `delay_of`: (the PE's compute loops, stream -> the stage its word is written at: `send_delays`)."""
     n_streams, n_threads = max(stream_names, default=-1) + 1, len(threads)
     n_loops = max(ii_of, default=-1) + 1
     loop_ii = np.array([ii_of.get(l, 1) for l in range(n_loops)] or [1], dtype=np.int64)
@@ -401,6 +409,14 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
     if (placed_first < 0).any() or (placed_last >= n[op_seg]).any():
         raise TimedCsimError("internal: a trace record places a word outside its loop invocation")
     fifo = np.where(stream >= 0, stream, n_streams + (-stream - 1))
+    # a word a PE's pipelined loop sends to the next PE leaves at its value's stage, not at issue
+    compute_loops, stage = delay_of
+    delay = np.zeros(len(ops), dtype=np.int64)
+    if stage and compute_loops:
+        in_compute = is_loop[op_seg] & np.isin(loop[op_seg], list(compute_loops))
+        by_stream = np.array([stage.get(f, 0) for f in range(max(n_streams, 1))], dtype=np.int64)
+        written = (direction == 1) & in_compute & (stream >= 0)
+        delay[written] = by_stream[stream[written]]
 
     bounds = np.searchsorted(thread_of, np.arange(n_threads + 1))
     earliest = np.zeros(len(segs), dtype=np.int64)
@@ -423,11 +439,28 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
     ring = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
     return {"seg": np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads,
                              writes], axis=1).astype(np.int64).reshape(-1, 9),
-            "op": np.stack([fifo, count, op_first, span], axis=1).astype(np.int64).reshape(-1, 4),
+            "op": np.stack([fifo, count, op_first, span, delay], axis=1).astype(np.int64).reshape(-1, 5),
             "fifo": np.stack([depths, ring, depths, ring, depths], axis=1).astype(np.int64),
             "thread_segs": np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64),
             "max_ops": int(counts.max()) if len(counts) else 0,
             "syncs": np.bincount(thread_of[~data], minlength=n_threads), "n_streams": n_streams}
+
+
+def send_delays(inst: Instrumented, descriptor: dict, stream_names: dict[int, str],
+                stages: dict[str, int]) -> tuple[set, dict]:
+    """(the PE's compute loops, stream id -> stage): a PE-to-PE stream of a local array
+    (the emitter's `{array}_to_PE_...`, the longest array name that prefixes it) is written, in the
+    PE's pipelined compute loop, `stages[array]` cycles into the iteration
+    (engine/compiler/architecture/pe.py `send_stages`)."""
+    modules = {m["name"]: m for m in descriptor.get("topology", {}).get("modules", [])}
+    loops = {l.id for l in inst.loops.values() if l.computes
+             and ((_module_of(l.function, modules) or {}).get("kind") == "pe")}
+    by_stream = {}
+    for sid, name in stream_names.items():
+        arrays = [a for a in stages if name.startswith(f"{a}_to_")]
+        if arrays:
+            by_stream[sid] = stages[max(arrays, key=len)]
+    return loops, by_stream
 
 
 def _operator_waits(segs: np.ndarray, kind: np.ndarray, reads: np.ndarray, depth: np.ndarray) -> None:

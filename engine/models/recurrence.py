@@ -17,8 +17,11 @@ design's sizes, from what the compiler states and the exporter builds
   loop, a point where `send_when` holds writes one (FIFO order: the m-th word a PE sends is the m-th
   its neighbour receives);
 - a word arrives `hop` cycles after the cycle it is written in (the model's FIFO hop);
-- in a pipelined loop a point's reads and writes happen in its issue cycle (a point waits for its
-  words, and the next point follows at the II); a PE with no time loop runs its body once, outside
+- in a pipelined loop a point's reads happen in its issue cycle (a point waits for its words, and
+  the next point follows at the II) and a word it sends is written at the stage of the iteration
+  where its value is computed (engine/compiler/architecture/pe.py `pipelined_ready`: HLS gives every
+  iteration the same schedule, so LU's V leaves 27 cycles in, after the division of the
+  iteration before and the multiply-subtract); a PE with no time loop runs its body once, outside
   any pipelined loop, and there every FIFO access is a step of its own in the body's order (each
   input operand read and passed on, then the channels it receives, then those it sends, each in the
   descriptor's order of local arrays and channels, as the exporter writes them).
@@ -48,7 +51,8 @@ import sympy
 
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
-from engine.compiler.architecture.pe import straight_ready
+from engine.compiler.architecture.pe import carried_iterations, pipelined_ready, straight_ready
+from engine.compiler.architecture.symbols import smax
 from engine.compiler.last_writer import owned_elements
 
 STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulation's step)
@@ -66,7 +70,7 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
     compute = next(p for p in pe.phases if p.name == "compute")
     time = [(loop.name.removesuffix("_time"), sympy.sympify(loop.trip).subs(whole))
             for loop in compute.loops if loop.role == "time"]
-    ii = sympy.sympify(compute.ii).subs(whole)
+    ii = sympy.sympify(compute.ii).subs(whole).replace(smax, sympy.Max)  # (several recurrences: smax of them)
     if not all(x.is_Integer for x in [*grid, *(t for _, t in time), ii]):
         return sympy.Integer(0)
     grid, time, ii = [int(g) for g in grid], [(l, int(t)) for l, t in time], int(ii)
@@ -78,7 +82,10 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
               if f.array == g.array and f.pattern == "pe_chain" and not f.reversed and f.along in space]
     inputs = sum(1 for g in arch.groups if g.kind == "in")
     statements = arch.compute.get("statements", []) if not time else []
-    delays = _delays(space, grid, time, ii, channels, inputs, passed, hop, statements)
+    # a pipelined PE writes a word it sends at its value's stage of the iteration (pe.py pipelined_ready)
+    stages = pipelined_ready(arch.compute.get("statements", []),
+                             carried_iterations([a.to_json() for a in arch.local_arrays], time), ii) if time else {}
+    delays = _delays(space, grid, time, ii, channels, inputs, passed, hop, statements, stages)
     # the PE term drains, after its points, the most elements any PE drains of each output; an output
     # several PEs hold leaves from its last writers (owned_drain.py), so a PE late to finish its
     # points may drain fewer, and a PE that drains nothing finishes no results
@@ -99,10 +106,12 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
 
 def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: int,
             channels: list[tuple[str, dict]], inputs: int, passed: list[int], hop: int,
-            statements: list[dict] = ()) -> dict[tuple, int]:
+            statements: list[dict] = (), stages: dict[str, int] | None = None) -> dict[tuple, int]:
     """PE index -> cycles its last point issues after an undisturbed PE's (both starting at 0).
     `statements` (compute.statements, a PE with no time loop): the operators between the values a
-    PE reads and those it sends (`straight_ready`)."""
+    PE reads and those it sends (`straight_ready`). `stages` (a PE with time loops): local array ->
+    the stage of the pipelined iteration its sent word is written at (`pipelined_ready`)."""
+    stages = stages or {}
     shape = [*grid, *(t for _, t in time)]
     index = np.indices(shape, dtype=np.int64).reshape(len(shape), *grid, -1)
     values = {l: index[k] for k, l in enumerate([*space, *(l for l, _ in time)])}
@@ -133,7 +142,7 @@ def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: 
             for at, words in receives:
                 np.maximum.at(ready, at, words)
             issue = k + np.maximum(0, np.maximum.accumulate(ready - k))
-            sent[q] = [issue[at] + hop for at in sends]
+            sent[q] = [issue[at] + hop + stages.get(name, 0) for (name, _), at in zip(channels, sends)]
             last[q] = int(issue[-1] - k[-1])
         else:
             # one run of the body: each FIFO access a step after the one before, reads waiting for their word

@@ -17,7 +17,9 @@ states only for the head of a chain are derived from the I/O group's subscripts 
 - a PE receives one word of a local array's channel (descriptor 1.3 `local_arrays[].channels`) at
   each of its points where the channel's `receive_when` holds, and sends one where `send_when`
   holds (counted exactly over the PE's points of each tile), spread evenly from the first to the last
-  iteration of its compute loop that has such a point.
+  iteration of its compute loop that has such a point; a word sent leaves at the stage of the
+  pipelined iteration at which its value is computed (engine/compiler/architecture/pe.py
+  `send_stages`), not at the iteration's issue.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import numpy as np
 import sympy
 
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
-from engine.compiler.architecture.pe import straight_ready
+from engine.compiler.architecture.pe import send_stages, straight_ready
 from engine.compiler.descriptor import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
@@ -86,6 +88,7 @@ class _Builder:
         grid = [_int(g, values) for g in descriptor["topology"]["pe_grid"]]
         self.owners = {g["name"]: owned_elements(g, design["problem_size"], self.space, grid, values)
                        for g in descriptor["io_groups"]}
+        self.stages = send_stages(descriptor, values)  # local array -> the PE stage its sent words leave at
         self.fifos: list[Fifo] = []
         self.fifo_kind: dict[int, str] = {}
         self.fifo_pack: dict[int, int] = {}  # id(Fifo) -> its packing factor
@@ -348,7 +351,7 @@ class _Builder:
                     and k["array"] == name and k["along"] == ch["along"]]
             out_of = [f for f, k, _ in self.outs.get(node, []) if k["pattern"] == "pe_chain"
                       and k["array"] == name and k["along"] == ch["along"]]
-            ends += [(f, receive, True) for f in into] + [(f, send, False) for f in out_of]
+            ends += [(f, receive, True, name) for f in into] + [(f, send, False, name) for f in out_of]
         if not ends:
             return lambda t: ((), ())
         # the PE's pipelined loops, outermost first (pe_loops: time loops, then latency hiding), and
@@ -371,6 +374,7 @@ class _Builder:
             local[l] = index
         t1 = {l: self.values[f"{l}_t1"] for l in self.band}
         pe_index = dict(zip(self.space, node[1]))
+        stages = self.stages
 
         def ops(t: int):
             tile, rest = {}, t
@@ -379,12 +383,14 @@ class _Builder:
             point = {l: tile.get(l, 0) * t1[l] + pe_index.get(l, 0) * self.pe_range[l] + local[l]
                      for l in self.band}
             reads, writes = [], []
-            for f, guard, read in ends:
+            for f, guard, read, name in ends:
                 words = _holds(guard, point, shape).reshape(self.pe_iters, -1).sum(axis=1)
                 total = int(words.sum())
                 if total:
                     busy = np.flatnonzero(words)
-                    (reads if read else writes).append(_between(f, total, int(busy[0]), int(busy[-1]), read))
+                    op = _between(f, total, int(busy[0]), int(busy[-1]), read)
+                    # a word sent leaves at its value's stage of the pipelined loop (pe.py send_stages)
+                    (reads if read else writes).append(op if read else dataclasses.replace(op, delay=stages.get(name, 0)))
             return tuple(reads), tuple(writes)
         return ops
 

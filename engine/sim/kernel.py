@@ -6,7 +6,7 @@ iterations. Timing rules (docs/sim.md):
 - iteration i issues at max(previous issue + ii, the read tokens' arrival, the cycle each written
   token finds a free slot); a segment that starts a new loop waits until the previous loop has
   completed (its last issue + its depth);
-- a token written at issue s arrives at s + latency; the slot of token w frees one cycle after
+- a token written at issue s arrives at s + latency (+ its op's delay); the slot of token w frees one cycle after
   token w - depth was read, and a write that reaches its slot `latency` cycles after issue may
   issue that much earlier.
 
@@ -53,6 +53,7 @@ class Op:
     count: int  # tokens over the span
     first: int = 0  # first iteration of the span
     span: int | None = None  # iterations the tokens are spread over (default: the whole segment)
+    delay: int = 0  # a written token's cycles beyond the segment's latency (its value's pipeline stage)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ def _flatten(threads: list[Thread], fifos: list[Fifo]) -> dict:
             ops = seg.reads + seg.writes
             seg_rows.append((seg.n, seg.ii, int(seg.new_loop), seg.depth, seg.latency, seg.earliest,
                              len(op_rows), len(seg.reads), len(seg.writes)))
-            op_rows.extend((fifo_index(o.fifo), o.count, o.first, seg.n if o.span is None else o.span) for o in ops)
+            op_rows.extend((fifo_index(o.fifo), o.count, o.first, seg.n if o.span is None else o.span, o.delay)
+                           for o in ops)
             max_ops = max(max_ops, len(ops))
         thread_segs.append((first, len(seg_rows)))
     fifo_rows, ring_size, reads_size = [], 0, 0
@@ -155,7 +157,7 @@ def _flatten(threads: list[Thread], fifos: list[Fifo]) -> dict:
     state[:, K.WAIT_FIFO] = -1
     return {"state": state, "thread_segs": np.array(thread_segs, dtype=np.int64).reshape(-1, 2),
             "seg": np.array(seg_rows, dtype=np.int64).reshape(-1, 9),
-            "op": np.array(op_rows, dtype=np.int64).reshape(-1, 4),
+            "op": np.array(op_rows, dtype=np.int64).reshape(-1, 5),
             "fifo": np.array(fifo_rows, dtype=np.int64).reshape(-1, 5), "fstate": fstate, "ring": ring,
             "reads_ring": np.zeros(max(reads_size, 1), dtype=np.int64), "max_ops": max_ops}
 

@@ -9,7 +9,10 @@ the same code, NUMBA_DISABLE_JIT=1, gives the same answers about 100x slower).
 Layout (all int64):
 - segments: `seg[s] = (n, ii, new_loop, depth, latency, earliest, first_op, reads, writes)`; the
   ops of segment s are first_op .. first_op + reads + writes - 1, reads first;
-- ops: `op[o] = (fifo, count, first, span)`, span already resolved (the segment's n by default);
+- ops: `op[o] = (fifo, count, first, span, delay)`, span already resolved (the segment's n by
+  default); `delay`: cycles a written token takes beyond the segment's latency (the stage of a
+  pipelined iteration at which its value is computed, engine/compiler/architecture/pe.py
+  `pipelined_ready`), 0 for reads;
 - threads: `thread_segs[t] = (first segment, end)`; `state[t]` the counters below;
 - FIFOs: `fifo[f] = (depth, ring offset, ring size, last-reads offset, last-reads size)` into the
   flat rings `ring` (arrival cycle of token w at w mod size) and `reads_ring` (read cycle of token
@@ -29,7 +32,7 @@ FIFO_STATE = 5
 # segment columns
 N, II, NEW_LOOP, DEPTH, LATENCY, EARLIEST, FIRST_OP, READS, WRITES = range(9)
 # op columns
-O_FIFO, O_COUNT, O_FIRST, O_SPAN = range(4)
+O_FIFO, O_COUNT, O_FIRST, O_SPAN, O_DELAY = range(5)
 # FIFO columns
 F_DEPTH, F_RING, F_RING_SIZE, F_READS, F_READS_SIZE = range(5)
 
@@ -110,7 +113,8 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
                         return _BLOCKED
                     if w >= depth:
                         # the slot of token w frees one cycle after token w - depth was read
-                        freed = reads_ring[fifo[f, F_READS] + (w - depth) % fifo[f, F_READS_SIZE]] + 1 - lat
+                        freed = (reads_ring[fifo[f, F_READS] + (w - depth) % fifo[f, F_READS_SIZE]] + 1 - lat
+                                 - op[o, O_DELAY])
                         if freed > s:
                             s, cause = freed, 2
                     due[o - o0] = 1
@@ -141,7 +145,7 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
                 if due[o - o0]:
                     f = op[o, O_FIFO]
                     w = fstate[f, WRITTEN]
-                    ring[fifo[f, F_RING] + w % fifo[f, F_RING_SIZE]] = s + lat
+                    ring[fifo[f, F_RING] + w % fifo[f, F_RING_SIZE]] = s + lat + op[o, O_DELAY]
                     fstate[f, WRITTEN] = w + 1
                     op_next[o] += 1
                     if fstate[f, READER] >= 0:

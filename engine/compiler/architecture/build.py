@@ -2,16 +2,19 @@
 with every size left symbolic in the design's tuning parameters."""
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from dataclasses import replace
+
+import networkx as nx
 
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
-from engine.compiler.architecture.pe import build_pe
+from engine.compiler.architecture.pe import build_pe, carried_depth
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -43,7 +46,10 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     recurrences = carried_recurrences(space, compute, {g.array for g in groups})
     pe = build_pe(syms, groups, add_latency, depth, recurrences)
     on_chip = local_arrays(space, syms)
-    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)))
+    # a read carried from an earlier iteration can hold a statement back beyond the same-iteration chain
+    depth = max(depth, carried_depth(compute["statements"], [a.to_json() for a in on_chip], syms,
+                                     next(p.ii for p in pe.phases if p.name == "compute")))
+    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth)
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     fifos += local_fifos(on_chip, syms)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
@@ -171,6 +177,42 @@ def carried_recurrences(space: DesignSpace, compute: dict, exterior: set[str]) -
         if dep.source in best and best[dep.source] > 0:
             found.append({"latency": best[dep.source], "source": dep.source, "sink": dep.sink, "array": dep.array,
                           "distance": dict(zip(space.band.loops, (lo for lo, _ in ranges)))})
+    return found + _chained_recurrences(space, statements, targets, readers, exterior)
+
+
+def _chained_recurrences(space: DesignSpace, statements: dict, targets: dict, readers: dict,
+                         exterior: set[str]) -> list[dict]:
+    """Recurrences whose cycle runs through two or more carried dependences (LU's 1-D array along j:
+    V of step k is prev_V of step k + 1, divided at i = k + 1 into an L_tmp that the next i
+    iteration multiplies into V again; 28 cycles over N + 1 iterations): the simple cycles of the
+    graph of same-point chains (`inputs`) and carried flow dependences, each with the operators
+    on it and the sum of its dependences' distances. One carried dependence: carried_recurrences."""
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from(statements)
+    zero = {l: 0 for l in space.band.loops}
+    for name in statements:
+        for reader in readers[name]:
+            graph.add_edge(name, reader, latency=statements[reader]["from"].get(targets[name], 0), distance=zero,
+                           carried=False)
+    for dep in space.dependences.flow:
+        if dep.source not in statements or dep.sink not in statements or dep.array in exterior:
+            continue
+        ranges = space.band.distance_ranges(dep)
+        if any(lo != hi for lo, hi in ranges) or all(lo == 0 for lo, _ in ranges):
+            continue
+        graph.add_edge(dep.source, dep.sink, latency=statements[dep.sink]["from"].get(dep.array, 0),
+                       distance=dict(zip(space.band.loops, (lo for lo, _ in ranges))), carried=True)
+    found = []
+    for cycle in nx.simple_cycles(graph):
+        hops = [list(graph.get_edge_data(a, b).values()) for a, b in zip(cycle, cycle[1:] + cycle[:1])]
+        for edges in itertools.product(*hops):
+            if sum(e["carried"] for e in edges) < 2:
+                continue
+            latency = sum(e["latency"] for e in edges)
+            distance = {l: sum(e["distance"][l] for e in edges) for l in space.band.loops}
+            if latency > 0 and any(distance.values()):
+                found.append({"latency": latency, "source": cycle[0], "sink": cycle[0], "array": None,
+                              "distance": distance})
     return found
 
 

@@ -7,6 +7,8 @@ latency-hiding point loops; the SIMD loop is unrolled inside the body.
 """
 from __future__ import annotations
 
+import math
+
 import sympy
 
 from engine.compiler.architecture.footprint import footprint
@@ -99,6 +101,106 @@ def straight_ready(statements: list[dict], point: dict[str, int]) -> dict[str, i
             continue  # affine C conditions over the band loops
         ready[s["target"]] = max((ready.get(a, 0) + lat for a, lat in s.get("from", {}).items()), default=0)
     return ready
+
+
+def pipelined_ready(statements: list[dict], carried: dict[str, int], ii: int) -> dict[str, int]:
+    """Array -> the stage of a pipelined PE loop (cycles after the iteration's reads) at which its
+    value is computed. HLS gives every iteration of a pipelined loop the same schedule whatever its
+    guards, so an array's stage is the latest of the statements that write it, each after its
+    same-iteration sources (`inputs`) plus the operators from them (`from`). A value read from an
+    earlier iteration (`carried`: array -> PE loop iterations back, the local arrays carried along
+    a time loop) is read no earlier than its writer's stage less those iterations' II cycles: LU's
+    L_tmp, divided at i = k and multiplied at i = k + 1 with II 1, puts the multiply 15 cycles into
+    the iteration and V out at 27 (division 16, multiply 4, subtract 8). A word a PE sends to the
+    next one is written at its array's stage: the model (engine/models/recurrence.py), the
+    simulator (engine/sim/hardware.py) and the timed C simulation (engine/csim/timed.py) read it.
+    A value read or received is ready at 0. Where a cycle through carried reads takes more cycles
+    than its iterations give at this II (no fixed point: an II smaller than `recurrence_ii` gives),
+    the same-iteration stages are returned: a lower bound."""
+    order = sorted(statements, key=lambda s: int(s["name"][1:]))  # the exporter's order: textual
+    target = {s["name"]: s["target"] for s in order}
+    stage: dict[str, int] = {}
+    ready: dict[str, int] = {}
+    for _ in range(2 * len(order) + 2):  # a carried read's stage depends on its writer's: to the fixed point
+        before = dict(ready)
+        for s in order:
+            start = 0
+            for array, latency in s.get("from", {}).items():
+                same = [stage[x] for x in s.get("inputs", []) if target.get(x) == array and x in stage]
+                if same:
+                    at = max(same)
+                elif array in carried:
+                    at = max(0, ready.get(array, 0) - carried[array] * ii)
+                else:
+                    at = 0
+                start = max(start, at + latency)
+            stage[s["name"]] = start
+            ready[s["target"]] = max(ready.get(s["target"], 0), start)
+        if ready == before:
+            return ready
+    # no fixed point: a cycle through carried reads needs more cycles than its iterations give at
+    # this II (a recurrence the II does not allow for): the same-iteration stages, a lower bound
+    return pipelined_ready(statements, {}, ii) if carried else ready
+
+
+def carried_iterations(local_arrays: list[dict], time: list[tuple[str, int]]) -> dict[str, int]:
+    """Local array -> the PE loop iterations between its write and its read where its flow
+    dependence is carried by a time loop of the PE (descriptor `local_arrays[].carried`): the
+    distance times the trips of the time loops inside that loop. `time`: (band loop, trip) of the
+    PE's time loops, outermost first. Arrays carried only along space loops (channels) are left out."""
+    loops = [l for l, _ in time]
+    result = {}
+    for array in local_arrays:
+        for c in array.get("carried", []):
+            if c["loop"] in loops:
+                inner = math.prod(t for _, t in time[loops.index(c["loop"]) + 1:])
+                result[array["name"]] = min(result.get(array["name"], c["distance"] * inner), c["distance"] * inner)
+    return result
+
+
+def send_stages(descriptor: dict, values: dict[str, int]) -> dict[str, int]:
+    """Local array -> the stage at which the PE's pipelined loop writes the word it sends along the
+    array's channel (`pipelined_ready` over the descriptor's statements, carried arrays and II at
+    `values`); only arrays with channels, none for a PE with no time loop (straight-line code:
+    `straight_ready`)."""
+    from engine.compiler.descriptor import evaluate  # (the descriptor module builds on this one)
+
+    arrays = [a for a in descriptor.get("local_arrays", []) if a.get("channels")]
+    pe = next((m for m in descriptor.get("topology", {}).get("modules", []) if m.get("kind") == "pe"), None)
+    if not arrays or pe is None:
+        return {}
+    compute = pe["phases"][0]
+    time = [(l["name"].removesuffix("_time"), round(evaluate(l["trip"], values)))
+            for l in compute["loops"] if l["role"] == "time"]
+    if not time:
+        return {}
+    ii = round(evaluate(compute["ii"], values))
+    ready = pipelined_ready(descriptor.get("compute", {}).get("statements", []),
+                            carried_iterations(descriptor.get("local_arrays", []), time), ii)
+    return {a["name"]: ready.get(a["name"], 0) for a in arrays}
+
+
+def carried_depth(statements: list[dict], arrays: list[dict], syms: DesignSymbols, ii: sympy.Expr) -> int:
+    """The PE pipeline's depth where a carried read delays a statement (`pipelined_ready`'s latest
+    stage, plus reading and writing the operands as in build.py `pipeline_depth`): every iteration
+    of the loop takes that long to complete, so its last one does. 0 where no local array is
+    carried along a time loop of the PE, or the trips are not numbers (several-statement designs
+    take one tile per loop, t1 = the extent)."""
+    design = syms.design
+    whole = {sympy.Symbol(f"{l}_t1"): n for l, n in syms.sizes.items()}
+    time = []
+    for l in design.band_loops:
+        if l in design.space_loops:
+            continue
+        trip = sympy.sympify(syms.t1(l) / syms.t2(l)).subs(whole)
+        if not trip.is_Integer:
+            return 0
+        time.append((l, int(trip)))
+    carried = carried_iterations(arrays, time)
+    ii = sympy.sympify(ii).subs(whole).replace(smax, sympy.Max)
+    if not carried or not ii.is_Integer:
+        return 0
+    return max(pipelined_ready(statements, carried, int(ii)).values(), default=-2) + 2
 
 
 def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int,

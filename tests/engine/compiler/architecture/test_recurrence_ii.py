@@ -4,7 +4,8 @@ model, the simulator and (through the pragma) the timed C simulation.
 
 The triangular solve's `i__i-j` PE computes s_out[i][j] from s_in[i][j] = s_out[i][j-1] by a
 subtract, one j iteration later: its pipelined loop cannot start an iteration before the float
-adder's latency has passed. LU's `j-i__k-j-i` PE carries V from step k to step k + 1 the same way.
+adder's latency has passed. LU's `j-i__k-j-i` PE carries V from step k to step k + 1 the same way;
+its `j__k-j-i` PE closes a cycle through two carried arrays (V along k, L_tmp along i).
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from engine.resources import KERNELS
 from kernel_snippets import TRISOLVE
 
 ADD = OPERATORS["float"]["add"]["latency"]
+MUL = OPERATORS["float"]["mul"]["latency"]
+DIV = OPERATORS["float"]["div"]["latency"]
 
 
 def _whole(design) -> dict:
@@ -55,7 +58,10 @@ def test_trisolve_row_recurrence_sets_the_ii_to_the_subtract(trisolve):
 def test_lu_step_recurrence_in_one_pe_sets_the_ii():
     space = compile_kernel(KERNELS / "lu.c", defines=["N=8"])
     assert _compute_ii(space, space.design("j-i__k-j-i")) == ADD  # V[k] -> prev_V[k+1]: one iteration
-    assert _compute_ii(space, space.design("j__k-j-i")) == 1  # N = 8 iterations of i in between
+    # V[k] -> prev_V[k+1] alone: 8 cycles over N = 8 iterations of i; but at i = k + 1 prev_V is
+    # divided into L_tmp, which the next i iteration multiplies and subtracts into V again: a cycle
+    # through two carried arrays, 16 + 4 + 8 cycles over N + 1 = 9 iterations
+    assert _compute_ii(space, space.design("j__k-j-i")) == -(-(DIV + MUL + ADD) // 9) == 4
     assert _compute_ii(space, space.design("k__k-j-i")) == 1  # carried along k, across PEs
 
 
