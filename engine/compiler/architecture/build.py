@@ -160,12 +160,7 @@ def carried_recurrences(space: DesignSpace, compute: dict, exterior: set[str]) -
         for source in s["inputs"]:
             readers[source].append(s["name"])
     found = []
-    for dep in space.dependences.flow:
-        if dep.source not in statements or dep.sink not in statements or dep.array in exterior:
-            continue
-        ranges = space.band.distance_ranges(dep)
-        if any(lo != hi for lo, hi in ranges) or all(lo == 0 for lo, _ in ranges):
-            continue
+    for dep, distance in _carried_flow(space, statements, exterior):
         # the longest same-point chain from the reader (dep.sink) to the writer (dep.source)
         best: dict[str, int] = {dep.sink: statements[dep.sink]["from"].get(dep.array, 0)}
         for name in statements:  # textual order: a statement's same-point sources come before it
@@ -176,8 +171,20 @@ def carried_recurrences(space: DesignSpace, compute: dict, exterior: set[str]) -
                 best[reader] = max(best.get(reader, -1), latency)
         if dep.source in best and best[dep.source] > 0:
             found.append({"latency": best[dep.source], "source": dep.source, "sink": dep.sink, "array": dep.array,
-                          "distance": dict(zip(space.band.loops, (lo for lo, _ in ranges)))})
+                          "distance": distance})
     return found + _chained_recurrences(space, statements, targets, readers, exterior)
+
+
+def _carried_flow(space: DesignSpace, statements: dict, exterior: set[str]):
+    """(dependence, distance per band loop) for the flow dependences between the PE's statements
+    through local arrays (not `exterior`) whose distance is constant and not zero."""
+    for dep in space.dependences.flow:
+        if dep.source not in statements or dep.sink not in statements or dep.array in exterior:
+            continue
+        ranges = space.band.distance_ranges(dep)
+        if any(lo != hi for lo, hi in ranges) or all(lo == 0 for lo, _ in ranges):
+            continue
+        yield dep, dict(zip(space.band.loops, (lo for lo, _ in ranges)))
 
 
 def _chained_recurrences(space: DesignSpace, statements: dict, targets: dict, readers: dict,
@@ -194,14 +201,9 @@ def _chained_recurrences(space: DesignSpace, statements: dict, targets: dict, re
         for reader in readers[name]:
             graph.add_edge(name, reader, latency=statements[reader]["from"].get(targets[name], 0), distance=zero,
                            carried=False)
-    for dep in space.dependences.flow:
-        if dep.source not in statements or dep.sink not in statements or dep.array in exterior:
-            continue
-        ranges = space.band.distance_ranges(dep)
-        if any(lo != hi for lo, hi in ranges) or all(lo == 0 for lo, _ in ranges):
-            continue
+    for dep, distance in _carried_flow(space, statements, exterior):
         graph.add_edge(dep.source, dep.sink, latency=statements[dep.sink]["from"].get(dep.array, 0),
-                       distance=dict(zip(space.band.loops, (lo for lo, _ in ranges))), carried=True)
+                       distance=distance, carried=True)
     found = []
     for cycle in nx.simple_cycles(graph):
         hops = [list(graph.get_edge_data(a, b).values()) for a, b in zip(cycle, cycle[1:] + cycle[:1])]
