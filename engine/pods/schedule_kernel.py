@@ -116,6 +116,7 @@ def run_kernel(start_block, start_op, start_end, order, spans, dram_ready, x_til
                 q_bank = out[pred, 4]
             placed = False
             while not placed:
+                s = _next_open(idle, p_free, s, span, -1)
                 if s + span + 1 > capacity:
                     return position, op, end, first_open, True
                 placed = _place(s, span, x, xb, w, wb, q_bank, q_held, has_succ[op], op, out, busy, idle, x_bank_tile,
@@ -145,6 +146,29 @@ def run_kernel(start_block, start_op, start_end, order, spans, dram_ready, x_til
                 t += 1
         ready[block] = last + post
     return n_blocks, 0, 0, first_open, False
+
+
+@numba.njit(cache=True)
+def _next_open(idle, p_free, s, span, keep):
+    """The first slice from s whose `span` slices all have an idle pod and a free P-bank port (or that
+    holds `keep`, a slice whose port a cut of the op's chain frees): no op can start in the slices
+    passed over, so the placement attempts there, which would fail and change nothing, are skipped.
+    A slice past the state's end is returned as it comes (the caller's overflow check)."""
+    capacity = idle.shape[0]
+    while s + span <= capacity:
+        if s <= keep < s + span:
+            return s
+        closed = -1
+        for t in range(s + span - 1, s - 1, -1):  # the last closed slice of the window: skip past it
+            if idle[t] == 0 or p_free[t] == 0:
+                closed = t
+                break
+        if closed < 0:
+            return s
+        after = closed + 1  # every window from s + 1 to `closed` holds `closed`, save those holding `keep`
+        first_keep = max(s + 1, keep - span + 1)
+        s = first_keep if keep >= 0 and first_keep <= keep and first_keep < after else after
+    return s
 
 
 @numba.njit(cache=True)
@@ -295,6 +319,7 @@ def _place_mixed(s0, span, x, xb, w, wb, pred, succ, op, out, busy, idle, x_bank
         sums[0] = 0
         placed = False
         while not placed:
+            s = _next_open(idle, p_free, s, span, -1)
             if s + span + margin > capacity:
                 return -1
             for k in range(2 if succ else 1):
@@ -310,6 +335,7 @@ def _place_mixed(s0, span, x, xb, w, wb, pred, succ, op, out, busy, idle, x_bank
         ready, q_bank, held = out[pred, 13], out[pred, 4], out[pred, 12]
         done = False
         while not done:
+            s = _next_open(idle, p_free, s, span, held)
             if s + span + margin > capacity:
                 return -1
             if s < ready and bounded and post_free[max(ready, s + span)] == 0:

@@ -190,3 +190,25 @@ def test_mixed_aggregation_chains_when_the_pods_are_busy_and_cuts_when_they_are_
     sched = schedule(crowd, build_system(8, 8, 4, "crossbar", technology), post_processors=2)
     check_schedule(sched)
     assert (sched.op_q_bank >= 0).sum() > 10 * sched.op_alone.sum()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_scan_skips_only_slices_no_op_can_start_in(seed):
+    """`_next_open` (the scheduler's skip over closed slices) returns the first slice whose span has
+    an idle pod and a free partial-sum port in every slice, or holds the slice a cut frees."""
+    from engine.pods.schedule_kernel import _next_open  # noqa: PLC0415
+    rng = np.random.default_rng(seed)
+    idle = rng.integers(0, 3, 200) * (rng.random(200) < 0.9)
+    p_free = rng.integers(0, 2, 200) * (rng.random(200) < 0.6)
+    for _ in range(200):
+        s, span = int(rng.integers(0, 190)), int(rng.integers(1, 4))
+        keep = int(rng.integers(-1, 200))
+        expected = s
+        while expected + span <= 200 and not (expected <= keep < expected + span) and not all(
+                idle[t] > 0 and p_free[t] > 0 for t in range(expected, expected + span)):
+            expected += 1
+        found = _next_open(idle, p_free, s, span, keep)
+        if expected + span > 200:  # none open: past the end (the caller's overflow), wherever
+            assert found + span > 200
+        else:
+            assert found == expected
