@@ -36,7 +36,9 @@ That is how the timed C simulation (engine/csim/timed.py, the referee) times the
 `recurrence_lag` is the cycles by which the PE that finishes last has its results out after the PE
 the PE term counts (one that never waits for a neighbour and drains the most elements of each
 output): its points' delay, less the elements it drains fewer (an output several PEs hold leaves
-from its last writers); only PEs that drain something count. The symbolic model
+from its last writers); only PEs that drain something count. `late_band` gives that figure for
+every such PE, with the share of each output drained after its box, for the drain's backlog
+(symbolic.py `_band_tail`). The symbolic model
 (engine/models/symbolic.py `_drain_tail`) lets that PE's box cross the drain levels after the
 others'. Trisolve i-j__i-j at N = 8 / 12 / 16: 237 / 373 / 509 cycles, the same as between the
 ends of PE(N-1,N-1) and PE(0,0) in the timed C simulation (each diagonal step: the division, the
@@ -45,6 +47,7 @@ multiply-subtract and the hops; before the operators were charged: 53 / 85 / 117
 """
 from __future__ import annotations
 
+from fractions import Fraction
 
 import numpy as np
 import sympy
@@ -61,9 +64,24 @@ STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulatio
 def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -> sympy.Expr:
     """Cycles the last PE's last point issues after an undisturbed PE's (see the module docstring);
     0 where no local array crosses a space loop."""
+    band = late_band(arch, problem_size, hop)
+    return sympy.Integer(max([0] + [late for late, _, _ in band]))
+
+
+def late_band(arch: Architecture, problem_size: dict[str, int],
+              hop: int) -> list[tuple[int, tuple, dict[str, Fraction]]]:
+    """Every PE that drains something, with the cycles its results are out after the undisturbed
+    PE's (`recurrence_lag` is their largest): (late, PE index, output array -> the fraction of that
+    array's drained elements that leave after this PE's). The drain levels pass their members'
+    boxes in the lexicographic order of the PE index (engine/compiler/topology.py: a level's chain
+    runs along the last index of its instances, each sending its own box first, then its
+    successors'; a level's instance heads the row of the level below at index + (0,)), so a PE
+    that finishes late with many words behind it in that order can end the drain later than the
+    last PE (LU j-i__k-j-i: the PEs of the last column i, every row's last box). [] where no local
+    array crosses a space loop or the sizes are not whole-tile numbers."""
     channels = [(a.name, ch) for a in arch.local_arrays for ch in a.channels]
     if not channels:
-        return sympy.Integer(0)
+        return []
     whole = {sympy.Symbol(f"{loop}_t1"): n for loop, n in problem_size.items()}
     grid = [sympy.sympify(g).subs(whole) for g in arch.pe_grid]
     pe = arch.module("PE")
@@ -72,11 +90,11 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
             for loop in compute.loops if loop.role == "time"]
     ii = sympy.sympify(compute.ii).subs(whole).replace(smax, sympy.Max)  # (several recurrences: smax of them)
     if not all(x.is_Integer for x in [*grid, *(t for _, t in time), ii]):
-        return sympy.Integer(0)
+        return []
     grid, time, ii = [int(g) for g in grid], [(l, int(t)) for l, t in time], int(ii)
     space = list(arch.space_loops)
     if any(g != problem_size[l] for l, g in zip(space, grid)):
-        return sympy.Integer(0)  # a PE holding several values of a space loop: not a whole-tile design
+        return []  # a PE holding several values of a space loop: not a whole-tile design
     # the body's first accesses: each input read, and passed on to the next PE where a chain does so
     passed = [space.index(f.along) for g in arch.groups if g.kind == "in" for f in arch.fifos
               if f.array == g.array and f.pattern == "pe_chain" and not f.reversed and f.along in space]
@@ -92,16 +110,30 @@ def recurrence_lag(arch: Architecture, problem_size: dict[str, int], hop: int) -
     drained = {q: 0 for q in delays}
     most, draining = 0, set(delays) if any(g.kind == "out" and g.name not in arch.last_writers
                                            for g in arch.groups) else set()
-    for name, text in arch.last_writers.items():
-        owners = owned_elements({"last_writer": text}, problem_size, space, grid, {})
-        if owners is None:
-            return sympy.Integer(0)
-        most += max(len(e) for e in owners.values())
-        for q, elements in owners.items():
-            drained[q] += len(elements)
-            if elements:
-                draining.add(q)
-    return sympy.Integer(max([0] + [delays[q] + drained[q] - most for q in draining]))
+    order = sorted(delays)  # the drain levels' order of the PEs' boxes
+    after: dict[str, dict[tuple, Fraction]] = {}  # output array -> PE -> fraction drained after its box
+    for g in arch.groups:
+        if not g.needs_drain:
+            continue
+        text = arch.last_writers.get(g.name)
+        if text is None:  # every PE drains its box
+            counts = {q: 1 for q in order}
+        else:
+            owners = owned_elements({"last_writer": text}, problem_size, space, grid, {})
+            if owners is None:
+                return []
+            most += max(len(e) for e in owners.values())
+            counts = {q: len(owners[q]) for q in order}
+            for q in order:
+                drained[q] += counts[q]
+                if counts[q]:
+                    draining.add(q)
+        total, behind = max(sum(counts.values()), 1), 0
+        after[g.array] = {}
+        for q in reversed(order):
+            after[g.array][q] = Fraction(behind, total)
+            behind += counts[q]
+    return [(delays[q] + drained[q] - most, q, {a: f[q] for a, f in after.items()}) for q in order if q in draining]
 
 
 def _delays(space: list[str], grid: list[int], time: list[tuple[str, int]], ii: int,

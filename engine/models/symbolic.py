@@ -19,8 +19,9 @@ Latency (cycles):
   its chain before PEs start;
 - epilogue = from the first PE's last results to the last word written: the PEs fed last finish
   later (`far_pe_lag`; a PE that a value carried from PE to PE delays, later still:
-  engine/models/recurrence.py), the drain levels pass the results on (`_drain_tail`, which overlaps
-  the two where a level can send while the far PEs finish), then the last DRAM write's
+  engine/models/recurrence.py; a late PE with many words behind it in the drain order can end the
+  drain after the latest one: `_band_tail`), the drain levels pass the results on (`_drain_tail`,
+  which overlaps the two where a level can send while the far PEs finish), then the last DRAM write's
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
@@ -33,6 +34,7 @@ Latency (cycles):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy
 
@@ -46,7 +48,7 @@ from engine.compiler.fifo_depths import (
     architecture_skew_depth,
 )
 from engine.models.memory import bram18k, uram
-from engine.models.recurrence import recurrence_lag
+from engine.models.recurrence import late_band
 
 CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
 TRANSFER_DEPTH = 2  # pipeline depth of a PE's loops that read or write partial results
@@ -115,7 +117,7 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
 
 
 def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sympy.Expr,
-                late: sympy.Expr | None = None) -> sympy.Expr:
+                late: sympy.Expr | None = None, band: list[tuple[int, tuple, Fraction]] = ()) -> sympy.Expr:
     """Cycles from the first PE's last result write (which the PE term counts) to the last word
     reaching the DRAM-facing drain, the PEs fed last finishing `lag` cycles after the first; walking
     the drain levels outwards: a level that streams (the storer, a level that passes words on)
@@ -128,7 +130,11 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
     head of a buffered chain sends while the far PEs finish (LU [j]). `late`: when a PE that a
     recurrence carried from PE to PE delays (engine/models/recurrence.py) has its last results out;
     the others' words still pass as `lag` says, the late PE's box crosses each level after them (a
-    streaming level passes it on word by word, a buffering one once it is in)."""
+    streaming level passes it on word by word, a buffering one once it is in). `band`: every PE
+    a recurrence delays (recurrence.py `late_band`: its lateness, its index, the fraction of the
+    array's drained words that leave after its box): the head of a level whose one chain holds
+    every instance (the storer) passes a word per II, so a late PE with words behind it ends the
+    drain no earlier than its box's crossing plus those words (`_band_tail`)."""
     write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
     start = -_per_event(write) if write is not None else sympy.Integer(0)  # first words leave the first PE
     ready = sympy.Integer(0)  # the head's own results are all out of its PE
@@ -156,7 +162,48 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
         gather = sympy.Add(*(_per_event(p) for p in m.phases if p.name == "store_block"))
         end = end + gather
         late = late + gather if late is not None else None
-    return end if late is None else smax(end, late)
+    if late is None:
+        return end
+    return smax(end, late, *_band_tail(arch, array, band))
+
+
+def _band_tail(arch: Architecture, array: str, band: list[tuple[int, tuple, Fraction]]) -> list[sympy.Expr]:
+    """For the PEs of `band` with words behind them: when the last of those words has left the
+    drain. A PE's box crosses each level to its chain's head, a hop per member up to its position
+    (the level's chain runs along the PE index that level k from the bottom drops,
+    engine/compiler/topology.py; every member where the chain is not along that index), after
+    its own box where the level collects one; then the words behind it leave the serial head
+    one per II (the levels whose single chain holds every instance pass the whole array). Found
+    with the simulator's per-module ends on LU j-i__k-j-i at N = 16: PE(15,15) is out last, at
+    +420 cycles, but every row's box of the last column follows shortly before it and each row
+    still has 16 words to pass the storer's head: the last word leaves 113 cycles after the
+    model's one-late-PE estimate."""
+    levels = sorted((m for m in arch.modules if m.kind == "drain" and m.array == array), key=lambda m: m.level)
+    dims = len(arch.pe_grid)
+    common, hops, serial = sympy.Integer(0), [0] * len(band), []
+    for k, m in enumerate(levels):
+        words = _per_event(next(p for p in m.phases if p.name == "drain"))
+        chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
+        members = m.count / (m.count - chain.count) if chain is not None else sympy.Integer(1)
+        along = dims - 1 - k
+        if chain is not None and along >= 0 and sympy.simplify(members - sympy.sympify(arch.pe_grid[along])) == 0:
+            hops = [h + CHAIN_LEVEL_CYCLES * (q[along] + 1) for h, (_, q, _) in zip(hops, band)]
+        else:
+            common += CHAIN_LEVEL_CYCLES * members
+        if any(p.name == "collect" for p in m.phases):
+            common += words / members
+        if sympy.simplify(members - m.count) == 0:
+            serial.append(words)
+        common += sympy.Add(*(_per_event(p) for p in m.phases if p.name == "store_block"))
+    if not serial:
+        return []
+    # keep the PEs no other is both later (with its hops) and followed by more words
+    kept, most = [], Fraction(0)
+    for late, h, after in sorted(((late + h, h, after) for (late, _, after), h in zip(band, hops)), reverse=True):
+        if after > most:
+            kept.append((late, after))
+            most = after
+    return [common + late + sympy.Rational(after.numerator, after.denominator) * smax(*serial) for late, after in kept]
 
 
 def far_pe_lag(arch: Architecture) -> sympy.Expr:
@@ -204,9 +251,11 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     # drains: the PEs do not wait for them to start)
     lag = far_pe_lag(arch)
     # a value carried from PE to PE through the scop's local arrays may finish one PE later still
-    late = recurrence_lag(arch, problem_size, CHAIN_LEVEL_CYCLES)
+    band = late_band(arch, problem_size, CHAIN_LEVEL_CYCLES)
+    late = max([0] + [late for late, _, _ in band])
     late = smax(lag, late) if late != 0 else None
-    drains = [_drain_tail(pe, arch, g.name, g.array, lag, late) for g in arch.groups if g.needs_drain]
+    drains = [_drain_tail(pe, arch, g.name, g.array, lag, late, [(l, q, f[g.array]) for l, q, f in band])
+              for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + DRAM_READ_LATENCY
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
     epilogue = smax(0, *drains) + DRAM_WRITE_LATENCY
