@@ -36,6 +36,7 @@ demo, `systolic-studio --screenshot PATH --search-seconds S` (a new process), th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -93,6 +94,26 @@ class TracingApplication(QApplication):
         ranked = sorted(self.by_kind.items(), key=lambda kv: -kv[1][1])[:n]
         return [(kind, receiver, count, cpu) for (kind, receiver), (count, cpu) in ranked]
 
+
+@contextlib.contextmanager
+def profiled(enabled: bool):
+    """With `enabled`, profile the block on the thread that enters it (the GUI thread) and print the
+    costliest calls after it (BENCH_GUI_CALLEES=1: also what the event loop calls into directly)."""
+    if not enabled:
+        yield
+        return
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        yield
+    finally:
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+        if os.environ.get("BENCH_GUI_CALLEES"):
+            pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
 
 def receiver_name(receiver) -> str:
     """The receiver's class; a scene's with its first view's class (whose scene it is)."""
@@ -391,21 +412,9 @@ def main() -> None:
             app.slow.clear()
             app.by_kind.clear()
             app.cpu = 0.0
-        profiler = None
-        if args.profile:
-            import cProfile
-            profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
-            profiler.enable()
-        with BusyLoads(args.load):
+        with profiled(args.profile), BusyLoads(args.load):
             r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
             load = os.getloadavg()[0]
-        if profiler is not None:
-            import pstats
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
-            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
-                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
         timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
         timeline += [(at, f"{'':9}{what}") for at, what in r.get("marks", [])]
@@ -431,21 +440,9 @@ def main() -> None:
     print(f"{'run':>3} {'worst ms':>9} {'CPU ms':>6} {'>100ms':>6} {'ticks/s':>8} {'wall s':>7} {'budget':>7} "
           f"{'designs':>8} {'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8} {'load':>5}  status")
     for n in range(args.runs):
-        profiler = None
-        if args.profile:
-            import cProfile
-            profiler = cProfile.Profile()  # profiles the thread that enables it: the GUI thread
-            profiler.enable()
-        with BusyLoads(args.load):
+        with profiled(args.profile), BusyLoads(args.load):
             r = run_once(app, window, args.seconds, args.designs, args.trace)
             load = os.getloadavg()[0]
-        if profiler is not None:
-            import pstats
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
-            if os.environ.get("BENCH_GUI_CALLEES"):  # what the event loop calls into Python directly
-                pstats.Stats(profiler).sort_stats("cumulative").print_callees("exec")
         cli, cli_searched, cli_wall = (0.0, 0, 0.0) if args.no_cli else cli_best(args.seconds, r["designs"])
         ratio = f"{r['best'] / cli:8.3f}" if cli else f"{'-':>8}"
         print(f"{n:>3} {r['worst_ms']:>9.0f} {r['worst_cpu_ms']:>6.0f} {r['over_100']:>6} {r['rate_hz']:>8.1f} "
