@@ -121,10 +121,11 @@ def _one_fill_per_port(fill: np.ndarray, port: np.ndarray) -> np.ndarray:
         return fill
     by_port = np.argsort(port, kind="stable")
     p, f = port[by_port], fill[by_port]
-    group_start = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    new_port = np.r_[True, p[1:] != p[:-1]]
+    group_start = np.flatnonzero(new_port)
     k = np.arange(len(f)) - np.repeat(group_start, np.diff(np.r_[group_start, len(f)]))
     # a running max restarted per port: lift each port's values above every earlier port's
-    lift = (np.cumsum(np.r_[True, p[1:] != p[:-1]]) - 1) * (int(f.max()) + len(f) + 1)
+    lift = (np.cumsum(new_port) - 1) * (int(f.max()) + len(f) + 1)
     moved = np.maximum.accumulate(f - k + lift) - lift + k
     out = np.empty_like(fill)
     out[by_port] = moved

@@ -123,9 +123,9 @@ def _check(sched: Schedule) -> None:
         return
     if np.any(sched.op_slice < sched.dram.op_ready_slice):
         raise ScheduleViolation("a tile operation starts before its weights or input arrive from DRAM")
-    _check_fills(sched)
-    held = np.repeat(np.arange(tiling.ops), sched.op_span)
+    held = np.repeat(np.arange(tiling.ops), sched.op_span)  # (op, slice offset) of every slice an op holds
     offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
+    _check_fills(sched, held, offsets)
     keys = (sched.op_slice[held] + offsets) * sched.system.pods + sched.op_pod[held]
     if len(np.unique(keys)) != len(keys):
         raise ScheduleViolation("a pod holds two tile operations in the same slice")
@@ -165,17 +165,16 @@ def _check(sched: Schedule) -> None:
             raise ScheduleViolation("a reduction's sum is ready before its partial sums are")
 
 
-def _check_fills(sched: Schedule) -> None:
+def _check_fills(sched: Schedule, held: np.ndarray, offsets: np.ndarray) -> None:
     """The DRAM stream's bank writes: one per bank and slice, never in a slice a pod reads that bank
-    (single-ported banks), and each before every op that reads the tile."""
+    (single-ported banks), and each before every op that reads the tile. `held`, `offsets`: the op
+    and slice offset of every slice an op holds (`_check`)."""
     tiling, dram, n = sched.tiling, sched.dram, sched.system.pods
     if not len(dram.fill_slice):
         return
     fill_keys = (dram.fill_slice * 2 + dram.fill_x) * n + dram.fill_bank
     if len(np.unique(fill_keys)) != len(fill_keys):
         raise ScheduleViolation("the DRAM stream writes two tiles into one bank in the same slice")
-    held = np.repeat(np.arange(tiling.ops), sched.op_span)
-    offsets = np.arange(len(held)) - np.repeat(np.cumsum(sched.op_span) - sched.op_span, sched.op_span)
     x_reads = ((sched.op_slice[held] + offsets) * 2 + 1) * n + tiling.op_x_tile[held] % n
     w_reads = (sched.op_slice * 2) * n + tiling.op_w_tile % n
     if np.any(np.isin(np.concatenate([x_reads, w_reads]), fill_keys)):
