@@ -1,4 +1,5 @@
-"""Device description files (resources/devices/*.json) -> Device: resources, usable ratio, clock.
+"""Device description files (resources/devices/*.json) -> Device: resources, usable ratio, clock, and
+the memory system the DRAM ports see (DDR banks and their bandwidth, the pinned AXI settings).
 
 A device file is checked against SCHEMA before use: a file that is not UTF-8 JSON, lacks a field or
 has one of the wrong type or range is an EngineError naming the file, the field and what is accepted."""
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import EngineError
+from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS, AxiSettings, DramPorts
 from engine.resources import RESOURCES
 
 DEVICES = RESOURCES / "devices"
@@ -37,6 +39,13 @@ SCHEMA = {
     ("clock_mhz",): (_positive, "a positive number"),
     ("memory", "axi_bus_bits_max"): (lambda v: type(v) is int and v > 0 and v & (v - 1) == 0,
                                      "a positive power-of-two integer"),
+    ("memory", "banks"): (lambda v: type(v) is int and v > 0, "a positive integer (DDR or HBM banks)"),
+    ("memory", "bank_bandwidth_gbytes_per_s"): (_positive, "a positive number of GB/s"),
+    ("memory", "axi", "max_burst_beats"): (lambda v: type(v) is int and 1 <= v <= 256, "an integer in 1..256"),
+    ("memory", "axi", "outstanding"): (lambda v: type(v) is int and 1 <= v <= 512, "an integer in 1..512"),
+    ("memory", "axi", "latency_cycles"): (lambda v: type(v) is int and 1 <= v <= 100000, "an integer in 1..100000"),
+    ("memory", "axi", "boundary_bytes"): (lambda v: type(v) is int and v > 0 and v & (v - 1) == 0,
+                                          "a positive power-of-two integer (4096 for AXI4)"),
 }
 
 
@@ -62,9 +71,18 @@ class Device:
     usable_ratio: float
     clock_mhz: float
     axi_bits: int
+    axi: AxiSettings = AxiSettings()
+    banks: int = 4
+    bank_bytes_per_s: float = 19.2e9
 
     def budget(self, resource: str) -> float:
         return self.resources[resource] * self.usable_ratio
+
+    def dram_ports(self, layout: str = DEFAULT_LAYOUT) -> DramPorts:
+        """The memory system of this device at its clock, for an export in `layout`."""
+        if layout not in LAYOUTS:
+            raise EngineError(f"unknown DRAM layout '{layout}' (accepted: {', '.join(LAYOUTS)})")
+        return DramPorts(self.axi, self.banks, self.bank_bytes_per_s, self.clock_mhz, layout)
 
 
 def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None,
@@ -87,4 +105,10 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
     return Device(data["name"], data["part"], {k: int(v) for k, v in data["resources"].items()},
                   usable_ratio if usable_ratio is not None else float(data["usable_ratio"]),
                   clock_mhz if clock_mhz is not None else float(data["clock_mhz"]),
-                  int(data["memory"]["axi_bus_bits_max"]))
+                  int(data["memory"]["axi_bus_bits_max"]), _axi(data["memory"]["axi"]),
+                  int(data["memory"]["banks"]), float(data["memory"]["bank_bandwidth_gbytes_per_s"]) * 1e9)
+
+
+def _axi(data: dict) -> AxiSettings:
+    return AxiSettings(int(data["max_burst_beats"]), int(data["outstanding"]), int(data["latency_cycles"]),
+                       int(data["boundary_bytes"]))
