@@ -13,7 +13,7 @@ import engine
 ENGINE = Path(engine.__file__).parent
 ABOVE_COMPILER = ("engine.models", "engine.export", "engine.search", "engine.sim", "engine.csim", "engine.cli",
                   "engine.network", "engine.pods", "engine.studies", "app")
-ABOVE_ENGINE = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "shiboken6", "app")
+ABOVE_ENGINE = ("PySide2", "PySide6", "PyQt4", "PyQt5", "PyQt6", "pyqtgraph", "shiboken2", "shiboken6", "app")
 
 # Import cycles left on purpose, each as the sorted tuple of its modules, with the reason. None today:
 # a fact two modules share lives in a module below both (engine/compiler/expressions.py holds the
