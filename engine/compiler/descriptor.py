@@ -6,6 +6,7 @@ tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); engine/compiler/expr
 from __future__ import annotations
 
 from engine.compiler.architecture.build import guard_text, loop_bounds, pass_architectures
+from engine.compiler.architecture.dram_runs import dram_runs
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.design import Design
@@ -15,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.4"
+VERSION = "1.5"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -71,7 +72,7 @@ def _hardware(arch: Architecture) -> dict:
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],
             "simd": str(arch.simd),
-            "modules": [_module(m) for m in arch.modules],
+            "modules": [_module(m, arch) for m in arch.modules],
             "fifos": [_fifo(f) for f in arch.fifos],
         },
     }
@@ -112,11 +113,14 @@ def _buffer(b: Buffer) -> dict:
             "double_buffered": b.double_buffered, "storage": b.storage}
 
 
-def _module(m: Module) -> dict:
-    return {"name": m.name, "kind": m.kind, "array": m.array, "level": m.level, "dram": m.dram,
-            "count": str(m.count), "grid": [str(g) for g in m.grid], "overlapped": m.overlapped,
-            "embedded_l1": m.embedded_l1, "pipeline_depth": m.depth,
-            "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
+def _module(m: Module, arch: Architecture) -> dict:
+    module = {"name": m.name, "kind": m.kind, "array": m.array, "level": m.level, "dram": m.dram,
+              "count": str(m.count), "grid": [str(g) for g in m.grid], "overlapped": m.overlapped,
+              "embedded_l1": m.embedded_l1, "pipeline_depth": m.depth,
+              "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
+    if m.dram:
+        module["dram_runs"] = {layout: str(run) for layout, run in dram_runs(arch, m).items()}
+    return module
 
 
 def _fifo(f: Fifo) -> dict:
