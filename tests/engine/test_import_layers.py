@@ -4,6 +4,7 @@ back through others, and the engine imports neither Qt nor the app."""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import networkx as nx
@@ -48,15 +49,22 @@ def imports(module: str, path: Path, known: dict[str, Path]) -> list[tuple[str, 
     return found
 
 
+@lru_cache(maxsize=None)
+def imports_by_module(root: Path) -> dict[str, tuple[Path, list[tuple[str, int]]]]:
+    """Module under `root` -> its file and its imports (parsed once per root)."""
+    known = modules(root)
+    return {module: (path, imports(module, path, known)) for module, path in known.items()}
+
+
 def import_graph(root: Path) -> nx.DiGraph:
     """Module -> module it imports, over the modules under `root` (an import of a name inside a
     module counts as importing that module)."""
-    known = modules(root)
+    parsed = imports_by_module(root)
     graph = nx.DiGraph()
-    graph.add_nodes_from(known)
-    for module, path in known.items():
-        for name, line in imports(module, path, known):
-            while name and name not in known:
+    graph.add_nodes_from(parsed)
+    for module, (_, found) in parsed.items():
+        for name, line in found:
+            while name and name not in parsed:
                 name = name.rpartition(".")[0]
             if name and name != module:
                 graph.add_edge(module, name, line=line)
@@ -68,10 +76,9 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _offenders(prefix: str, forbidden: tuple[str, ...]) -> list[str]:
-    known = modules(ENGINE)
     return [f"{path.relative_to(ENGINE.parent)}:{line} imports {name}"
-            for module, path in sorted(known.items()) if _within(module, (prefix,))
-            for name, line in imports(module, path, known) if _within(name, forbidden)]
+            for module, (path, found) in sorted(imports_by_module(ENGINE).items()) if _within(module, (prefix,))
+            for name, line in found if _within(name, forbidden)]
 
 
 def _cycles(graph: nx.DiGraph) -> set[tuple[str, ...]]:
