@@ -45,7 +45,7 @@ import sympy
 from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.dram_runs import dram_packing, dram_runs
 from engine.compiler.architecture.modules import Architecture, Module, Phase
-from engine.compiler.architecture.symbols import smax
+from engine.compiler.expressions import smax
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
     architecture_fifo_depth,

@@ -35,7 +35,7 @@ import sympy
 from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import send_stages, straight_ready
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError

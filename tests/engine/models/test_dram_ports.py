@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import sympy
 
-from engine.compiler.architecture.symbols import smax
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
+from engine.compiler.expressions import smax
 from engine.models.device import load_device
 from engine.models.dram import (
     AxiSettings,
