@@ -20,8 +20,10 @@ The port model (AXI4 as Vitis HLS's m_axi adapter drives it):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: the window reads device files before it paints
+    import numpy as np
 
 LAYOUTS = ("serialized", "natural")
 DEFAULT_LAYOUT = "serialized"
@@ -66,7 +68,12 @@ def cycles_per_beat(beats, axi: AxiSettings, share=1.0, *, maximum=None):
     """Cycles a port spends per bus word with bursts of `beats` beats (numbers, numpy arrays or sympy
     expressions; pass `maximum=sympy.Max` or smax for symbolic arguments)."""
     if maximum is None:
-        maximum = np.maximum if isinstance(beats, np.ndarray) else max
+        if hasattr(beats, "shape"):
+            import numpy as np
+
+            maximum = np.maximum
+        else:
+            maximum = max
     return maximum(maximum(1, (axi.latency + beats) / (axi.outstanding * beats)), share)
 
 
@@ -76,6 +83,8 @@ def burst_lengths(addresses: np.ndarray, word_bytes: int, axi: AxiSettings,
     multiset: the cap's cuts come first, not in access order): a burst
     goes on while each address is the previous one + 1, does not start a new 4 KB page, is not at
     an index in `breaks` (where a loop invocation starts) and is shorter than the burst cap."""
+    import numpy as np
+
     addresses = np.asarray(addresses, dtype=np.int64)
     if addresses.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -94,6 +103,8 @@ def burst_lengths(addresses: np.ndarray, word_bytes: int, axi: AxiSettings,
 
 def port_cycles(bursts: np.ndarray, axi: AxiSettings, share: float = 1.0) -> float:
     """The fewest cycles a port needs to move these bursts: each burst at its own cycles per beat."""
+    import numpy as np
+
     bursts = np.asarray(bursts, dtype=np.float64)
     if bursts.size == 0:
         return 0.0
