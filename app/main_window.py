@@ -41,6 +41,7 @@ from app.views.qt_design_tree import QtDesignTree
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
+from app.views.qt_compile_status import QtCompileStatus
 from app.views.qt_topology import QtTopologyPanel
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
@@ -82,6 +83,8 @@ class MainWindow(QMainWindow):
         self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
+        self.compile_status = QtCompileStatus(self.session, lambda: bool(self.tree_model.design_ids()))
+        self.statusBar().addWidget(self.compile_status, 1)  # hidden by a passing message, shown again after it
         self.topology_panel = QtTopologyPanel(self.selection)
         self.topology = self.topology_panel.view
         self.bottleneck = QtBottleneck(self.selection)
@@ -465,7 +468,7 @@ class MainWindow(QMainWindow):
         freeze_after_young_collection()  # the new kernel's objects are long-lived: see gc_pauses
         space = self.session.space
         if space is None:
-            self._grey_previous(self.session.error)
+            self._set_views_enabled(False)  # the previous designs stay, greyed; the status says why
             return
         self._set_views_enabled(True)
         source = self.session.source()
@@ -482,7 +485,6 @@ class MainWindow(QMainWindow):
         self.tree.expandAll()
         self.selection.set_space(space, self.session.device, source)
         self._show_stored_run()
-        self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
         if pending and pending[0] in self.tree_model.design_ids():
             self.tree.select_design(pending[0])
             self.selection.select(pending[0], pending[1])
@@ -495,12 +497,6 @@ class MainWindow(QMainWindow):
             self._search.clear()
             if self._points is not None:
                 self._points.update(None, None)
-
-    def _grey_previous(self, error: str) -> None:
-        """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
-        self._set_views_enabled(False)
-        kept = " (the designs shown are the previous kernel's)" if self.tree_model.design_ids() else ""
-        self.statusBar().showMessage(f"does not compile: {error}{kept}")
 
     def _set_views_enabled(self, enabled: bool) -> None:
         for widget in (self.tree, self.topology_panel, self.bottleneck, self.detail):

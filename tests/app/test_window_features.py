@@ -1,7 +1,7 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
 everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 and a
 4K (3840x2160) window where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
-designs greyed."""
+designs greyed, with the status bar's compile state following it broken and restored."""
 from __future__ import annotations
 
 import os
@@ -143,16 +143,24 @@ def test_shortcuts_and_menus(window):
     assert {"File", "Edit", "Search", "View", "Help"} <= set(menus)
 
 
-def test_a_kernel_that_does_not_compile_keeps_the_previous_designs_greyed(window, compiled, write_kernel):
+def test_a_kernel_that_does_not_compile_keeps_the_previous_designs_greyed_and_the_status_follows(window, compiled):
     ids = window.tree_model.design_ids()
-    window.kernel_panel.editor.setPlainText(window.session.text.replace("#pragma endscop", "#pragma endscop\n}}}"))
+    good = window.session.text
+    status = window.compile_status
+    assert status.text() == f"mm: {len(ids)} legal systolic arrays"
+    window.kernel_panel.editor.setPlainText(good.replace("#pragma endscop", "#pragma endscop\n}}}"))
     window.kernel_panel.compile()
+    assert status.text() == "compiling mm..."  # from the moment it is asked for, not when it ends
     compiled(window)
     assert window.session.space is None
     assert window.tree_model.design_ids() == ids and not window.tree.isEnabled()
-    assert "does not compile" in window.statusBar().currentMessage()
-    assert "previous" in window.statusBar().currentMessage()
+    assert status.text().startswith("does not compile: ") and "previous" in status.text()
     assert not window.search_panel.start_button.isEnabled()
+    window.kernel_panel.editor.setPlainText(good)  # restored: the same source as the designs shown
+    window.kernel_panel.compile()
+    compiled(window)
+    assert status.text() == f"mm: {len(ids)} legal systolic arrays"
+    assert window.tree.isEnabled() and window.search_panel.start_button.isEnabled()
 
 
 @pytest.mark.slow
