@@ -584,6 +584,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(s.message, 10000)
         if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
             self.points.update(self.session.source(), s.result)
+        if s.status in ("finished", "interrupted"):  # the search just run: its winner in every panel
+            self.select_best()
 
     def load_configuration(self, design_id: str, values: dict) -> None:
         """A configuration picked in a plot: selected in the tree and shown in every view."""
@@ -601,10 +603,10 @@ class MainWindow(QMainWindow):
                 self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
 
     def select_best(self) -> None:
+        """The design of the highest throughput found, with that configuration, in every panel."""
         best = self.tree_model.best_design()
         if best:
-            self.tree.select_design(best)
-            self.selection.select(best, self.tree_model.best[best].params)
+            self.load_configuration(best, self.tree_model.best[best].params)
 
     def show_runs(self) -> None:
         from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
