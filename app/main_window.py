@@ -513,7 +513,9 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     # -- search --------------------------------------------------------------------------------
-    def start_search(self, method: str, seconds: float, selected_only: bool) -> None:
+    def start_search(self, method: str, seconds: float | None, selected_only: bool, samples: int | None = None,
+                     seed: int = 0) -> None:
+        """Search with `method` on a time budget (`seconds`) or a sample budget (`samples`), from `seed`."""
         if self.session.space is None:
             self.show_message("compile the kernel first: " + (self.session.error or "no kernel"))
             return
@@ -525,8 +527,9 @@ class MainWindow(QMainWindow):
         for design in designs:
             self.tree_model.set_status(design, "queued")
         source = self.session.source()
-        request = SearchRequest(source, self.session.space.kernel.name, method, float(seconds), designs,
-                                cache_folder=str(self.selection.cache.folder))
+        request = SearchRequest(source, self.session.space.kernel.name, method,
+                                None if seconds is None else float(seconds), designs, seed=int(seed),
+                                cache_folder=str(self.selection.cache.folder), samples=samples)
         self._waiting_search = (request, source)
         if not self.background and not self.models.busy and self.models.source != source:
             self.models.build(source, list(designs))  # may start the search at once (all cached)
@@ -652,6 +655,8 @@ class MainWindow(QMainWindow):
         return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
                        sizes=dict(s.overrides), data_type=s.data_type, device=s.device,
                        method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
+                       samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
+                       None, seed=self.search_panel.seed_value() or 0,
                        design=self.selection.design.id if self.selection.design else None,
                        values=dict(self.selection.values), database=self.search.database,
                        runs=list(self.search.run_ids))
@@ -692,7 +697,7 @@ class MainWindow(QMainWindow):
             return False
         self.search.database, self.search.run_ids = project.database, list(project.runs)
         self.search_panel.method.setCurrentText(project.method)
-        self.search_panel.seconds.setValue(project.seconds)
+        self.search_panel.set_budget(project.seconds, project.samples, project.seed)
         if project.runs:
             self.reopen_run(project.runs[-1])
         self.project_path = Path(path)

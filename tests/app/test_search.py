@@ -144,9 +144,10 @@ def search_designs(window, qtbot, designs) -> None:
     for design in designs:
         selection.select(window.tree_model.index_of(design), QItemSelectionModel.Select | QItemSelectionModel.Rows)
     window.search_panel.scope.setCurrentIndex(1)
+    runs = len(window.search.run_ids)
     window.search_panel.start_button.click()
-    qtbot.waitUntil(lambda: window.search.running, timeout=180000)  # after the model pool
-    qtbot.waitUntil(lambda: not window.search.running, timeout=180000)
+    # it starts once the model pool is done, and is stored when it ends
+    qtbot.waitUntil(lambda: not window.search.running and len(window.search.run_ids) > runs, timeout=180000)
     assert window.search.status == "finished", window.search.message
 
 
@@ -172,3 +173,26 @@ def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numb
     assert window.bottleneck.headline.text().startswith(f"{candidate.latency_cycles:,.0f} cycles")
     graph = window.selection.topology()
     assert window.topology.scene_items_by_kind()["pe"] == sum(1 for n in graph.nodes if n[0] == "PE") > 0
+
+
+def test_two_window_searches_with_one_seed_and_sample_budget_find_the_same(make_window, qtbot, compiled, tiny_mm,
+                                                                           run_database):
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    panel = window.search_panel
+    panel.budget_kind.setCurrentIndex(1)
+    assert panel.samples.isVisibleTo(panel) and not panel.seconds.isVisibleTo(panel)
+    panel.samples.setValue(600)
+    panel.seed.setText("12345678901234")  # past 32 bits: the CLI's range, 0..2^63-1
+    designs = window.tree_model.design_ids()[1:3]
+    found = []
+    for _ in range(2):
+        search_designs(window, qtbot, designs)
+        found.append([(d.design, d.samples, d.best.params, d.best.latency_cycles) for d in window.search.result.designs])
+    assert found[0] == found[1] and [f[:2] for f in found[0]] == [(d, 300) for d in designs]
+    with RunStore(run_database) as store:
+        run = store.load(window.search.run_ids[-1])
+    assert run.seed == 12345678901234 and run.budget == {"seconds": None, "samples": 600}
+    panel.seed.setText("9999999999999999999")  # over 2^63-1: refused in one line, nothing started
+    panel.start_button.click()
+    assert not window.search.running and panel.status.text().startswith("the seed must be in 0..2^63-1")
