@@ -188,7 +188,8 @@ def test_two_window_searches_with_one_seed_and_sample_budget_find_the_same(make_
     found = []
     for _ in range(2):
         search_designs(window, qtbot, designs)
-        found.append([(d.design, d.samples, d.best.params, d.best.latency_cycles) for d in window.search.result.designs])
+        found.append([(d.design, d.samples, d.best.params, d.best.latency_cycles)
+                      for d in window.search.result.designs])
     assert found[0] == found[1] and [f[:2] for f in found[0]] == [(d, 300) for d in designs]
     with RunStore(run_database) as store:
         run = store.load(window.search.run_ids[-1])
