@@ -161,7 +161,7 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
             QTimer.singleShot(100, compare)
             return
         window.compare_view.pin_selected()
-        window.views.setCurrentWidget(window.compare_view)
+        window.show_view(window.compare_view)
         window.select_best()
         QTimer.singleShot(300, finish)
 

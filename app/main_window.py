@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         self.views.setDocumentMode(True)
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
-        self.views.addTab(self.compare_view, "Compare")
+        self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -287,6 +287,13 @@ class MainWindow(QMainWindow):
         self._network_page.setWidget(self._network_view)
         self._network_view.layerChosen.connect(self.show_network_layer)
         self._network_view.messageShown.connect(self.show_message)
+
+    def show_view(self, widget: QWidget) -> None:
+        """Bring the tab that holds `widget` (as its page or in its page's scroll area) to the front."""
+        for k in range(self.views.count()):
+            page = self.views.widget(k)
+            if page is widget or (isinstance(page, QScrollArea) and page.widget() is widget):
+                self.views.setCurrentIndex(k)
 
     def _tab_shown(self, index: int) -> None:
         page = self.views.widget(index)

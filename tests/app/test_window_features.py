@@ -1,6 +1,7 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
 everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 and a
-4K (3840x2160) window where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
+4K (3840x2160) window where no control is clipped, a 1366x768 window that four pins do not outgrow and whose editor has
+the kernel dock's width (the sizes table under it, collapsible), the shortcuts, and a kernel that fails to compile keeping the previous
 designs greyed, with the status bar's compile state following it broken and restored."""
 from __future__ import annotations
 
@@ -132,6 +133,32 @@ def test_no_control_is_clipped(window, qtbot, size):
         view = window.topology_panel.view
         assert view.width() >= 0.35 * size[0] and view.height() >= 0.3 * size[1], (view.width(), view.height())
         assert window.search_panel.width() >= 0.35 * size[0]
+
+
+def test_at_1366x768_four_pins_fit_and_the_editor_has_the_kernel_dock_s_width(window, qtbot, settle):
+    ids = window.tree_model.design_ids()
+    for design in ids[:4]:
+        window.load_configuration(design, {})
+        settle(window.selection)
+        window.compare_view.pin_selected()
+    assert len(window.compare.pins) == 4
+    window.show_view(window.compare_view)  # its columns scroll, they do not grow the window
+    assert window.views.currentIndex() == 2
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1366 and hint.height() <= 700, hint  # 768 less a title bar and a taskbar
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.fit_docks()
+    panel = window.kernel_panel
+    qtbot.waitUntil(lambda: panel.editor.width() >= 0.9 * panel.width())  # not beside the sizes table any more
+    assert panel.editor.width() >= 35 * panel.editor.fontMetrics().horizontalAdvance("x")
+    height = panel.editor.height()
+    panel.sizes_toggle.click()  # the sizes collapse: the editor gets their height too
+    assert not panel.sizes.isVisible() and not panel.sizes_toggle.isChecked()
+    qtbot.waitUntil(lambda: panel.editor.height() > height)
+    panel.sizes_toggle.click()
+    assert panel.sizes.isVisible()
 
 
 def test_shortcuts_and_menus(window):
