@@ -166,6 +166,7 @@ def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numb
     settle(window.selection)
     assert window.selection.design.id == best and window.selection.values == candidate.params
     assert window.tree.currentIndex().data().startswith(best)
+    assert sorted(window.tree.selected_designs()) == sorted(ids[1:3])  # still chosen for the next search
     tree_gops = window.tree_model.index_of(best).siblingAtColumn(1).data()
     assert window.detail.throughput.text().split(" GOP/s")[0] == tree_gops
     report = window.selection.report

@@ -33,7 +33,7 @@ def window(make_window, small_mm, compiled, settle, qtbot):
 def test_the_compare_view_shows_pinned_configurations_side_by_side(window, settle):
     ids = window.tree_model.design_ids()
     for design in (ids[0], ids[9]):
-        window.load_configuration(design, {})
+        window.focus.load(design, {})
         settle(window.selection)
         window.compare_view.pin_selected()
     assert [p.design.id for p in window.compare.pins] == [ids[0], ids[9]]
@@ -138,7 +138,7 @@ def test_no_control_is_clipped(window, qtbot, size):
 def test_at_1366x768_four_pins_fit_and_the_editor_has_the_kernel_dock_s_width(window, qtbot, settle):
     ids = window.tree_model.design_ids()
     for design in ids[:4]:
-        window.load_configuration(design, {})
+        window.focus.load(design, {})
         settle(window.selection)
         window.compare_view.pin_selected()
     assert len(window.compare.pins) == 4
