@@ -85,6 +85,8 @@ class Instrumented:
     sites: dict[int, Site]
     groups: dict[int, Group]
     functions: list[str] = field(default_factory=list)
+    ports: list[str] = field(default_factory=list)  # kernel0's m_axi pointer arguments, in order (port ids)
+    dram_params: dict[str, list[str]] = field(default_factory=dict)  # function -> its traced pointer parameters
 
 
 _CALL = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*;\s*$")
@@ -382,6 +384,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
             replace[j] = f"{guard}{{ {statement} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
 
     _straight_line(src, functions, bodies, statements or [], before, replace)
+    top_ports, dram_params = _dram_pointers(src, functions, top, replace, after)
 
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}
@@ -429,7 +432,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
         out.append(replace.get(k, line))
         if k in after:
             out += after[k] + [f'#line {k + 2} "{path}"']
-    return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
+    return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions), top_ports,
+                        dram_params)
 
 
 # `[if (guard)] target[..] = expression;  /* S3 */`: a statement of the scop as the exporter writes it
@@ -513,6 +517,68 @@ def _region(src: _Source, functions: dict[str, _Function], top: str) -> _Functio
         raise TraceError(f"{src.where(kernel.open)}: {top} has no '#pragma HLS dataflow' and calls "
                          f"{'no' if not regions else 'more than one'} function that has one")
     return regions[0]
+
+
+_POINTER = re.compile(r"^((?:const\s+)?[\w:<>, ]+?)\s*\*\s*(?:__restrict\w*\s+)?(\w+)$")
+
+
+def _dram_pointers(src: _Source, functions: dict[str, _Function], top: str, replace: dict[int, str],
+                   after: dict[int, list[str]]) -> tuple[list[str], dict[str, list[str]]]:
+    """DRAM accesses traced: `top` registers its pointer arguments (the m_axi ports) on entry, and
+    every function they are handed to (transitively, by position in a call) takes them as a
+    `systolic_trace::dram_ptr`, which reports each word it reads or writes. Returns (the ports in
+    order, function -> its traced parameters)."""
+    kernel = functions[top]
+    ports = [m.group(2) for m in (_POINTER.match(p.strip()) for p in kernel.params) if m]
+    if not ports:
+        return [], {}
+    after.setdefault(kernel.open, []).extend(f"SYSTOLIC_TRACE_DRAM_PORT({k}, {name});" for k, name in enumerate(ports))
+    traced: dict[str, set[int]] = {}  # function -> positions of its parameters that hold a port
+    work = [(top, set(ports))]
+    while work:
+        name, pointers = work.pop()
+        f = functions[name]
+        for k in range(f.open + 1, f.close):
+            for m in re.finditer(r"\b(\w+)\s*\(", src.code[k]):
+                callee = functions.get(m.group(1))
+                if callee is None or callee.name == top:
+                    continue
+                args = _split_args(_balanced(src.code[k], m.end()))
+                positions = {i for i, a in enumerate(args) if a in pointers and i < len(callee.params)}
+                new = positions - traced.get(callee.name, set())
+                if not new:
+                    continue
+                traced.setdefault(callee.name, set()).update(new)
+                names = set()
+                for i in traced[callee.name]:
+                    pm = _POINTER.match(callee.params[i].strip())
+                    if pm:
+                        names.add(pm.group(2))
+                work.append((callee.name, names))
+    dram_params = {}
+    for name, positions in traced.items():
+        f = functions[name]
+        line = replace.get(f.open, src.lines[f.open])
+        params = []
+        for i in sorted(positions):
+            pm = _POINTER.match(f.params[i].strip())
+            if pm is None:
+                continue
+            line = line.replace(f.params[i].strip(), f"systolic_trace::dram_ptr<{pm.group(1)}> {pm.group(2)}", 1)
+            params.append(pm.group(2))
+        replace[f.open] = line
+        dram_params[name] = params
+    return ports, dram_params
+
+
+def _balanced(line: str, start: int) -> str:
+    """The text from `start` to the parenthesis that closes the one before it."""
+    depth = 1
+    for j in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[j], 0)
+        if depth == 0:
+            return line[start:j]
+    return line[start:]
 
 
 def _indent(line: str) -> str:

@@ -18,6 +18,16 @@
  * -(2t+2) tells its parent it is done. streams.tsv, threads.tsv and sites.tsv name the ids.
  * A kernel that calls its dataflow region once per pass marks each call (SYSTOLIC_TRACE_PASS):
  * passes.tsv lists the first thread of every pass after the first; the replay runs them in turn.
+ * DRAM: engine/csim/trace.py turns the m_axi pointer parameters of the functions kernel0 hands its
+ * ports to into `dram_ptr`s, so every read and write of a bus word on DRAM is reported (`dram`):
+ * port k is kernel0's k-th pointer argument, registered with its word size at kernel0's entry
+ * (ports.tsv: port, name, word bytes). Inside a pipelined loop invocation the words of each
+ * (port, direction) form bursts as an AXI adapter would (consecutive word addresses, cut at a 4 KB
+ * page, at the burst cap and at the invocation's start; $SYSTOLIC_TRACE_AXI = "max burst beats,
+ * boundary bytes"): the invocation's record is followed in dram.bin by int64 rows
+ * (segment, port * 2 + dir, burst length, bursts of that length). With $SYSTOLIC_TRACE_DRAM_LOG
+ * set, every access is also logged there as int64 rows (port * 2 + dir, word address, invocation),
+ * in program order, and the ports named in <log>.ports.tsv (bench/bench_dram_trace.py).
  * Recurrence sites (an accumulation into a local array element) report the tightest ratio
  * (updates of one element in an iteration) / (iterations until the next update of it).
  * The estimated size of the trace in memory is bounded by $SYSTOLIC_TRACE_BUDGET bytes (each
@@ -47,6 +57,41 @@ void value(long id, long ready);
 long ready_of(long id);
 void at(long ready);
 void finish();
+void dram_port(long port, const char *name, const void *base, long word_bytes);
+long dram_port_of(const void *pointer, long word_bytes, long *offset);
+void dram(long port, long index, long dir);
+
+/* A bus word of a DRAM port: reading it (conversion) or writing it (assignment) is reported. */
+template <typename T>
+struct dram_ref {
+  T *p;
+  long port, index;
+  operator T() const {
+    dram(port, index, 0);
+    return *p;
+  }
+  dram_ref &operator=(const T &value) {
+    dram(port, index, 1);
+    *p = value;
+    return *this;
+  }
+  dram_ref &operator=(const dram_ref &other) { return *this = (T)other; }
+};
+
+/* An m_axi pointer parameter in the instrumented copy: indexes like the pointer it wraps. */
+template <typename T>
+struct dram_ptr {
+  T *base;
+  long port, offset;
+  dram_ptr(T *pointer) : base(pointer), port(-1), offset(0) { port = dram_port_of(pointer, sizeof(T), &offset); }
+  template <typename I>
+  dram_ref<T> operator[](const I &i) const {
+    const long k = (long)i;
+    dram_ref<T> r = {base + k, port, offset + k};
+    return r;
+  }
+  operator T *() const { return base; }
+};
 }  // namespace systolic_trace
 
 
@@ -62,6 +107,7 @@ void finish();
 #define SYSTOLIC_TRACE_VALUE(id, ready) systolic_trace::value(id, ready)
 #define SYSTOLIC_TRACE_READY(id) systolic_trace::ready_of(id)
 #define SYSTOLIC_TRACE_AT(ready) systolic_trace::at(ready)
+#define SYSTOLIC_TRACE_DRAM_PORT(k, name) systolic_trace::dram_port(k, #name, (const void *)(name), sizeof(*(name)))
 #define SYSTOLIC_TRACE_UPDATE(site, element) systolic_trace::update(site, (const void *)&(element))
 
 #endif
