@@ -63,6 +63,7 @@ from engine.csim.build import (
     remove_own,
 )
 from engine.csim.project import harness_for, read_project, verdict
+from engine.csim.timed_threads import sync_waits, thread_names, wait_cycle
 from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
 from engine.models.dram import DramPorts
@@ -380,8 +381,8 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
     arrivals, reads = np.zeros(rings, dtype=np.int64), np.zeros(rings, dtype=np.int64)
     stopped = K.run_arrays(max_cycles, state, arrays["thread_segs"], arrays["seg"], arrays["op"], arrays["fifo"],
                            fstate, arrivals, reads, arrays["max_ops"])
-    names = _thread_names(inst, threads)
-    waits = _sync_waits(threads, arrays, fstate, arrivals, reads)
+    names = thread_names(inst, threads)
+    waits = sync_waits(threads, arrays, fstate, arrivals, reads)
     stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN] - waits[t]),
                          int(state[t, K.STALL_OUT]), int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
              for t in range(len(threads))]
@@ -397,7 +398,7 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
     done = state[:, K.DONE].astype(bool)
     deadlock = None
     if not done.all() and not stopped:
-        deadlock = _wait_cycle(state, done, arrays, names, stream_names)
+        deadlock = wait_cycle(state, done, arrays, names, stream_names)
     cycles = max((int(state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(len(threads))), default=0)
     slowest = max(stats, key=lambda st: st.busy).name if stats else ""
     return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock, bool(done.all()),
@@ -540,80 +541,6 @@ def _operator_waits(segs: np.ndarray, kind: np.ndarray, reads: np.ndarray, depth
             depth[row - 1] += wait
             extra += wait
         added[t] = (last_read, extra)
-
-
-def _sync_waits(threads, arrays: dict, fstate, arrivals, reads) -> np.ndarray:
-    """Cycles each thread spent on zero-cost tokens rather than on data: a helper waiting to be called
-    (from the end of its previous call to its start) and a process waiting for its parallel calls to
-    return (from the fork to the join). They are taken out of stall-in: the kernel counts any wait."""
-    n_streams, fifo = arrays["n_streams"], arrays["fifo"]
-    waits = np.zeros(len(threads), dtype=np.int64)
-    seen_groups = set()
-    for tid, _, parent, group, _ in threads:
-        if parent < 0:
-            continue
-        start, done = n_streams + 2 * tid, n_streams + 2 * tid + 1
-        started = int(fstate[start, K.READ])
-        begins = reads[fifo[start, K.F_READS]:fifo[start, K.F_READS] + started]
-        ends = arrivals[fifo[done, K.F_RING]:fifo[done, K.F_RING] + int(fstate[done, K.WRITTEN])]
-        previous = np.concatenate([[0], ends])[:len(begins)]
-        waits[tid] += int((begins - previous).clip(min=0).sum())
-        if (parent, group) not in seen_groups:  # the parent's joins, counted once per group
-            seen_groups.add((parent, group))
-            joined = int(fstate[done, K.READ])
-            forks = arrivals[fifo[start, K.F_RING]:fifo[start, K.F_RING] + joined]
-            joins = reads[fifo[done, K.F_READS]:fifo[done, K.F_READS] + joined]
-            waits[parent] += int((joins - forks).clip(min=0).sum())
-    return waits
-
-
-def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:
-    label = {p.index: p.label for p in inst.processes}
-    names = {}
-    for tid, process, parent, group, member in threads:
-        if parent < 0:
-            names[tid] = label.get(process, "kernel0")
-        else:
-            g = inst.groups.get(group)
-            helper = f"{g.members[member]}@{g.line}" if g else f"call{member}"
-            names[tid] = f"{names.get(parent, label.get(process, '?'))}/{helper}"
-    return names
-
-
-def _wait_cycle(state, done, arrays: dict, names: dict, stream_names: dict) -> list[str]:
-    """Follow the FIFOs the blocked threads wait on to their other end until a thread repeats."""
-    seg_arr, op_arr, n_streams = arrays["seg"], arrays["op"], arrays["n_streams"]
-    writer, reader = {}, {}
-    for t, (a, b) in enumerate(arrays["thread_segs"]):
-        for s in range(a, b):
-            first, r, w = seg_arr[s, K.FIRST_OP], seg_arr[s, K.READS], seg_arr[s, K.WRITES]
-            for o in range(first, first + r):
-                reader.setdefault(int(op_arr[o, K.O_FIFO]), t)
-            for o in range(first + r, first + r + w):
-                writer.setdefault(int(op_arr[o, K.O_FIFO]), t)
-
-    def fifo_name(f: int) -> str:
-        if f < n_streams:
-            return stream_names.get(f, f"stream {f}")
-        t, kind = divmod(f - n_streams, 2)
-        return f"{'start' if kind == 0 else 'done'} token of {names.get(t, t)}"
-
-    t = int(np.nonzero(~done)[0][0])
-    path, seen = [], set()
-    while t not in seen:
-        seen.add(t)
-        f, side = int(state[t, K.WAIT_FIFO]), int(state[t, K.WAIT_SIDE])
-        if f < 0:
-            path.append(f"{names.get(t, t)} (not blocked)")
-            break
-        path.append(f"{names.get(t, t)} waits on {'empty' if side == 0 else 'full'} {fifo_name(f)}")
-        other = writer.get(f) if side == 0 else reader.get(f)
-        if other is None or done[other]:
-            path.append(f"whose {'producer' if side == 0 else 'consumer'} "
-                        f"{'finished' if other is not None else 'does not exist'}")
-            break
-        t = other
-    return path
 
 
 from engine.csim.timed_format import format_timed  # noqa: E402  (re-exported: its home is timed_format.py)

@@ -1,6 +1,9 @@
 /* systolic_trace.cpp - the recorder declared in systolic_trace.h (see there for the file format). */
 #include "systolic_trace.h"
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -350,6 +353,134 @@ void dram(long port, long index, long dir) {
     b.length = 1;
   }
   b.last = index;
+}
+
+/* -- the processes of a region call as coroutines ------------------------------------------------ */
+
+struct Task {
+  long process;
+  std::function<void()> body;
+  ucontext_t context;
+  char *stack;
+  bool started, done;
+  waitable *wait;
+  int dir;
+  long current;              // the recorder's thread while the task is switched out
+  std::vector<long> calls;   // and its stack of helper calls
+};
+
+static const size_t STACK_BYTES = 64ul << 20;  // reserved, not committed: only the pages used count
+static std::vector<Task *> tasks;
+static ucontext_t scheduler;
+static long running = -1;
+
+unsigned long fifo_words() {
+  static unsigned long words = 0;
+  if (!words) {
+    const char *w = std::getenv("SYSTOLIC_TRACE_FIFO_WORDS");
+    words = w && std::atol(w) > 0 ? (unsigned long)std::atol(w) : 1024;
+  }
+  return words;
+}
+
+void spawn(long process, std::function<void()> body) {
+  Task *t = new Task();
+  t->process = process;
+  t->body = body;
+  t->stack = 0;
+  t->started = t->done = false;
+  t->wait = 0;
+  t->dir = 0;
+  t->current = -1;
+  tasks.push_back(t);
+}
+
+static void start_task() {
+  Task *t = tasks[running];
+  systolic_trace::process(t->process);
+  t->body();
+  t->done = true;
+}  // returns to `scheduler` (uc_link)
+
+bool block(waitable *stream, int dir) {
+  if (running < 0) return false;
+  Task *t = tasks[running];
+  t->wait = stream;
+  t->dir = dir;
+  swapcontext(&t->context, &scheduler);
+  t->wait = 0;
+  return true;
+}
+
+static bool ready(const Task *t) {
+  if (t->done) return false;
+  if (!t->started || !t->wait) return true;
+  return t->dir == 0 ? t->wait->count > 0 : t->wait->count < t->wait->limit;
+}
+
+static void resume(long k) {
+  State &s = state();
+  Task *t = tasks[k];
+  s.current = t->current;
+  s.stack.swap(t->calls);
+  running = k;
+  if (!t->started) {
+    t->started = true;
+    t->stack = (char *)mmap(0, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (t->stack == (char *)MAP_FAILED) {
+      std::fprintf(stderr, "ERROR: systolic trace: cannot reserve a stack for process %ld\n", t->process);
+      std::exit(4);
+    }
+    mprotect(t->stack, 4096, PROT_NONE);  // an overflow faults instead of corrupting a neighbour
+    getcontext(&t->context);
+    t->context.uc_stack.ss_sp = t->stack;
+    t->context.uc_stack.ss_size = STACK_BYTES;
+    t->context.uc_link = &scheduler;
+    makecontext(&t->context, start_task, 0);
+  }
+  swapcontext(&scheduler, &t->context);
+  running = -1;
+  t->current = s.current;
+  s.stack.swap(t->calls);
+  s.stack.clear();
+}
+
+void run_all() {
+  const long n = (long)tasks.size();
+  long next = 0, finished = 0;
+  while (finished < n) {
+    long k = -1;
+    for (long step = 0; step < n; step++) {
+      const long j = (next + step) % n;
+      if (ready(tasks[j])) {
+        k = j;
+        break;
+      }
+    }
+    if (k < 0) {  // every unfinished process waits: a writer's FIFO is deeper than the limit, or a deadlock
+      for (long j = 0; j < n && k < 0; j++)
+        if (!tasks[j]->done && tasks[j]->wait && tasks[j]->dir == 1) k = j;
+      if (k < 0) {
+        for (long j = 0; j < n; j++)
+          if (!tasks[j]->done && tasks[j]->wait) {
+            std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", tasks[j]->wait->wait_name);
+            std::exit(3);
+          }
+        break;
+      }
+      tasks[k]->wait->limit *= 2;
+    }
+    resume(k);
+    if (tasks[k]->done) {
+      finished++;
+      munmap(tasks[k]->stack, STACK_BYTES);
+      tasks[k]->stack = 0;
+    }
+    next = k + 1;
+  }
+  for (size_t j = 0; j < tasks.size(); j++) delete tasks[j];
+  tasks.clear();
+  state().current = -1;
 }
 
 /* Called by the harness after kernel0 returns: flush the records, name the ids. */

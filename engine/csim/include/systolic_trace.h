@@ -38,9 +38,26 @@
 #define SYSTOLIC_TRACE_H
 
 #include <algorithm>
+#include <functional>
 
 /* The recorder itself is engine/csim/include/systolic_trace.cpp, built once and linked. */
 namespace systolic_trace {
+/* The dataflow processes of a region call run as coroutines of one thread (spawned by the
+   instrumented region, run by `run_all` before it returns): a stream read waits for a word and a
+   write for one of the `limit` slots (initially $SYSTOLIC_TRACE_FIFO_WORDS, 1024) by switching to
+   the next process that can go on, so the memory the streams hold stays bounded whatever the size
+   of the problem. When every unfinished process waits, a writer's stream is given twice the slots
+   (a FIFO deeper than the limit); when none waits to write, the first reader's stream is reported
+   as read while empty (exit status 3), as the sequential shim does. */
+struct waitable {
+  const char *wait_name;
+  unsigned long count, limit;
+};
+void spawn(long process, std::function<void()> body);
+void run_all();
+bool block(waitable *stream, int dir);  // false outside a spawned process (the caller goes on sequentially)
+unsigned long fifo_words();
+
 long register_stream(const char *name);
 void op(long stream, long dir);
 void process(long index);
@@ -96,6 +113,8 @@ struct dram_ptr {
 
 
 #define SYSTOLIC_TRACE_PROCESS(k) systolic_trace::process(k)
+#define SYSTOLIC_TRACE_SPAWN(k, ...) systolic_trace::spawn(k, [&]() { __VA_ARGS__ })
+#define SYSTOLIC_TRACE_RUN() systolic_trace::run_all()
 #define SYSTOLIC_TRACE_PASS() systolic_trace::pass()
 #define SYSTOLIC_TRACE_ENTER(l) systolic_trace::enter(l)
 #define SYSTOLIC_TRACE_ITER(l) systolic_trace::iteration(l)
