@@ -101,6 +101,8 @@ struct dram_ptr {
   T *base;
   long port, offset;
   dram_ptr(T *pointer) : base(pointer), port(-1), offset(0) { port = dram_port_of(pointer, sizeof(T), &offset); }
+  template <typename U>  // a writable port handed on as a read-only one
+  dram_ptr(const dram_ptr<U> &other) : base(other.base), port(other.port), offset(other.offset) {}
   template <typename I>
   dram_ref<T> operator[](const I &i) const {
     const long k = (long)i;
