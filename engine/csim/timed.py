@@ -195,7 +195,7 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
     built_at = time.perf_counter()
     budget = memory_budget if memory_budget is not None else int(memory_available() * MEMORY_SHARE)
     memory = memory or export_dram_ports(project_dir, design)
-    dram = dram or DramModel(memory.axi.latency, memory.axi.latency, memory.axi.max_burst_beats)
+    dram = dram or DramModel(memory)
     trace_dir = private_folder("systolic-trace-")
     try:
         env = {**os.environ, "SYSTOLIC_TRACE_DIR": str(trace_dir), "SYSTOLIC_TRACE_BUDGET": str(budget),
