@@ -31,7 +31,7 @@ from engine.csim import run_timed_csim
 from engine.csim.dram_trace import export_dram_ports, port_banks, shares
 from engine.export import export_project
 from engine.models.device import load_device
-from engine.models.dram import burst_lengths, port_cycles
+from engine.models.dram import DEFAULT_LAYOUT, burst_lengths, port_cycles
 from engine.models.evaluate import PerformanceModel
 
 
@@ -79,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     space = compile_kernel(args.kernel, defines=defines)
     design = space.design(args.design)
     extra = {}
+    layouts = "layout" in inspect.signature(export_project).parameters  # the exporter writes either layout
     if args.layout is not None:
-        if "layout" not in inspect.signature(export_project).parameters:
+        if not layouts:
             if args.layout != "natural":
                 print("--layout: this exporter writes the natural layout only", file=sys.stderr)
                 return 2
@@ -96,14 +97,18 @@ def main(argv: list[str] | None = None) -> int:
         exported = json.loads((project / "design.json").read_text())
         memory = export_dram_ports(project, exported)
         bounds = port_bounds(rows, ports, memory, port_banks(project, [n for n, _ in ports], memory))
-    model = PerformanceModel(space, design, load_device()).evaluate(exported["values"])["latency_cycles"]
+    # the model in the layout the export was written in (natural where the exporter has no layouts)
+    layout = args.layout or exported.get("layout") or (DEFAULT_LAYOUT if layouts else "natural")
+    model_kw = {"layout": layout} if layout and "layout" in inspect.signature(PerformanceModel).parameters else {}
+    model = PerformanceModel(space, design, load_device(), **model_kw).evaluate(exported["values"])["latency_cycles"]
     print(f"{'port':14} {'accesses':>12} {'bursts':>12} {'mean beats':>10} {'port cycles':>13} {'latency':>8} "
           f"{'bound':>13}")
     for b in bounds:
         print(f"{b['port']:14} {b['accesses']:>12,} {b['bursts']:>12,} {b['mean']:>10.1f} {b['cycles']:>13,.0f} "
               f"{b['latency']:>8} {b['bound']:>13,.0f}")
     bound = max((b["bound"] for b in bounds), default=0.0)
-    print(f"DRAM lower bound {bound:,.0f} cycles; model {model:,.0f} cycles ({bound / model:.2f}x); timed C "
+    print(f"DRAM lower bound {bound:,.0f} cycles; model{' (' + layout + ' layout)' if model_kw else ''} "
+          f"{model:,.0f} cycles ({bound / model:.2f}x); timed C "
           f"simulation {timed.cycles:,} cycles ({timed.csim})")
     return 0
 
