@@ -23,28 +23,44 @@ from engine.export.plan import (
     build_plan,
     references,
 )
+from engine.export.dram_layout import DramLayout, port_layout
 from engine.export.io_modules import IOModules, _tidy
+from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.export.owned_drain import OwnedDrain
 from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
 
-def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None) -> dict[str, str]:
+def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
+                   layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> dict[str, str]:
     """{"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}. `report` (engine.models.report's
-    evaluate_configuration) adds the predicted latency and resources to the header comment."""
-    return VitisHLSTarget().sources(build_plan(descriptor, values), report=report)
+    evaluate_configuration) adds the predicted latency and resources to the header comment; `layout`
+    and `axi` are the DRAM layout and the m_axi settings (engine/export/dram_layout.py)."""
+    return kernel_export(descriptor, values, report=report, layout=layout, axi=axi)[0]
+
+
+def kernel_export(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
+                  layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> tuple[dict[str, str], dict]:
+    """(the sources, each port's DRAM layout and words: `DramLayout.dram_summary`)."""
+    target = VitisHLSTarget(layout=layout, axi=axi)
+    return target.sources(build_plan(descriptor, values), report=report), target.dram_summary()
 
 
 def _pack_type(array: str, pack: int) -> str:
     return f"{array}_x{pack}"
 
 
-class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
+class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
+
+    def __init__(self, *, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()):
+        port_layout(layout, "in")  # an unknown layout is refused before any code is written
+        self.layout, self.axi = layout, axi
 
     def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:
         self.plan = plan
         self.code = Code()
+        self._reset_nests()
         self._preamble(report)
         emitted: set[str] = set()
         for inst in plan.instances:
@@ -140,6 +156,8 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
                    f"  /* {port.array}: {' x '.join(map(str, port.padded_shape))} padded, row-major */")
         c.line("")
         c.line(f'extern "C" void kernel0({self._ports()});')
+        c.line("")
+        self._layout_header(c)
         c.line("")
         c.line("#endif")
         return c.text()
@@ -588,7 +606,7 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
     def _interface_pragmas(self) -> None:
         c = self.code
         for p in self.plan.interface.ports:
-            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle}")
+            c.pragma(self._axi_pragma(p))
         for p in self.plan.interface.ports:
             c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
         c.pragma("HLS INTERFACE s_axilite port=return bundle=control")
