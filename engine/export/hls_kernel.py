@@ -571,6 +571,8 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
             c.line(f'extern "C" void kernel0({self._ports()}) {{')
             c.depth += 1
             self._interface_pragmas()
+        if plan.reloads and not plan.pass_loops:  # no initialisation: every event reads its block back
+            c.line("const int reload = 1;")
         c.line("")
         c.pragma("HLS dataflow")
         c.line("")
