@@ -115,12 +115,23 @@ class DramLayout:
             out[port.name] = entry
         return out
 
-    def _axi_pragma(self, port) -> str:
-        a = self.axi
-        return (f"HLS INTERFACE m_axi port={port.name} offset=slave bundle={port.bundle} "
-                f"depth={self.dram_words(port)} max_read_burst_length={a.max_burst_beats} "
-                f"max_write_burst_length={a.max_burst_beats} num_read_outstanding={a.outstanding} "
-                f"num_write_outstanding={a.outstanding} latency={a.latency}")
+    def _ports(self) -> str:
+        """kernel0's parameters: a word pointer per array."""
+        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}"
+                         for p in self.plan.interface.ports)
+
+    def _interface_pragmas(self) -> None:
+        """kernel0's interface: an m_axi port per array with the pinned AXI settings (the device's
+        `memory.axi`, engine/models/dram.py AxiSettings) and its words as the co-simulation depth."""
+        c, a = self.code, self.axi
+        for p in self.plan.interface.ports:
+            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle} "
+                     f"depth={self.dram_words(p)} max_read_burst_length={a.max_burst_beats} "
+                     f"max_write_burst_length={a.max_burst_beats} num_read_outstanding={a.outstanding} "
+                     f"num_write_outstanding={a.outstanding} latency={a.latency}")
+        for p in self.plan.interface.ports:
+            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
+        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")
 
     def _layout_header(self, c) -> None:
         """kernel_kernel.h's part for the host: each port's layout and word count as macros, and (not

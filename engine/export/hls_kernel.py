@@ -31,19 +31,19 @@ from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
 
-def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
-                   layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> dict[str, str]:
-    """{"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}. `report` (engine.models.report's
-    evaluate_configuration) adds the predicted latency and resources to the header comment; `layout`
-    and `axi` are the DRAM layout and the m_axi settings (engine/export/dram_layout.py)."""
-    return kernel_export(descriptor, values, report=report, layout=layout, axi=axi)[0]
-
-
 def kernel_export(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
                   layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> tuple[dict[str, str], dict]:
-    """(the sources, each port's DRAM layout and words: `DramLayout.dram_summary`)."""
+    """({"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}, each port's DRAM layout and words:
+    `DramLayout.dram_summary`). `report` (engine.models.report's evaluate_configuration) adds the
+    predicted latency and resources to the header comment; `layout` and `axi` are the DRAM layout and
+    the m_axi settings (engine/export/dram_layout.py)."""
     target = VitisHLSTarget(layout=layout, axi=axi)
     return target.sources(build_plan(descriptor, values), report=report), target.dram_summary()
+
+
+def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[str, str]:
+    """The sources of `kernel_export` alone."""
+    return kernel_export(descriptor, values, **options)[0]
 
 
 def _pack_type(array: str, pack: int) -> str:
@@ -161,10 +161,6 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
         c.line("")
         c.line("#endif")
         return c.text()
-
-    def _ports(self) -> str:
-        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}"
-                         for p in self.plan.interface.ports)
 
     def _preamble(self, report: dict | None) -> None:
         c = self.code
@@ -604,11 +600,3 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
             c.line(f"{region}({ports}, {', '.join(a for _, a in passes)});")
         c.depth -= 1
         c.line("}")
-
-    def _interface_pragmas(self) -> None:
-        c = self.code
-        for p in self.plan.interface.ports:
-            c.pragma(self._axi_pragma(p))
-        for p in self.plan.interface.ports:
-            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
-        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")
