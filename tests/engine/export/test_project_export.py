@@ -65,7 +65,9 @@ def test_layout_and_design_json(mm, real_kernel, tmp_path):
     out = export_project(space, design, CONFIG, tmp_path / "mm-export")
     assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == FILES
     data = json.loads((out / "design.json").read_text())
-    assert set(data) == {"descriptor", "values", "platform", "over_budget", "report"}
+    assert set(data) == {"descriptor", "values", "platform", "over_budget", "layout", "axi", "dram", "host_repack",
+                         "report"}
+    assert data["layout"] == "serialized" and set(data["dram"]) == {"A", "B", "C"}
     assert data["platform"] == DEFAULT_PLATFORM and data["over_budget"] is False
     assert data["descriptor"]["design"]["id"] == design.id
     packing = [p["name"] for p in data["descriptor"]["parameters"] if p["role"] == "data_packing"]
