@@ -42,8 +42,8 @@ def _dram_section(dram: dict, interface) -> list[str]:
     if dram["layout"] == "serialized":
         lines += ["The host packs each input into a buffer in exactly the order the kernel's DRAM loader reads it "
                   "(tile by tile, row by row, word by word, padding included; data read for several tiles appears "
-                  "once per tile), so every DRAM loop reads one incrementing word index and Vitis makes maximal "
-                  "bursts; outputs are written in order and unpacked by the host (`serialize_<port>` / "
+                  "once per tile), so the DRAM loop of every serialized port reads one incrementing word index and "
+                  "Vitis makes maximal bursts; outputs are written in order and unpacked by the host (`serialize_<port>` / "
                   "`deserialize_<port>` in `src/kernel_kernel.h`).", ""]
     else:
         lines += ["The kernel reads and writes the padded row-major arrays; each row segment of a tile is one burst.",
