@@ -50,7 +50,7 @@ CLEAR_DELAY_MS = 250  # a selection still evaluating after this long has the pre
 
 
 def _number(text: str, values: dict) -> str:
-    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+    from engine.compiler.expressions import evaluate  # loaded with the selection's first evaluation
 
     try:
         value = evaluate(text, values)

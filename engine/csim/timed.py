@@ -438,7 +438,8 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
         depths[sid] = max(1, inst.streams.get(name, 2))
     ring = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
     return {"seg": np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads,
-                             writes], axis=1).astype(np.int64).reshape(-1, 9),
+                             writes, np.zeros(len(segs), dtype=np.int64)], axis=1).astype(np.int64)
+                    .reshape(-1, K.SEG_COLUMNS),
             "op": np.stack([fifo, count, op_first, span, delay], axis=1).astype(np.int64).reshape(-1, 5),
             "fifo": np.stack([depths, ring, depths, ring, depths], axis=1).astype(np.int64),
             "thread_segs": np.stack([bounds[:-1], bounds[1:]], axis=1).astype(np.int64),

@@ -98,3 +98,36 @@ def port_cycles(bursts: np.ndarray, axi: AxiSettings, share: float = 1.0) -> flo
     if bursts.size == 0:
         return 0.0
     return float(np.sum(bursts * cycles_per_beat(bursts, axi, share)))
+
+
+def port_arrays(groups) -> list[str]:
+    """The arrays in kernel0's port order (engine/export/interface.py kernel_interface): arrays only
+    read first, then the arrays written, each in the order of their I/O groups. `groups`: (array,
+    kind) pairs in I/O-group order."""
+    kinds: dict[str, list[str]] = {}
+    for array, kind in groups:
+        kinds.setdefault(array, []).append(kind)
+    inputs = [a for a, ks in kinds.items() if all(k == "in" for k in ks)]
+    return inputs + [a for a in kinds if a not in inputs]
+
+
+def ports_on_bank(ports: DramPorts, arrays: list[str], array: str) -> int:
+    """How many ports share the bank of `array`'s port (itself included)."""
+    k = arrays.index(array)
+    return sum(1 for j in range(len(arrays)) if ports.bank_of(j) == ports.bank_of(k))
+
+
+def cycles_per_word_expr(run, word_bytes, ports: DramPorts, sharing: int, *, widest_word_bytes: int, maximum):
+    """`cycles_per_beat(min(burst cap, run), ...)` as an expression without a min (so the tuner's
+    mathematical programs take it): with b = min(cap, run), (latency + b) / (outstanding * b) is
+    latency / (outstanding * b) + 1 / outstanding, and latency / b = max(latency / cap,
+    latency / run). Arguments that can never exceed 1 (the cap's term, the bank's share when even the
+    widest word leaves bandwidth to spare) are left out."""
+    axi = ports.axi
+    args = [1, axi.latency / (axi.outstanding * run) + 1.0 / axi.outstanding]
+    capped = axi.latency / (axi.outstanding * axi.burst_cap(widest_word_bytes)) + 1.0 / axi.outstanding
+    if capped > 1:
+        args.append(capped)
+    if ports.bank_share(widest_word_bytes, sharing) > 1:
+        args.append(ports.bank_share(1, sharing) * word_bytes)
+    return maximum(*args)
