@@ -135,3 +135,20 @@ def test_an_unknown_layout_is_refused_in_one_line_and_nothing_is_written(tmp_pat
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: unknown DRAM layout 'diagonal' (accepted: serialized, natural)"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kernel, defines, design, params", [
+    ("mm", {"I": "60", "J": "50", "K": "70"}, "i-j__i-j.k",  # tiles that do not divide the loops: padding read too
+     {"i_t1": 16, "j_t1": 12, "k_t1": 32, "i_t2": 4, "j_t2": 3, "k_t2": 4}),
+    ("mm", {"I": "64", "J": "64", "K": "64"}, "i__i-j.k", {"i_t1": 16, "j_t1": 16, "k_t1": 16, "i_t2": 4,
+                                                           "j_t2": 4, "k_t2": 4}),
+    ("cnn", CNN[1], CNN[2], CNN[3]),
+])
+def test_a_serialized_buffer_holds_exactly_the_off_chip_traffic_the_model_counts(kernel, defines, design, params,
+                                                                                  tmp_path):
+    """Two independent counts of the words a port moves: the export's DRAM loop and the model's traffic."""
+    _, data = _export((KERNELS / f"{kernel}.c", defines, design, params), tmp_path, "serialized")
+    element_bytes = {"float": 4}[data["descriptor"]["kernel"]["arrays"]["A" if kernel == "mm" else "fi"]["dtype"]]
+    for port, dram in data["dram"].items():
+        assert dram["layout"] == "serialized"
+        assert dram["words"] * dram["word_bytes"] == data["report"]["offchip_elements"][port] * element_bytes, port
