@@ -106,10 +106,10 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     return compile_kernel(path, defines=defines, simd_info=simd_info)
 
 
-def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int) -> None:
+def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int, layout: str) -> None:
     """The cycle simulator on the configuration to export; a deadlock (or an exhausted budget)
     raises, so nothing is written."""
-    model = PerformanceModel(space, design, device)
+    model = PerformanceModel(space, design, device, layout=layout)
     full = evaluate_configuration(model, as_int_params(values))["params"]
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     design = space.design(design_id)
     port_layout(args.layout, "in")  # an unknown layout: one line before any work
     if args.simulate:
-        _simulate_first(space, design, values, device, args.max_cycles)
+        _simulate_first(space, design, values, device, args.max_cycles, args.layout)
     out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout)

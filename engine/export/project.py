@@ -97,7 +97,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     platform = platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):
         raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
-    model = PerformanceModel(space, design, device)
+    model = PerformanceModel(space, design, device, layout=layout)
     report = evaluate_configuration(model, as_int_params(values))
     over_budget = not report["fits"]
     if over_budget and not allow_over_budget:
