@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from engine.export.cpp import product, total
 from engine.export.interface import ExportError
 from engine.models.dram import LAYOUTS
+from engine.models.dram import port_layout as dram_port_layout
 
 _KINDS = {"in": "read", "out": "write", "inout": "read and write"}
-NATURAL_REASON = "partial results are read back through this port (loader and storer share it)"
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,11 @@ class DramNest:
 
 
 def port_layout(layout: str, direction: str) -> tuple[str, str]:
-    """(the port's layout, why it differs from the export's) for a port of `direction`."""
+    """(the port's layout, why it differs from the export's) for a port of `direction`: the rule the
+    model and the simulator charge (engine/models/dram.py), an unknown layout refused."""
     if layout not in LAYOUTS:
         raise ExportError(f"unknown DRAM layout '{layout}' (accepted: {', '.join(LAYOUTS)})")
-    if layout == "serialized" and direction == "inout":
-        return "natural", NATURAL_REASON
-    return layout, ""
+    return dram_port_layout(layout, direction)
 
 
 class DramLayout:
