@@ -225,7 +225,7 @@ def floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, crossin
         raise EngineError(f"--crossing-cap {crossing_cap:g}: expected a number in (0, 1]")
     start = time.perf_counter()
     best = None
-    cuts = _cuts(net)
+    cuts = _cuts(net) if cap >= _least_cap(net, device) else []  # below the bound no cut can work
     for k, (axis, up) in enumerate(cuts):
         left = max(1.0, (time_limit - (time.perf_counter() - start)) / (len(cuts) - k))
         found = _solve(net, device, axis, up, cap, crossing_cap, left)
@@ -242,6 +242,11 @@ def floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, crossin
                              f"{int(crossing_cap * device.sll_per_boundary)} wires, at any cap", None)
     raise FloorplanError(f"no floorplan keeps every SLR within --cap {cap:g}; the smallest cap that works is "
                          f"{smallest:.2f}", smallest)
+
+
+def _least_cap(net: Netlist, device: Device) -> float:
+    """A lower bound on any floorplan's cap: each resource's total over what all the SLRs offer."""
+    return max(net.total(r) / sum(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES)
 
 
 def smallest_cap(net: Netlist, device: Device, *, crossing_cap: float = CROSSING_CAP,
