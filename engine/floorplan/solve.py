@@ -260,4 +260,10 @@ def smallest_cap(net: Netlist, device: Device, *, crossing_cap: float = CROSSING
         found = _solve(net, device, axis, up, None, crossing_cap, left)
         if found is not None and (best is None or found[1] < best):
             best = found[1]
-    return None if best is None else math.ceil(best * 100 - 1e-6) / 100
+        if best is not None and _hundredths(best) <= _hundredths(_least_cap(net, device)):
+            break  # at the resource bound already: no other cut does better
+    return None if best is None else _hundredths(best)
+
+
+def _hundredths(share: float) -> float:
+    return math.ceil(share * 100 - 1e-6) / 100

@@ -1,7 +1,7 @@
 """The floorplan of a small MM 4 x 4 array on the U250's SLRs (SCIP, pyomo): caps and crossing
 capacities respected, DRAM-facing instances in their bank's SLR, the instances adding up to the
-model's resources, the smallest cap reported when the cap has no floorplan, the clock rule's
-monotonicity and the CLI's table, JSON and one-line refusal."""
+model's resources, the clock rule's monotonicity and the CLI's table, JSON and one-line refusal
+(the smallest cap reported for a cap with no floorplan: test_cli_clock_and_cap.py)."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,7 +14,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.floorplan.clock import clock_rule, estimate_clock
 from engine.floorplan.netlist import build_netlist
-from engine.floorplan.solve import FloorplanError, floorplan
+from engine.floorplan.solve import floorplan
 from engine.models.device import RESOURCE_NAMES, Slr, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -74,19 +74,6 @@ def test_every_slr_within_the_cap_and_every_crossing_within_capacity(small):
     assert crossing and not [f for f in crossing if f.pattern == "to_pe"]
     steps = [f for f in crossing if f.pattern == "pe_chain" and f.source[1][d] == f.target[1][d]]
     assert len(steps) <= len(plan.boundaries) * len({f.array for f in net.fifos if f.pattern == "pe_chain"})
-
-
-def test_a_cap_no_floorplan_meets_names_the_smallest_that_does(small):
-    descriptor, values, device, _ = small
-    net = build_netlist(descriptor, values, device)
-    device = tiny_device(device, 0.05)
-    with pytest.raises(FloorplanError) as info:
-        floorplan(net, device, cap=0.2)
-    smallest = info.value.smallest_cap
-    assert smallest is not None and 0.2 < smallest <= 1
-    assert f"the smallest cap that works is {smallest:.2f}" in str(info.value) and "\n" not in str(info.value)
-    plan = floorplan(net, device, cap=smallest)  # and it does work
-    assert max(u for s in range(len(device.slrs)) for u in plan.utilisation(s).values()) <= smallest + 1e-9
 
 
 @pytest.mark.parametrize("slr, crossing, device", [(0.5, 0.2, 0.4), (0.8, 0.5, 0.6), (0.9, 0.9, 0.7),
