@@ -54,7 +54,9 @@ def format_floorplan(plan: Floorplan, clock: ClockEstimate | None = None) -> str
         lines.append(f"SLR{b.below}-{b.below + 1}   {b.wires:>6} / {b.capacity:<8}   {b.fifos}")
     lines.append(f"crossing wires x boundaries: {plan.crossing_wires}")
     if clock is not None:
-        lines.append(f"estimated clock, floorplanned:   {clock.floorplanned_mhz:5.0f} MHz  ({clock.floorplanned_reason})")
-        lines.append(f"estimated clock, unfloorplanned: {clock.unfloorplanned_mhz:5.0f} MHz  ({clock.unfloorplanned_reason})")
+        lines.append(f"estimated clock, floorplanned:   {clock.floorplanned_mhz:5.0f} MHz  "
+                     f"({clock.floorplanned_reason})")
+        lines.append(f"estimated clock, unfloorplanned: {clock.unfloorplanned_mhz:5.0f} MHz  "
+                     f"({clock.unfloorplanned_reason})")
         lines.append(f"({clock.note})")
     return "\n".join(lines)

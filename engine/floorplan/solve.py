@@ -1,16 +1,18 @@
 """Netlist + device SLRs -> a floorplan: every process instance assigned to an SLR by a mixed-integer
-program (pyomo + SCIP), as AutoBridge's ILP does it (Guo et al., FPGA'21; github.com/Licheng-Guo/AutoBridge
-src/assign_slr.py): minimise the width of every FIFO times the SLR boundaries it crosses, with each
-SLR within a utilisation cap of what it offers the kernel, the wires crossing each boundary within
-its capacity, and each DRAM-facing instance in the SLR of its DRAM bank.
+program (pyomo + SCIP), as AutoBridge's ILP does it (Guo et al., FPGA'21;
+github.com/Licheng-Guo/AutoBridge src/assign_slr.py): minimise the width of every FIFO times the
+SLR boundaries it crosses, with each SLR within a utilisation cap of what it offers the kernel, the
+wires crossing each boundary within its capacity, and each DRAM-facing instance in the SLR of its
+DRAM bank.
 
 The PE array is cut along one space loop: the PEs, ordered by their index along it (row by row for a
 cut along the row index, with the level-1 modules joined to each PE one to one), take SLRs that run
 one way along that order, so each cut falls between two rows (or inside one row, a step) and only
-the PE chains cross it. Each space loop is tried; the cut with the fewest crossing wires is kept.
-The order makes the program small for SCIP (a PE's SLR is monotone in its position): a 13 x 16 or
-43 x 5 array solves in seconds; arrays beyond MAX_UNITS PEs are placed in runs of consecutive PEs. No floorplan within the
-cap: the same program minimises the cap instead, and the error names the smallest cap that works.
+the PE chains cross it. Each space loop and both directions are tried; the cut with the fewest
+crossing wires is kept. The PEs move in at most MAX_UNITS runs of consecutive PEs and `z[g, b]`
+(group g in SLR b or below) is monotone along the order, which keeps the program small for SCIP: a
+13 x 16 array solves in about ten seconds. No floorplan within the cap: the same program minimises
+the cap instead, and the error names the smallest cap that works.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ def test_the_u250_has_four_slrs_within_the_device_with_a_bank_each():
 
 @pytest.mark.parametrize("edit, phrase", [
     (lambda d: d["slrs"]["dies"][1]["resources"].pop("LUT"), "lacks the field 'slrs.dies[1].resources.LUT'"),
-    (lambda d: d["slrs"]["dies"][2]["resources"].update(DSP=0), "'slrs.dies[2].resources.DSP' is 0; expected a positive"),
+    (lambda d: d["slrs"]["dies"][2]["resources"].update(DSP=0),
+     "'slrs.dies[2].resources.DSP' is 0; expected a positive"),
     (lambda d: d["slrs"]["dies"][0]["resources"].update(DSP=-5), "'slrs.dies[0].resources.DSP' is -5"),
     (lambda d: d["slrs"]["dies"][0]["resources"].update(DSP=9000), "the SLRs' DSP add up to 17628, more than"),
     (lambda d: d["slrs"].pop("sll_per_boundary"), "lacks the field 'slrs.sll_per_boundary'"),
