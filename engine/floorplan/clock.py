@@ -71,14 +71,14 @@ def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, 
         try:
             plan = floorplan(net, device, cap=cap)
         except FloorplanError as error:
-            plan = floorplan(net, device, cap=error.smallest_cap) if error.smallest_cap is not None else None
+            smallest = error.smallest_cap
+            plan = floorplan(net, device, cap=smallest) if smallest is not None and smallest <= 1 else None
     util, dev_resource = _device_utilisation(net, device)
     widest = max((f.width_bits for f in net.fifos if f.source[0] == "PE" and f.target[0] == "PE"), default=0)
     fits_one = all(net.total(r) <= cap * max(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES)
     if plan is None:
-        return ClockEstimate(0.0, "no floorplan keeps the crossings within the SLLs: the design will not route",
-                             0.0, "no floorplan keeps the crossings within the SLLs: the design will not route",
-                             None, util, widest)
+        why = "no floorplan fits the SLRs' resources and crossing capacity: the design will not route"
+        return ClockEstimate(0.0, why, 0.0, why, None, util, widest)
     slr, slr_resource, slr_util = plan.most_utilised()
     ratio = max((b.wires / b.capacity for b in plan.boundaries), default=0.0)
     fp, plain = clock_rule(device.clock_mhz, slr_util, ratio, util, widest, fits_one)

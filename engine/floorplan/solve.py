@@ -242,6 +242,9 @@ def floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, crossin
     if smallest is None:
         raise FloorplanError(f"no floorplan keeps the FIFOs crossing each SLR boundary within "
                              f"{int(crossing_cap * device.sll_per_boundary)} wires, at any cap", None)
+    if smallest > 1:
+        raise FloorplanError(f"the design does not fit the SLRs: the best floorplan fills one to {smallest:.0%} of "
+                             f"a resource (--cap is at most 1)", smallest)
     raise FloorplanError(f"no floorplan keeps every SLR within --cap {cap:g}; the smallest cap that works is "
                          f"{smallest:.2f}", smallest)
 

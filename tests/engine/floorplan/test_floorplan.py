@@ -14,7 +14,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.floorplan.clock import clock_rule, estimate_clock
 from engine.floorplan.netlist import build_netlist
-from engine.floorplan.solve import floorplan
+from engine.floorplan.solve import FloorplanError, floorplan
 from engine.models.device import RESOURCE_NAMES, Slr, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -113,3 +113,14 @@ def test_cli_refuses_a_cap_outside_0_1_in_one_line(bundled, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--cap" in err and "(0, 1]" in err
+
+
+def test_a_design_larger_than_the_slrs_is_refused_and_estimated_unroutable(small):
+    descriptor, values, device, _ = small
+    net = build_netlist(descriptor, values, device)
+    device = tiny_device(device, 0.01)  # 4 x 28 DSP for 320
+    with pytest.raises(FloorplanError, match=r"does not fit the SLRs: the best floorplan fills one to \d+%"):
+        floorplan(net, device, cap=1.0)
+    clock = estimate_clock(descriptor, values, device, net=net)
+    assert clock.plan is None and clock.floorplanned_mhz == clock.unfloorplanned_mhz == 0
+    assert "will not route" in clock.floorplanned_reason
