@@ -62,12 +62,14 @@ def clock_rule(target_mhz: float, slr_utilisation: float, crossing_ratio: float,
 
 
 def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP,
-                   plan: Floorplan | None = None, net: Netlist | None = None) -> ClockEstimate:
+                   plan: Floorplan | None = None, net: Netlist | None = None, quick: bool = False) -> ClockEstimate:
     """The two clock estimates of one configuration (`values`: every parameter, packing included).
     Floorplans it unless `plan` is given; without a floorplan within `cap`, reads the one at the
-    smallest cap that has one."""
+    smallest cap that has one. `quick` (for a tuner's inner loop): no floorplan, the SLR utilisation
+    taken as its lower bound (the device utilisation) and no crossings: never below the solved
+    estimates (optimistic where the floorplan is the limit)."""
     net = net or build_netlist(descriptor, values, device)
-    if plan is None:
+    if plan is None and not quick:
         try:
             plan = floorplan(net, device, cap=cap)
         except FloorplanError as error:
@@ -76,18 +78,22 @@ def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, 
     util, dev_resource = _device_utilisation(net, device)
     widest = max((f.width_bits for f in net.fifos if f.source[0] == "PE" and f.target[0] == "PE"), default=0)
     fits_one = all(net.total(r) <= cap * max(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES)
-    if plan is None:
+    if plan is not None:
+        slr, slr_resource, slr_util = plan.most_utilised()
+        where = f"SLR{slr} {slr_resource}"
+        ratio = max((b.wires / b.capacity for b in plan.boundaries), default=0.0)
+    elif quick:
+        where, slr_util, ratio = f"every SLR's {dev_resource} (a bound: no floorplan solved)", util, 0.0
+    else:
         why = "no floorplan fits the SLRs' resources and crossing capacity: the design will not route"
         return ClockEstimate(0.0, why, 0.0, why, None, util, widest)
-    slr, slr_resource, slr_util = plan.most_utilised()
-    ratio = max((b.wires / b.capacity for b in plan.boundaries), default=0.0)
     fp, plain = clock_rule(device.clock_mhz, slr_util, ratio, util, widest, fits_one)
     if slr_util > SLR_KNEE and SLOPE_SLR * (slr_util - SLR_KNEE) >= ratio - 1:
-        fp_reason = f"SLR{slr} {slr_resource} at {slr_util:.0%} (above {SLR_KNEE:.0%})"
+        fp_reason = f"{where} at {slr_util:.0%} (above {SLR_KNEE:.0%})"
     elif ratio > 1:
         fp_reason = f"crossings at {ratio:.0%} of a boundary's capacity"
     else:
-        fp_reason = (f"the target clock: SLR{slr} {slr_resource} at {slr_util:.0%} (within {SLR_KNEE:.0%}), "
+        fp_reason = (f"the target clock: {where} at {slr_util:.0%} (within {SLR_KNEE:.0%}), "
                      f"crossings at {ratio:.0%} of capacity")
     if fits_one:
         plain_reason = "fits one SLR: placed in one die, as floorplanned"

@@ -124,3 +124,14 @@ def test_a_design_larger_than_the_slrs_is_refused_and_estimated_unroutable(small
     clock = estimate_clock(descriptor, values, device, net=net)
     assert clock.plan is None and clock.floorplanned_mhz == clock.unfloorplanned_mhz == 0
     assert "will not route" in clock.floorplanned_reason
+
+
+def test_the_quick_estimate_solves_nothing_and_is_never_below_the_floorplanned_one(small):
+    descriptor, values, device, _ = small
+    net = build_netlist(descriptor, values, device)
+    device = tiny_device(device, 0.05)
+    quick = estimate_clock(descriptor, values, device, net=net, quick=True)
+    full = estimate_clock(descriptor, values, device, net=net)
+    assert quick.plan is None and full.plan is not None and "no floorplan solved" in quick.floorplanned_reason
+    assert quick.floorplanned_mhz >= full.floorplanned_mhz
+    assert quick.unfloorplanned_mhz >= full.unfloorplanned_mhz
