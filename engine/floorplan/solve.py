@@ -249,6 +249,13 @@ def floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, crossin
                          f"{smallest:.2f}", smallest)
 
 
+def crossing_fifos(net: Netlist, plan: Floorplan) -> list[tuple]:
+    """(FIFO, its source's SLR, its target's SLR) for every FIFO between two SLRs: those the export
+    pipelines, a relay stage per boundary crossed."""
+    return [(f, plan.slr_of[f.source], plan.slr_of[f.target]) for f in net.fifos
+            if plan.slr_of[f.source] != plan.slr_of[f.target]]
+
+
 def _least_cap(net: Netlist, device: Device) -> float:
     """A lower bound on any floorplan's cap: each resource's total over what all the SLRs offer."""
     return max(net.total(r) / sum(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES)

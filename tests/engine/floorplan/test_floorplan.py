@@ -14,7 +14,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.floorplan.clock import clock_rule, estimate_clock
 from engine.floorplan.netlist import build_netlist
-from engine.floorplan.solve import FloorplanError, floorplan
+from engine.floorplan.solve import FloorplanError, crossing_fifos, floorplan
 from engine.models.device import RESOURCE_NAMES, Slr, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -70,7 +70,9 @@ def test_every_slr_within_the_cap_and_every_crossing_within_capacity(small):
     # only chains cross: never a PE and its level-1 module; PE chains along the other loop only where
     # a cut steps inside a line (once per boundary and array)
     d = net.space_loops.index(plan.cut_along)
-    crossing = [f for f in net.fifos if plan.slr_of[f.source] != plan.slr_of[f.target]]
+    crossing = [f for f, _, _ in crossing_fifos(net, plan)]
+    assert sum(f.width_bits * abs(plan.slr_of[f.source] - plan.slr_of[f.target]) for f in crossing) == \
+        plan.crossing_wires == sum(b.wires for b in plan.boundaries)
     assert crossing and not [f for f in crossing if f.pattern == "to_pe"]
     steps = [f for f in crossing if f.pattern == "pe_chain" and f.source[1][d] == f.target[1][d]]
     assert len(steps) <= len(plan.boundaries) * len({f.array for f in net.fifos if f.pattern == "pe_chain"})
