@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.compiler.architecture.build import build_architecture
-from engine.compiler.descriptor import VERSION, build_descriptor, evaluate
+from engine.compiler.descriptor import VERSION, build_descriptor
+from engine.compiler.expressions import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
