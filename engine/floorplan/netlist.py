@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.fifo_depths import SRL_WORDS
 from engine.compiler.topology import topology_graph
 from engine.models.device import RESOURCE_NAMES, Device
