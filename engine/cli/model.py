@@ -12,6 +12,7 @@ import json
 import sys
 
 from engine.cli.kernel_args import (
+    add_clock_argument,
     add_configuration_arguments,
     add_kernel_arguments,
     add_layout_argument,
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "stop the others")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     add_layout_argument(parser)
+    add_clock_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-double-buffering", action="store_true",
                         help="single local buffers in I/O modules (less BRAM, loads no longer overlap)")
@@ -81,7 +83,7 @@ def _unique_keys(pairs: list[tuple]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)
-    model = PerformanceModel(space, space.design(args.design), load_device(args.device),
+    model = PerformanceModel(space, space.design(args.design), load_device(args.device, clock_mhz=args.clock),
                              double_buffering=not args.no_double_buffering, layout=args.layout)
     if args.descriptor:
         print(json.dumps(build_descriptor(space, model.design, model.architecture, model.pass_architectures), indent=2))
