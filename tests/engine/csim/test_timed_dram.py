@@ -14,7 +14,9 @@ from engine.compiler.design_space import compile_kernel
 from engine.csim import run_timed_csim
 from engine.csim.dram_trace import export_dram_ports, port_banks, shares
 from engine.export import export_project
+from engine.models.device import load_device
 from engine.models.dram import burst_lengths, cycles_per_beat, port_cycles
+from engine.models.evaluate import PerformanceModel
 from engine.resources import KERNELS
 
 # MM 64x16x512 on a column of 2x2-PE blocks, SIMD 8: A and B are read once per tile of k; with
@@ -32,7 +34,8 @@ def exports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dram")
     space = compile_kernel(KERNELS / "mm.c", defines=SIZES)
     design = space.design("i-j__i-j.k")
-    return {name: export_project(space, design, params, folder / name)
+    # the natural layout: the serialized one would make every DRAM loop one address range
+    return {name: export_project(space, design, params, folder / name, layout="natural")
             for name, params in (("rows", ONE_WORD_PER_ROW), ("whole", WHOLE_ROWS))}, folder / "cache"
 
 
@@ -84,3 +87,17 @@ def test_a_loop_reading_one_word_per_row_is_paced_at_the_cycles_of_a_single_beat
     assert min(d.mean_burst for d in whole.dram if d.name != "C (write)") == 64
     assert whole.process("A_L3_in").end == pytest.approx(whole_unpaced.process("A_L3_in").end, rel=0.1)
     assert whole.cycles == pytest.approx(whole_unpaced.cycles, rel=0.1)
+
+
+def test_the_serialized_layout_turns_the_one_word_rows_into_long_bursts(exports, tmp_path):
+    projects, cache = exports
+    space = compile_kernel(KERNELS / "mm.c", defines=SIZES)
+    serialized = run_timed_csim(export_project(space, space.design("i-j__i-j.k"), ONE_WORD_PER_ROW,
+                                               tmp_path / "serialized"), cache=cache)
+    natural = run_timed_csim(projects["rows"], cache=cache)
+    assert serialized.passed
+    # each invocation reads its tile's 16 words as one run; the model charges the same design alike
+    assert all(d.mean_burst >= 8 for d in serialized.dram if d.name != "C (write)")
+    assert natural.cycles > 2.5 * serialized.cycles
+    model = PerformanceModel(space, space.design("i-j__i-j.k"), load_device())
+    assert serialized.cycles == pytest.approx(float(model.evaluate(ONE_WORD_PER_ROW)["latency_cycles"]), rel=0.05)
