@@ -5,7 +5,6 @@ budgets that refuse what a run could not honour (negative or huge seeds, nan / i
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import sys
@@ -19,6 +18,7 @@ from engine.errors import EngineError, KernelError, SourceLocation
 from engine.limits import INT64_MAX, check_design_space, check_kernel
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
+from engine.validation import read_json
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = "C file with a #pragma scop region",
@@ -102,7 +102,7 @@ def check_reductions(kernel: Kernel, simd_info: str | None) -> None:
     """A --simd-info file has AutoSA's shape and every loop it (or a `#pragma systolic reduction`) names
     is a loop of the kernel."""
     if simd_info is not None:
-        info = json.loads(Path(simd_info).read_text())  # the front end has read it already
+        info = read_json(simd_info, "reduction file", error=KernelError)  # the front end has read it already
         if not isinstance(info, dict) or not info or not all(
                 isinstance(e, dict) and isinstance(e.get("reduction"), list) for e in info.values()):
             raise KernelError('expected an object of kernels, each with a "reduction" list, e.g. '
