@@ -23,8 +23,7 @@ import stat
 from pathlib import Path
 
 from engine.errors import EngineError, SourceLocation
-
-INT64_MAX = 2**63 - 1
+from engine.limits import INT64_MAX
 MAX_FILE_BYTES = 16 * 2**20  # kernels, headers, workloads, devices, technologies: a few KB in practice
 MAX_JSON_DEPTH = 64  # the bundled files nest 4 levels at most
 WORKERS_PER_CORE = 4
@@ -46,7 +45,7 @@ def check_regular_file(path: str | Path, what: str = "file", limit: int = MAX_FI
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise error(f"no such {what}", where) from None
+        raise error(f"{what} not found", where) from None
     except OSError as exc:
         raise error(f"cannot read the {what}: {exc.strerror or exc}", where) from None
     if not stat.S_ISREG(info.st_mode):

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.cli.kernel_args import positive_int, positive_seconds
-from engine.compiler.design_space import compile_kernel
+from engine.cli.kernel_args import compile_from_args
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL, preset_defines
 from engine.studies import STUDIES
 from engine.studies.common import BEST_KNOWN, prepare_output
+from engine.validation import positive_int, positive_seconds
 
 HELP = ("reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid, "
         "model-accuracy, mm-architectures, vgg16-conv12, networks)")
@@ -59,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path(f"study-{args.name}")
     prepare_output(out, force=args.force)  # fail before any long work
     kernel = args.kernel or DEFAULT_KERNEL
-    defines = ([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
-    defines += list(args.defines)
-    space = compile_kernel(kernel, defines=defines)
+    # the same input and size checks as search (unused -D names, sizes the models count exactly)
+    space = compile_from_args(argparse.Namespace(
+        kernel=kernel, preset=None, simd_info=None,
+        defines=([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
+        + list(args.defines)))
     device = load_device(args.device)
     seconds = args.seconds if args.seconds is not None or args.samples is not None else study.seconds
     log = (lambda message: print(message, file=sys.stderr, flush=True)) if not args.quiet else None
