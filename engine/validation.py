@@ -45,9 +45,9 @@ def check_regular_file(path: str | Path, what: str = "file", limit: int = MAX_FI
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise error(f"{what} not found", where) from None
+        raise error(f"cannot read {what}: not found", where) from None
     except OSError as exc:
-        raise error(f"cannot read the {what}: {exc.strerror or exc}", where) from None
+        raise error(f"cannot read {what}: {exc.strerror or exc}", where) from None
     if not stat.S_ISREG(info.st_mode):
         kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode)
                 or stat.S_ISBLK(info.st_mode) else "a pipe" if stat.S_ISFIFO(info.st_mode) else "not a regular file")
@@ -77,7 +77,7 @@ def read_text(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES,
         with open(path, "rb") as f:
             data = f.read(limit + 1)  # the file may have grown since stat()
     except OSError as exc:
-        raise error(f"cannot read the {what}: {exc.strerror or exc}", SourceLocation(str(path))) from None
+        raise error(f"cannot read {what}: {exc.strerror or exc}", SourceLocation(str(path))) from None
     if len(data) > limit:
         raise error(f"the {what} holds more than {limit:,} bytes; the limit is {limit:,} bytes",
                     SourceLocation(str(path)))

@@ -99,7 +99,7 @@ class Cluster:
 def check_scheduler_address(address: str, option: str = "--scheduler") -> str:
     """A Dask scheduler address, tcp://HOST:PORT (or tls://, ws://, wss://), checked before any work."""
     if not _ADDRESS.match(address):
-        raise NetworkError(f"{option} {address!r}: expected a Dask scheduler address, tcp://HOST:PORT")
+        raise NetworkError(f"{option}: scheduler address {address!r}: expected tcp://HOST:PORT (a Dask scheduler)")
     return address
 
 

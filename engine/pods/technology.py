@@ -82,6 +82,8 @@ def _positive(data: dict, key: str, where: SourceLocation, *, prefix: str = "") 
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TechnologyError(f"'{prefix}{key}' must be a positive number, got {json.dumps(value)}", where)
-    if not (value > 0 and math.isfinite(value)):
-        raise TechnologyError(f"'{prefix}{key}' must be positive and finite, got {value}", where)
+    if not value > 0:
+        raise TechnologyError(f"'{prefix}{key}' must be positive, got {value}", where)
+    if not math.isfinite(value):
+        raise TechnologyError(f"'{prefix}{key}' must be finite, got {value}", where)
     return float(value)
