@@ -72,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
             stored = store.load(run_id)
             if args.kernel or args.network:
                 raise EngineError("--resume takes the kernel and the network from the stored run; give neither")
+            owner = store.running_elsewhere(run_id)
+            if owner is not None:
+                raise EngineError(f"network run {run_id} is running (process {owner}); resume it once it has stopped")
         else:
             run_id = None
             stored = None
@@ -83,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
             if stored is None:
                 run_id = _create(store, args)
                 stored = store.load(run_id)
+            else:
+                damaged = store.claim(run_id)  # this process now owns the run (its pid and heartbeat)
+                if damaged:
+                    _log(f"network run {run_id}: {damaged} damaged stored result(s) deleted, to be computed again")
             out = args.out or Path(f"network-{_file_safe(stored.network)}-{run_id}")
             _check_out(out)
             pairs = len(pair_tasks(stored))
@@ -94,12 +101,15 @@ def run(args: argparse.Namespace) -> int:
                 _log(f"dask dashboard: {cluster.dashboard}")
             line = _ProgressLine()
             cancel = threading.Event()
-            previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+            # Ctrl-C, SIGTERM and SIGHUP stop the run the same way: stored as "interrupted"
+            stops = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+            previous = {s: signal.signal(s, lambda *_: cancel.set()) for s in stops}
             try:
                 answers, status = execute(stored, store, cluster, on_event=line, cancel=cancel,
                                           single=SingleArrayOptions(args.single_designs, args.single_seconds))
             finally:
-                signal.signal(signal.SIGINT, previous)
+                for s, handler in previous.items():
+                    signal.signal(s, handler)
                 line.close()
             store.set_status(run_id, status)
             multi = _arrays(args, stored, store, answers, cluster, out) if args.arrays and status == "finished" else []
@@ -191,13 +201,18 @@ def _check_out(out: Path | None) -> None:
 
 
 def _list(store: NetworkStore) -> None:
+    """One line per run: running (its process alive), finished, interrupted (stopped and stored),
+    killed (its process gone without storing a status) or damaged (with the reason below)."""
     rows = store.runs()
     if not rows:
         print("no network runs stored")
         return
     print(f"{'id':>4}  {'created':25}  {'network':12}  {'method':8}  {'status':11}  pairs")
-    for run_id, created, network, method, status, pairs, _layers in rows:
-        print(f"{run_id:>4}  {created:25}  {network:12}  {method:8}  {status:11}  {pairs}")
+    for r in rows:
+        print(f"{r.id:>4}  {r.created[:25]:25}  {r.network[:40]:12}  {r.method[:20]:8}  {r.status:11}  {r.pairs}")
+    for r in rows:
+        if r.problem:
+            print(f"network run {r.id} is damaged and cannot be read: {r.problem}")
 
 
 def _log(message: str) -> None:

@@ -428,15 +428,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def writer_gone(pid, host, updated) -> bool:
+    """The process that stores a "running" row is gone: on this host its pid is dead (or missing);
+    on another host its heartbeat (`updated`) is older than OTHER_HOST_STALE."""
+    if host == socket.gethostname():
+        return not (isinstance(pid, int) and _alive(pid))
+    return not isinstance(updated, (int, float)) or time.time() - updated > OTHER_HOST_STALE
+
+
 def _status(status, pid, host, updated) -> str:
     """A "running" row whose writer is gone reads as "incomplete"."""
     if status != "running":
         return status
-    if host == socket.gethostname():
-        return status if isinstance(pid, int) and _alive(pid) else INCOMPLETE
-    if not isinstance(updated, (int, float)) or time.time() - updated > OTHER_HOST_STALE:
-        return INCOMPLETE
-    return status
+    return INCOMPLETE if writer_gone(pid, host, updated) else status
 
 
 def _summary(r) -> RunSummary:
