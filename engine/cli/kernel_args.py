@@ -13,13 +13,14 @@ from pathlib import Path
 from engine.compiler.design_space import DesignSpace, compile_kernel, explore_designs
 from engine.compiler.frontend import parse_kernel
 from engine.compiler.ir import Kernel
+from engine.compiler.preprocess import MAX_SOURCE_BYTES
 from engine.compiler.sa_sizes import select
 from engine.errors import EngineError, KernelError, SourceLocation
 from engine.limits import check_design_space, check_kernel
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
 # argparse types for seeds, budgets and counts: engine/validation.py (re-exported for the subcommands)
-from engine.validation import positive_int, positive_seconds, read_json, seed  # noqa: F401
+from engine.validation import positive_int, positive_seconds, read_json, read_text, seed  # noqa: F401
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = "C file with a #pragma scop region",
@@ -124,9 +125,9 @@ def check_defines(kernel: Kernel, defines: list[str]) -> None:
     texts = [kernel.source]
     folder = Path(kernel.path).parent
     for header in re.findall(r'#\s*include\s*"([^"]+)"', kernel.source):
-        try:
-            texts.append((folder / header).read_text(errors="replace"))
-        except OSError:
+        try:  # (a header under `#if 0` was never read by the preprocessor: the same checks here)
+            texts.append(read_text(folder / header, "included file", MAX_SOURCE_BYTES))
+        except EngineError:
             continue
     for pair in defines:
         name = pair.partition("=")[0].strip()

@@ -67,6 +67,9 @@ CASES = {
     "header over the size cap": (lambda d: ["designs", (write(d, "big.h", "/*" + "x" * (600 * 1024) + "*/\n"),
                                                         kernel(d, '#include "big.h"\n' + VALID_MM))[1]],
                                  "the included file holds 614,405 bytes; the limit is 524,288 bytes"),
+    "-D beside an #if 0 include of /dev/zero": (
+        lambda d: ["designs", kernel(d, '#if 0\n#include "/dev/zero"\n#endif\n' + VALID_MM), "-D", "Q=1"],
+        "-D Q=1: the kernel does not use 'Q'"),
     "kernel is a folder": (lambda d: ["designs", str(d)], "the kernel file is a folder"),
     "exponential #define used": (lambda d: ["designs", kernel(d, EXPONENTIAL + "int y = A39;\n" + VALID_MM)],
                                  "k.c:41: preprocessor: expanding macro 'A39' adds more than 200,000 tokens"),
