@@ -124,7 +124,14 @@ def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
         if isinstance(node, c_ast.Pragma):
             match = _PRAGMA_REDUCTION.match(node.string)
             if match:
-                loops |= {name.strip() for name in match.group(1).split(",") if name.strip()}
+                names = [name.strip() for name in match.group(1).split(",")]
+                if not names or not all(name.isidentifier() for name in names):
+                    raise KernelError(f"'#pragma {node.string.strip()}': expected loop names, e.g. "
+                                      f"#pragma systolic reduction(k)", location_of(node))
+                loops |= set(names)
+            elif re.match(r"\s*systolic\b", node.string):
+                raise KernelError(f"unknown '#pragma {node.string.strip()[:60]}': the systolic pragma is "
+                                  f"'#pragma systolic reduction(LOOP, ...)'", location_of(node))
     return loops
 
 

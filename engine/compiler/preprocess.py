@@ -64,10 +64,12 @@ def parse_defines(pairs: list[str] | tuple[str, ...] | dict[str, int] | None) ->
         return {str(k): str(v) for k, v in pairs.items()}
     defines: dict[str, str] = {}
     for pair in pairs:
-        name, _, value = pair.partition("=")
+        name, equals, value = pair.partition("=")
         name = name.strip()
         if not name.isidentifier():
             raise KernelError(f"bad -D option '{pair}': expected NAME=VALUE with NAME a C identifier")
+        if equals and not value.strip():
+            raise KernelError(f"bad -D option '{pair}': no value after '=' (write {name}=64, or {name} alone for 1)")
         defines[name] = value.strip() or "1"
     return defines
 
@@ -173,6 +175,13 @@ class _Preprocessor(pcpp.Preprocessor):
         if directive.value == "define" and toks and toks[0].value in self.overrides:
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
         return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+    def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):
+        if directive.value == "error":  # pcpp prints it and goes on; a C compiler stops
+            text = "".join(tok.value for tok in toks).strip()
+            self.on_error(getattr(directive, "source", None), directive.lineno, f"#error {text}".strip())
+            return True
+        return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
     def on_error(self, file, line, msg):
         self.errors.append((file, line, msg))

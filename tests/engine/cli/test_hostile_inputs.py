@@ -70,6 +70,15 @@ CASES = {
     "-D beside an #if 0 include of /dev/zero": (
         lambda d: ["designs", kernel(d, '#if 0\n#include "/dev/zero"\n#endif\n' + VALID_MM), "-D", "Q=1"],
         "-D Q=1: the kernel does not use 'Q'"),
+    "#error": (lambda d: ["designs", kernel(d, "#error sizes missing\n" + VALID_MM)],
+               "k.c:1: preprocessor: #error sizes missing"),
+    "-D N= (empty)": (lambda d: ["designs", kernel(d), "-D", "N="], "bad -D option 'N=': no value after '='"),
+    "unknown #pragma systolic": (lambda d: ["designs", kernel(d, VALID_MM.replace("#pragma scop\n", "#pragma scop\n"
+                                                                               "#pragma systolic unroll(4)\n"))],
+                                 "k.c:5:9: unknown '#pragma systolic unroll(4)'"),
+    "malformed reduction pragma": (lambda d: ["designs", kernel(d, VALID_MM.replace(
+        "#pragma scop\n", "#pragma scop\n#pragma systolic reduction(k+1)\n"))],
+                                   "'#pragma systolic reduction(k+1)': expected loop names"),
     "kernel is a folder": (lambda d: ["designs", str(d)], "the kernel file is a folder"),
     "exponential #define used": (lambda d: ["designs", kernel(d, EXPONENTIAL + "int y = A39;\n" + VALID_MM)],
                                  "k.c:41: preprocessor: expanding macro 'A39' adds more than 200,000 tokens"),
