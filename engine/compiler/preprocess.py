@@ -189,6 +189,9 @@ class _Preprocessor(pcpp.Preprocessor):
 
 def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
     path = Path(path)
+    if "\n" in str(path) or "\r" in str(path):
+        raise KernelError("the kernel's path holds a line break, which C line markers cannot carry: rename "
+                          "the file or its folder", SourceLocation(repr(str(path))))
     if not path.exists():
         raise KernelError("no such kernel file (expected a C file with a #pragma scop region)",
                           SourceLocation(str(path)))
@@ -202,16 +205,30 @@ def preprocess(path: str | Path, defines=None) -> PreprocessedSource:
     pp = _Preprocessor(overrides)
     pp.add_path(str(path.parent))
     # Name files in messages the way the user named the kernel, not relative to the cwd.
-    folder = "" if str(path.parent) == "." else str(path.parent).replace("\\", "/") + "/"
-    pp.rewrite_paths = [(re.escape(str(path.parent.resolve()) + os.sep) + "(.*)", folder + "\\1")]
+    folder = "" if str(path.parent) == "." else str(path.parent) + "/"
+    if os.sep == "\\":
+        folder = folder.replace("\\", "/")
+    pp.rewrite_paths = [(re.escape(str(path.parent.resolve()) + os.sep) + "(.*)",
+                         folder.replace("\\", "\\\\") + "\\1")]  # (a backslash in a replacement is an escape)
     pp.parse(source, str(path))
     out = io.StringIO()
     pp.write(out)
     if pp.errors:
         file, line, msg = pp.errors[0]
         raise KernelError(f"preprocessor: {msg}", SourceLocation(file or str(path), line))
-    text = f'#line 1 "<prelude>"\n{PRELUDE}#line 1 "{path}"\n{out.getvalue()}'
+    body = re.sub(r'^(#line \d+ )"(.*)"$', lambda m: f'{m[1]}"{marker_name(m[2])}"', out.getvalue(), flags=re.M)
+    text = f'#line 1 "<prelude>"\n{PRELUDE}#line 1 "{marker_name(str(path))}"\n{body}'
     return PreprocessedSource(str(path), text, source, _integer_macros(pp, source))
+
+
+def marker_name(name: str) -> str:
+    """A file name as a C string in a `#line` marker (a quote or backslash in a folder name escaped)."""
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def source_name(marker: str) -> str:
+    """The file name a `#line` marker's string stands for (pycparser keeps the escapes)."""
+    return re.sub(r"\\(.)", r"\1", marker) if "\\" in marker else marker
 
 
 def _integer_macros(pp: _Preprocessor, source: str) -> dict[str, int]:

@@ -19,6 +19,7 @@ import pytest
 
 from engine.cli.main import main
 from engine.compiler.frontend import parse_kernel
+from engine.errors import KernelError
 from engine.network.store import NetworkStore
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
 from engine.search.store import RunStore
@@ -213,6 +214,18 @@ def test_what_a_c_compiler_accepts_is_accepted(tmp_path, text):
     path.write_bytes(text)
     parsed = parse_kernel(path)
     assert [s.target.array for s in parsed.statements] == ["C"] and parsed.sizes == {"N": 8}
+
+
+@pytest.mark.parametrize("folder", ['a"b', "c\\d", "e'f"])
+def test_a_folder_name_with_a_quote_or_backslash_is_read_and_named(tmp_path, folder):
+    (tmp_path / folder).mkdir()
+    path = tmp_path / folder / "k.c"
+    path.write_text(VALID_MM)
+    assert parse_kernel(path).statements[0].location.file == str(path)
+    path.write_text(VALID_MM.replace("C[i][j] += A[i][k] * B[k][j];", "C[i][j] += A[i][k] *;"))
+    with pytest.raises(KernelError) as error:
+        parse_kernel(path)
+    assert str(error.value).startswith(f"{path}:8:")
 
 
 def test_version(capsys):
