@@ -12,7 +12,7 @@ from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL, preset_defines
 from engine.studies import STUDIES
 from engine.studies.common import BEST_KNOWN, prepare_output
-from engine.validation import positive_int, positive_seconds
+from engine.validation import positive_int, positive_seconds, read_json
 
 HELP = ("reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid, "
         "model-accuracy, mm-architectures, vgg16-conv12, networks)")
@@ -56,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
         raise EngineError(f"unknown study '{args.name}' (known: {', '.join(STUDIES)})")
     if args.methods and args.name != "methods":
         raise EngineError("--methods applies to the methods study only")
+    if args.name == "methods" and args.best_known is not None and args.best_known.exists():
+        table = read_json(args.best_known, "best-known file")  # size, encoding and depth checked before any work
+        if not isinstance(table, dict) or not isinstance(table.get("designs", {}), dict):
+            raise EngineError(f"{args.best_known}: a best-known file is a JSON object with a \"designs\" object "
+                              f"(see bench/best_known.json)")
     out = args.out or Path(f"study-{args.name}")
     prepare_output(out, force=args.force)  # fail before any long work
     kernel = args.kernel or DEFAULT_KERNEL

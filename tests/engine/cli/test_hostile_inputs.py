@@ -108,6 +108,11 @@ CASES = {
     "study -D N=3e9": (lambda d: ["study", "methods", "--kernel", kernel(d), "-D", "N=3000000000",
                                   "-o", str(d / "out"), "--quiet"],
                        "loop 'i' runs 3,000,000,000 iterations; the limit is 2^31-1"),
+    "study --best-known nested deep": (lambda d: ["study", "methods", "--best-known",
+                                                  write(d, "b.json", "[" * 5000 + "]" * 5000), "-o", str(d / "o")],
+                                       "b.json: the best-known file nests 5000 levels deep; the limit is 64"),
+    "study --best-known a list": (lambda d: ["study", "methods", "--best-known", write(d, "b.json", "[1]"),
+                                             "-o", str(d / "o")], "a best-known file is a JSON object"),
     # -- network ------------------------------------------------------------------------------------
     "network --seed 2^64": (lambda d: ["network", "--list", "--seed", str(2**64)],
                             "argument --seed: the seed must be in 0..2^63-1"),
