@@ -6,6 +6,7 @@ live in engine/validation.py."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from pathlib import Path
