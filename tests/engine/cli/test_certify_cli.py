@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.cli.main import main
+from engine.resources import RESOURCES
 from engine.search.store import RunStore
 
 SIZES = ["-D", "I=24", "-D", "J=20", "-D", "K=16"]
@@ -13,12 +14,13 @@ KEYS = {"design", "params", "latency_cycles", "lower_bound_cycles", "gap", "prov
 
 
 def _device(tmp_path, dsp: int):
+    """The bundled U250 file (so every field its schema asks for is there) shrunk to a small device on one die."""
+    data = json.loads((RESOURCES / "devices" / "u250.json").read_text())
+    resources = {"DSP": dsp, "BRAM18K": 40, "URAM": 1, "LUT": 100000, "FF": 200000}
+    data.update(name="small", part="x", usable_ratio=1.0, resources=resources)
+    data["slrs"]["dies"] = [{"resources": resources, "banks": list(range(data["memory"]["banks"]))}]
     path = tmp_path / "small.json"
-    path.write_text(json.dumps({"name": "small", "part": "x", "usable_ratio": 1.0, "clock_mhz": 300,
-                                "resources": {"DSP": dsp, "BRAM18K": 40, "URAM": 0, "LUT": 100000, "FF": 200000},
-                                "memory": {"axi_bus_bits_max": 512, "banks": 4, "bank_bandwidth_gbytes_per_s": 19.2,
-                                           "axi": {"max_burst_beats": 64, "outstanding": 16, "latency_cycles": 64,
-                                                   "boundary_bytes": 4096}}}))
+    path.write_text(json.dumps(data))
     return str(path)
 
 
