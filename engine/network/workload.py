@@ -129,7 +129,9 @@ def parse_csv(text: str, file: str = "<workload>") -> Network:
         except StopIteration:
             break
         except csv.Error as error:  # a field over the csv module's own limit, a NUL byte, ...
-            raise WorkloadError(f"not a readable CSV line: {error}", SourceLocation(file, reader.line_num)) from None
+            reason = (f"a field of more than {csv.field_size_limit():,} characters; the limit is {MAX_FIELD:,}"
+                      if "field limit" in str(error) else f"not a readable CSV line: {error}")
+            raise WorkloadError(reason, SourceLocation(file, reader.line_num)) from None
         if any(len(cell) > MAX_FIELD for cell in row):
             raise WorkloadError(f"a field of {max(map(len, row)):,} characters; the limit is {MAX_FIELD:,}",
                                 SourceLocation(file, reader.line_num))

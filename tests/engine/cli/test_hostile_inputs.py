@@ -136,7 +136,10 @@ CASES = {
                                "200 counts of arrays; the limit is 32 per run"),
     "network CSV with a 200k-character field": (
         lambda d: ["network", CNN, write(d, "n.csv", "name,i\n" + "x" * 200_000 + ",3\n"), "--db", str(d / "r.db")],
-        "n.csv:2: not a readable CSV line: field larger than field limit"),
+        "n.csv:2: a field of more than 131,072 characters; the limit is 1,024"),
+    "network CSV with a 2k-character field": (
+        lambda d: ["network", CNN, write(d, "n.csv", "name,i\n" + "x" * 2000 + ",3\n"), "--db", str(d / "r.db")],
+        "n.csv:2: a field of 2,000 characters; the limit is 1,024"),
     "network CSV not UTF-8": (lambda d: ["network", CNN, write(d, "n.csv", b"name,i\n\xff\xfe,3\n"),
                                          "--db", str(d / "r.db")],
                               "n.csv:2:1: the workload file is not UTF-8 (byte 0xff)"),
