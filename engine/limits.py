@@ -91,14 +91,17 @@ def check_simulator_memory(descriptor: dict, values: dict[str, int], available: 
     need = simulator_state_bytes(descriptor, values)
     available = available_memory() if available is None else available
     if need > MEMORY_SHARE * available:
-        raise DesignError(f"the simulator would need about {_bytes(need)} for this configuration (module "
-                          f"instances x tiles); {_bytes(available)} of memory is available: use larger tiles "
+        raise DesignError(f"the simulator would need about {format_bytes(need)} for this configuration (module "
+                          f"instances x tiles); {format_bytes(available)} of memory is available: use larger tiles "
                           f"(array-partitioning factors) or smaller sizes")
     return need
 
 
-def _bytes(n: float) -> str:
+def format_bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if n < 1024 or unit == "PB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{n:.0f} B"
         n /= 1024
+
+
+_bytes = format_bytes  # the name this module used before format_bytes was shared

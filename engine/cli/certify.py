@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli.kernel_args import add_configuration_arguments, add_kernel_arguments, kernel_defines
+import sys
+
+from engine.cli.kernel_args import add_configuration_arguments, add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
-from engine.compiler.design_space import DesignSpace, compile_kernel
+from engine.compiler.design_space import DesignSpace
 from engine.errors import DesignError, EngineError
 from engine.models.constraints import violations
 from engine.models.device import Device, load_device
@@ -18,7 +20,8 @@ from engine.models.evaluate import PerformanceModel
 from engine.search.certify import Certificate, certify
 from engine.search.explore import Budget, explore
 from engine.search.space import SearchSpace
-from engine.search.store import RunStore
+from engine.search.store import DAMAGED, RunStore
+from engine.validation import nonnegative_number, positive_seconds
 
 HELP = "prove a design's best configuration optimal or within a gap of the optimum (or improve it)"
 
@@ -26,25 +29,32 @@ HELP = "prove a design's best configuration optimal or within a gap of the optim
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     add_configuration_arguments(parser)
-    parser.add_argument("--gap", type=float, default=0.01, help="target gap, e.g. 0.01 for 1%% (default)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="time for the proof (default 60)")
+    parser.add_argument("--gap", type=nonnegative_number, default=0.01, help="target gap, e.g. 0.01 for 1%% (default)")
+    parser.add_argument("--seconds", type=positive_seconds, default=60.0, help="time for the proof (default 60)")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     parser.add_argument("--db", help="run database to take the starting configuration from (default: the user's)")
-    parser.add_argument("--search-seconds", type=float, default=2.0,
+    parser.add_argument("--search-seconds", type=positive_seconds, default=2.0,
                         help="without --param or a stored run: search this long for a start (default 2)")
     parser.add_argument("--json", action="store_true", help="print the certificate as JSON")
 
 
 def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict[str, int], str, int] | None:
     """The best stored configuration of this design for the same kernel text, sizes and device:
-    (params, where it comes from, run id)."""
+    (params, where it comes from, run id). A damaged run is named on stderr and skipped."""
     best = None
     names = [p.name for p in space.design(design).params if p.tunable]
     with RunStore(db) as store:
         for summary in store.list_runs():
+            if summary.status == DAMAGED:
+                print(f"note: run {summary.id} is damaged, skipped: {summary.problem}", file=sys.stderr)
+                continue
             if summary.device != device:
                 continue
-            run = store.load(summary.id)
+            try:
+                run = store.load(summary.id)
+            except EngineError as exc:
+                print(f"note: {exc}; skipped", file=sys.stderr)
+                continue
             if run.kernel_text != space.kernel.source or run.sizes != space.kernel.sizes:
                 continue
             for d in run.result.designs:
@@ -55,7 +65,7 @@ def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict
 
 
 def run(args: argparse.Namespace) -> int:
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_from_args(args)  # the same input and size checks as search
     device = load_device(args.device)
     design = space.design(args.design)
     search = SearchSpace(PerformanceModel(space, design, device))

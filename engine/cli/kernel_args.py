@@ -1,11 +1,11 @@
 """Arguments every kernel-reading subcommand shares: the file, -D overrides, presets, a reduction file;
 the design + parameters of the subcommands that look at one configuration (model, simulate); the
 kernel compiled from them and checked (unused -D names, size limits); argparse types for seeds and
-budgets that refuse what a run could not honour (negative or huge seeds, nan / inf / 0 seconds)."""
+budgets that refuse what a run could not honour (negative or huge seeds, nan / inf / 0 seconds), which
+live in engine/validation.py."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import sys
@@ -14,11 +14,14 @@ from pathlib import Path
 from engine.compiler.design_space import DesignSpace, compile_kernel, explore_designs
 from engine.compiler.frontend import parse_kernel
 from engine.compiler.ir import Kernel
+from engine.compiler.preprocess import MAX_SOURCE_BYTES
 from engine.compiler.sa_sizes import select
 from engine.errors import EngineError, KernelError, SourceLocation
-from engine.limits import INT64_MAX, check_design_space, check_kernel
+from engine.limits import check_design_space, check_kernel
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
+# argparse types for seeds, budgets and counts: engine/validation.py (re-exported for the subcommands)
+from engine.validation import positive_int, positive_seconds, read_json, read_text, seed  # noqa: F401
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = "C file with a #pragma scop region",
@@ -121,7 +124,7 @@ def check_reductions(kernel: Kernel, simd_info: str | None) -> None:
     """A --simd-info file has AutoSA's shape and every loop it (or a `#pragma systolic reduction`) names
     is a loop of the kernel."""
     if simd_info is not None:
-        info = json.loads(Path(simd_info).read_text())  # the front end has read it already
+        info = read_json(simd_info, "reduction file", error=KernelError)  # the front end has read it already
         if not isinstance(info, dict) or not info or not all(
                 isinstance(e, dict) and isinstance(e.get("reduction"), list) for e in info.values()):
             raise KernelError('expected an object of kernels, each with a "reduction" list, e.g. '
@@ -142,9 +145,9 @@ def check_defines(kernel: Kernel, defines: list[str]) -> None:
     texts = [kernel.source]
     folder = Path(kernel.path).parent
     for header in re.findall(r'#\s*include\s*"([^"]+)"', kernel.source):
-        try:
-            texts.append((folder / header).read_text(errors="replace"))
-        except OSError:
+        try:  # (a header under `#if 0` was never read by the preprocessor: the same checks here)
+            texts.append(read_text(folder / header, "included file", MAX_SOURCE_BYTES))
+        except EngineError:
             continue
     for pair in defines:
         name = pair.partition("=")[0].strip()
@@ -154,35 +157,3 @@ def check_defines(kernel: Kernel, defines: list[str]) -> None:
         raise KernelError(f"-D {pair}: the kernel does not use '{name}' (its sizes: {known})",
                           SourceLocation(kernel.path))
 
-
-def seed(text: str) -> int:
-    """argparse type: a seed in 0..2^63-1 (what the run database and numpy take)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed in 0..2^63-1, not '{text}'") from None
-    if not 0 <= value <= INT64_MAX:
-        raise argparse.ArgumentTypeError(f"the seed must be in 0..2^63-1 = {INT64_MAX}, not {value}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    """argparse type: a finite, positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not '{text}'") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"the time budget must be positive and finite, not {text}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer in 1..2^63-1 (counts the engine holds in int64)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not '{text}'") from None
-    if not 1 <= value <= INT64_MAX:
-        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2^63-1, not {value}")
-    return value

@@ -41,8 +41,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def package_version() -> str:
+    """The installed package's version (pyproject.toml), or "unknown" when run from a bare source tree."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 (only for --version)
+    try:
+        return version("systolic-studio")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _Version(argparse.Action):
+    """--version: looked up only when asked for."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"systolic {package_version()}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="systolic", description="Explore systolic arrays for a C loop nest.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, module in SUBCOMMANDS.items():
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))

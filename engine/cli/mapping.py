@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli.kernel_args import add_kernel_arguments, kernel_defines
-from engine.compiler.design_space import compile_kernel
+from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
 from engine.compiler.mapping import Mapping, map_space_time, parse_matrix, stt_from_loops
 from engine.errors import EngineError
+from engine.validation import bounded_int
 
 HELP = "check an explicit space-time mapping (T2S-Tensor / PolySA style) and print the array it implies"
 
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time", metavar="EXPRS",
                         help='time step(s), compared lexicographically, e.g. "i+j+k" (one per remaining dimension)')
     parser.add_argument("--stt", metavar="MATRIX", help='the whole matrix as JSON rows, e.g. "[[1,0,0],[0,1,0],[1,1,1]]"')
-    parser.add_argument("--space-dims", type=int, metavar="N",
+    parser.add_argument("--space-dims", type=bounded_int(8, "space dimensions"), metavar="N",
                         help="with --stt: how many leading rows are space rows (default 2, or 1 for two loops)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if (args.stt is None) == (args.space is None):
         raise EngineError('give either --space "i,j" --time "i+j+k" or --stt "[[...],...]"')
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_from_args(args)  # the input and size checks every kernel-reading subcommand makes
     loops = space.band.loops
     if args.stt is not None:
         if args.time is not None:

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.pods.plots import gantt, heat_map, scale_chart
+from engine.network.runner import check_scheduler_address
+from engine.pods.plots import check_image_path, gantt, heat_map, scale_chart
 from engine.pods.studies import (SOSA_MULTITENANCY, SOSA_TABLE1, SOSA_TABLE2, ScheduleOptions, as_dicts,
                                  best_point, granularity_sweep, interconnect_table, multitenancy,
                                  run_workloads, scale_table)
@@ -18,6 +19,9 @@ from engine.pods.technology import INTERCONNECTS, load_technology
 from engine.pods.tiling import AGGREGATIONS
 from engine.pods.workload import load_pod_workload
 from engine.pods.zoo import SOSA_BENCHMARKS, SOSA_TENANTS
+from engine.validation import bounded_int, nonnegative_number, positive_int, positive_number
+
+MAX_PODS = 65536
 
 HELP = "multi-pod accelerators (SOSA): granularity, interconnect, scale, schedule, tenancy"
 DEFAULT_NETWORKS = ["resnet50", "bert_base"]
@@ -33,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for p in (gran, inter, scale, sched, tenancy):
         p.add_argument("--technology", type=Path, help="technology JSON (default resources/pods/sosa_28nm.json)")
         p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-        p.add_argument("--batch", type=int, default=1, help="inputs per network (default 1)")
+        p.add_argument("--batch", type=positive_int, default=1,
+                       help="inputs per network (default 1; refused, with the estimate, when the schedule would "
+                            "not fit in memory)")
     for p in (gran, inter, scale):
         p.add_argument("--network", action="append", metavar="FILE",
                        help=f"network file or bundled name, repeatable (default {' '.join(DEFAULT_NETWORKS)})")
@@ -44,12 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               f"{' '.join(SOSA_TENANTS)})")
     sched.add_argument("networks", nargs="+", metavar="NETWORK", help="network files (several: multi-tenancy)")
     for p in (inter, sched, tenancy):
-        p.add_argument("--pods", type=int, default=256, help="pod count (default 256)")
+        p.add_argument("--pods", type=bounded_int(MAX_PODS, "pods"), default=256,
+                       help=f"pod count, 1..{MAX_PODS} (default 256)")
         p.add_argument("--array", default="32x32", help="array shape RxC (default 32x32)")
     for p in (gran, scale, sched, tenancy):
         p.add_argument("--interconnect", default="butterfly-2", choices=INTERCONNECTS)
     for p in (gran, scale):
-        p.add_argument("--tdp", type=float, help="power budget in W (default the technology's, 400)")
+        p.add_argument("--tdp", type=positive_number, help="power budget in W (default the technology's, 400)")
     for p in (inter, scale, sched, tenancy):
         p.add_argument("--aggregation", default="mixed", choices=AGGREGATIONS,
                        help="how partial sums over the reduction are summed: mixed (default; SOSA 4.2: each "
@@ -58,13 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--layer-barrier", action="store_true",
                        help="a layer waits for the whole of its producers (default: the rows it reads)")
         p.add_argument("--conventional", action="store_true", help="conventional tiling (X rows not partitioned)")
-        p.add_argument("--post-processors", type=float, default=None, metavar="F",
+        p.add_argument("--post-processors", type=nonnegative_number, default=None, metavar="F",
                        help="post-processor tile aggregations per slice, per pod (0: unbounded; default "
                             "SOSA's pairs, 0.5, with mixed aggregation, unbounded with post-processor)")
     gran.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the shapes on this Dask cluster")
     scale.add_argument("--arrays", default="512,256,128,64,32,16",
                        help="square array sizes (default 512,256,128,64,32,16)")
-    scale.add_argument("--monolithic", type=int, default=512, metavar="SIZE",
+    scale.add_argument("--monolithic", type=bounded_int(65536, "monolithic array size", minimum=0), default=512,
+                       metavar="SIZE",
                        help="the array size built as one pod, SOSA's monolithic baseline (default 512; 0: none)")
     gran.add_argument("--sizes", help="comma-separated row/column sizes (default 15 sizes, 8..512)")
     for p, default in ((gran, "granularity.png"), (sched, "schedule.png"), (scale, "scale.png")):
@@ -73,8 +81,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     technology = load_technology(args.technology)
-    if args.batch < 1:
-        raise EngineError(f"--batch must be at least 1, got {args.batch}")
+    if getattr(args, "png", None) is not None:  # checked before any work
+        check_image_path(args.png)
+    if getattr(args, "scheduler", None):
+        check_scheduler_address(args.scheduler)
     started = time.perf_counter()
     result = {"granularity": _granularity, "interconnect": _interconnect, "scale": _scale,
               "schedule": _schedule, "tenancy": _tenancy}[args.study](args, technology)
@@ -104,15 +114,15 @@ def _sizes(text: str, option: str) -> list[int]:
         sizes = [int(s) for s in text.split(",")]
     except ValueError:
         raise EngineError(f"{option} {text!r}: expected comma-separated whole numbers") from None
-    if any(s < 1 for s in sizes):
-        raise EngineError(f"{option}: every size must be at least 1")
+    if any(s < 1 or s > 65536 for s in sizes) or len(sizes) > 256:
+        raise EngineError(f"{option}: sizes are 1..65536, at most 256 of them")
     return sizes
 
 
 def _shape(text: str) -> tuple[int, int]:
     parts = text.lower().split("x")
-    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise EngineError(f"--array {text!r}: expected ROWSxCOLS with positive sizes, e.g. 32x32")
+    if len(parts) != 2 or not all(p.isdigit() and 0 < int(p) <= 65536 for p in parts):
+        raise EngineError(f"--array {text!r}: expected ROWSxCOLS with sizes 1..65536, e.g. 32x32")
     return int(parts[0]), int(parts[1])
 
 

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.cli.kernel_args import positive_int, positive_seconds
-from engine.compiler.design_space import compile_kernel
+from engine.cli.kernel_args import compile_from_args
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.resources import DEFAULT_KERNEL, preset_defines
 from engine.studies import STUDIES
 from engine.studies.common import BEST_KNOWN, prepare_output
+from engine.validation import positive_int, positive_seconds, read_json
 
 HELP = ("reproduce a study of the Odyssey paper (methods, mutation, latency-model, traffic-pruning, mp-vs-hybrid, "
         "model-accuracy, mm-architectures, vgg16-conv12, networks)")
@@ -56,12 +56,19 @@ def run(args: argparse.Namespace) -> int:
         raise EngineError(f"unknown study '{args.name}' (known: {', '.join(STUDIES)})")
     if args.methods and args.name != "methods":
         raise EngineError("--methods applies to the methods study only")
+    if args.name == "methods" and args.best_known is not None and args.best_known.exists():
+        table = read_json(args.best_known, "best-known file")  # size, encoding and depth checked before any work
+        if not isinstance(table, dict) or not isinstance(table.get("designs", {}), dict):
+            raise EngineError(f"{args.best_known}: a best-known file is a JSON object with a \"designs\" object "
+                              f"(see bench/best_known.json)")
     out = args.out or Path(f"study-{args.name}")
     prepare_output(out, force=args.force)  # fail before any long work
     kernel = args.kernel or DEFAULT_KERNEL
-    defines = ([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
-    defines += list(args.defines)
-    space = compile_kernel(kernel, defines=defines)
+    # the same input and size checks as search (unused -D names, sizes the models count exactly)
+    space = compile_from_args(argparse.Namespace(
+        kernel=kernel, preset=None, simd_info=None,
+        defines=([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
+        + list(args.defines)))
     device = load_device(args.device)
     seconds = args.seconds if args.seconds is not None or args.samples is not None else study.seconds
     log = (lambda message: print(message, file=sys.stderr, flush=True)) if not args.quiet else None

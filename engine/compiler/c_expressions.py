@@ -10,6 +10,7 @@ from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
 from engine.compiler.ir import Access, Affine, BinOp, Call, Const, Expr, IterRef, Ref, UnaryOp
+from engine.compiler.preprocess import source_name
 from engine.errors import KernelError, SourceLocation
 
 _GENERATOR = CGenerator()
@@ -21,7 +22,7 @@ def location_of(node: c_ast.Node | None, fallback: str = "") -> SourceLocation:
     coord = getattr(node, "coord", None)
     if coord is None:
         return SourceLocation(fallback)
-    return SourceLocation(coord.file, coord.line, coord.column)
+    return SourceLocation(source_name(coord.file), coord.line, coord.column)
 
 
 def c_text(node: c_ast.Node) -> str:

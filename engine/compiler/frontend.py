@@ -9,11 +9,17 @@ An `else` runs under the negation of the `if`'s condition: a union of disjoint c
 (`k != 0` is `k >= 1` or `k <= -1`), one copy of each statement per piece that the enclosing loops
 do not make empty; `!=`, `||` and `!` in conditions are split the same way. A branch the loops never
 reach is dropped. Everything else is a KernelError with file:line:column.
+
+pycparser parses and prints by recursion, a few frames per level of nesting: the front end runs
+with a recursion limit of RECURSION_LIMIT (Python 3.11 keeps Python-to-Python calls off the C stack),
+enough for a few hundred nested parentheses or blocks or terms of a sum; deeper nesting is a
+one-line KernelError naming the deepest line.
 """
 from __future__ import annotations
 
-import json
 import re
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pycparser
@@ -27,6 +33,7 @@ from engine.compiler.isl_helpers import domain_set
 from engine.compiler.preprocess import preprocess
 from engine.compiler.syntax_errors import syntax_error
 from engine.errors import KernelError, SourceLocation
+from engine.validation import read_json
 
 _TYPE_NAMES = {
     "float": "float", "double": "double",
@@ -38,11 +45,54 @@ _TYPE_NAMES = {
 }
 _ACCEPTED_TYPES = "float, double, int, int16_t/short, int8_t/char (or their unsigned forms)"
 _PRAGMA_REDUCTION = re.compile(r"^\s*systolic\s+reduction\s*\(([^)]*)\)\s*$")
+RECURSION_LIMIT = 12_000
+
+
+@contextmanager
+def _deep_recursion(limit: int):
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None = None) -> Kernel:
     """Read a kernel file. `defines` are -D overrides; `simd_info` is an AutoSA-style reduction file."""
     pre = preprocess(path, defines)
+    try:
+        with _deep_recursion(RECURSION_LIMIT):
+            return _parse(path, pre, simd_info)
+    except RecursionError:
+        depth, line = _deepest_nesting(pre.source)
+        if depth <= 50:  # not nesting: a long expression, on the longest line
+            lines = pre.source.splitlines() or [""]
+            line = max(range(len(lines)), key=lambda n: len(lines[n])) + 1
+        what = (f"nests parentheses, brackets or blocks {depth} deep" if depth > 50 else
+                "holds an expression too long")
+        raise KernelError(f"the kernel {what} for the C parser (it recurses once per level; keep nesting "
+                          f"under about 300 levels and sums under about 1,000 terms)",
+                          SourceLocation(pre.path, line)) from None
+
+
+def _deepest_nesting(source: str) -> tuple[int, int | None]:
+    """(deepest nesting of ( [ {, its line) in C source (comments and strings not skipped: a hint)."""
+    depth = deepest = 0
+    line = where = 1
+    for char in source:
+        if char in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, line
+        elif char in ")]}":
+            depth -= 1
+        elif char == "\n":
+            line += 1
+    return deepest, where if deepest else None
+
+
+def _parse(path, pre, simd_info) -> Kernel:
     parser = pycparser.CParser()
     try:
         ast = parser.parse(pre.text, pre.path)
@@ -74,7 +124,14 @@ def _declared_reductions(ast: c_ast.FileAST) -> set[str]:
         if isinstance(node, c_ast.Pragma):
             match = _PRAGMA_REDUCTION.match(node.string)
             if match:
-                loops |= {name.strip() for name in match.group(1).split(",") if name.strip()}
+                names = [name.strip() for name in match.group(1).split(",")]
+                if not names or not all(name.isidentifier() for name in names):
+                    raise KernelError(f"'#pragma {node.string.strip()}': expected loop names, e.g. "
+                                      f"#pragma systolic reduction(k)", location_of(node))
+                loops |= set(names)
+            elif re.match(r"\s*systolic\b", node.string):
+                raise KernelError(f"unknown '#pragma {node.string.strip()[:60]}': the systolic pragma is "
+                                  f"'#pragma systolic reduction(LOOP, ...)'", location_of(node))
     return loops
 
 
@@ -85,10 +142,7 @@ def _reductions_from_simd_info(path: Path) -> tuple[set[str], tuple[bool, ...]]:
     a statement's own target does not use (for MM: k). Loop names are accepted too and say the same
     without depending on that order.
     """
-    try:
-        info = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise KernelError(f"cannot read reduction file: {exc}", SourceLocation(str(path))) from None
+    info = read_json(path, "reduction file", error=KernelError)
     loops: set[str] = set()
     flags: list[bool] = []
     for entry in info.values() if isinstance(info, dict) else []:

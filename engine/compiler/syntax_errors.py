@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pycparser
 
+from engine.compiler.preprocess import source_name
 from engine.errors import KernelError, SourceLocation
 
 
@@ -20,7 +21,7 @@ def syntax_error(exc: pycparser.c_parser.ParseError, parser: pycparser.CParser, 
     match = re.match(r"^(.*?):(\d+):(\d+): (.*)$", message)
     if match:
         file, line, column, reason = match.groups()
-        return _at_token(file, int(line), int(column), reason)
+        return _at_token(source_name(file), int(line), int(column), reason)
     reason = message.split(": ", 1)[1] if ": " in message else message
     if "end of input" in reason.lower():
         lines = _source_lines(path)
@@ -31,7 +32,8 @@ def syntax_error(exc: pycparser.c_parser.ParseError, parser: pycparser.CParser, 
     if token is None:
         return KernelError(f"syntax error: {reason}", SourceLocation(path))
     return KernelError(f"syntax error: {reason.lower()} at '{token.value}'",
-                       SourceLocation(token.filename or path, token.lineno, token.column))
+                       SourceLocation(source_name(token.filename) if token.filename else path, token.lineno,
+                                      token.column))
 
 
 def _at_token(file: str, line: int, column: int, reason: str) -> KernelError:

@@ -28,6 +28,8 @@ from engine.network.store import NetworkRun, NetworkStore
 from engine.network.task import loop_define_map, reference_space, sized_space
 
 Submit = Callable[[list[SingleTask]], list[SingleArrayResult]]
+MAX_ARRAYS = 256  # arrays on one device (each a stage of at least one layer with its own PEs and buffers)
+MAX_ARRAY_COUNTS = 32  # counts of arrays planned in one run (each a planning search)
 
 
 @dataclass(frozen=True)

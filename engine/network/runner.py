@@ -46,8 +46,7 @@ class Cluster:
         from distributed import Client, LocalCluster  # noqa: PLC0415 (heavy: only the network command needs it)
         self.cluster = None
         if scheduler is not None:
-            if not _ADDRESS.match(scheduler):
-                raise NetworkError(f"scheduler address {scheduler!r}: expected tcp://HOST:PORT")
+            check_scheduler_address(scheduler)
             try:
                 _ask_identity(scheduler, CONNECT_TIMEOUT)  # a socket that accepts but never speaks hangs Client
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
@@ -95,6 +94,13 @@ class Cluster:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def check_scheduler_address(address: str, option: str = "--scheduler") -> str:
+    """A Dask scheduler address, tcp://HOST:PORT (or tls://, ws://, wss://), checked before any work."""
+    if not _ADDRESS.match(address):
+        raise NetworkError(f"{option}: scheduler address {address!r}: expected tcp://HOST:PORT (a Dask scheduler)")
+    return address
 
 
 def _ask_identity(address: str, timeout: float) -> dict:

@@ -6,29 +6,41 @@ seed, status), `network_pairs` (one row per finished (layer, design) search) and
 (one row per design optimised as the single array). A result is one transaction written as it
 arrives, so a run killed at any point keeps every finished pair and `--resume` computes the others.
 A pair is stored once: its (run, layer, design) key is the primary key.
+
+A run's row carries its writer's pid and host and a heartbeat (`updated`, set whenever the run
+stores a result), so `runs()` tells a "running" run from a "killed" one (its process gone, or on
+another host its heartbeat stale) as well as from an "interrupted" one (stopped and stored). Rows
+are untrusted: every column is read through engine/validation.py; a damaged run is listed as
+"damaged" with the reason and refused by `load`, and a damaged pair or single-array row is left out
+(so `--resume` computes it again and replaces it).
 """
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Self
+from typing import NamedTuple, Self
 
 from engine.errors import EngineError
 from engine.network.single_array import SingleArrayResult
 from engine.network.task import PairResult
 from engine.search.progress import Candidate
-from engine.search.store import RunStore, default_database_path
+from engine.search.store import RunStore, default_database_path, writer_gone
+from engine.validation import (StoredRowError, stored_int, stored_number, stored_object, stored_params,
+                               stored_text)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS network_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, kernel_path TEXT NOT NULL,
     kernel_text TEXT NOT NULL, defines TEXT NOT NULL, network TEXT NOT NULL, workload TEXT NOT NULL,
     device TEXT NOT NULL, method TEXT NOT NULL, seconds REAL, samples INTEGER, seed INTEGER NOT NULL,
-    options TEXT NOT NULL, status TEXT NOT NULL);
+    options TEXT NOT NULL, status TEXT NOT NULL, pid INTEGER, host TEXT, updated REAL);
 CREATE TABLE IF NOT EXISTS network_pairs (
     run_id INTEGER NOT NULL REFERENCES network_runs(id) ON DELETE CASCADE, layer TEXT NOT NULL,
     design TEXT NOT NULL, params TEXT, latency REAL, dsp REAL, bram18k REAL, gops REAL,
@@ -41,6 +53,19 @@ CREATE TABLE IF NOT EXISTS network_single (
     PRIMARY KEY (run_id, design));
 """
 STATUSES = ("running", "finished", "interrupted")
+KILLED, DAMAGED = "killed", "damaged"  # read back only
+
+
+class NetworkRunRow(NamedTuple):
+    """One line of `systolic network --list`."""
+    id: int
+    created: str
+    network: str
+    method: str
+    status: str  # running, finished, interrupted, killed or damaged
+    pairs: int
+    layers: int
+    problem: str | None = None  # why a damaged row cannot be read
 
 
 @dataclass(frozen=True)
@@ -75,6 +100,10 @@ class NetworkStore:
             with self._transaction() as db:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     db.execute(statement)
+                columns = {r[1] for r in db.execute("PRAGMA table_info(network_runs)")}
+                for column, kind in (("pid", "INTEGER"), ("host", "TEXT"), ("updated", "REAL")):
+                    if column not in columns:  # a database written before the heartbeat
+                        db.execute(f"ALTER TABLE network_runs ADD COLUMN {column} {kind}")
         except sqlite3.Error as error:
             raise EngineError(f"cannot use run database {self.path}: {error}") from None
 
@@ -108,9 +137,32 @@ class NetworkStore:
         with self._transaction() as db:
             return db.execute(
                 "INSERT INTO network_runs (created, kernel_path, kernel_text, defines, network, workload, device, "
-                "method, seconds, samples, seed, options, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "method, seconds, samples, seed, options, status, pid, host, updated) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (created, kernel_path, kernel_text, json.dumps(defines), network, json.dumps(workload), device,
-                 method, seconds, samples, seed, json.dumps(options), "running")).lastrowid
+                 method, seconds, samples, seed, json.dumps(options), "running", os.getpid(), socket.gethostname(),
+                 time.time())).lastrowid
+
+    def claim(self, run_id: int) -> int:
+        """This process now runs `run_id` (--resume): status "running", its pid, host and a heartbeat; its
+        damaged pair and single-array rows are deleted, to be computed again. Returns how many."""
+        with self._transaction() as db:
+            db.execute("UPDATE network_runs SET status = 'running', pid = ?, host = ?, updated = ? WHERE id = ?",
+                       (os.getpid(), socket.gethostname(), time.time(), run_id))
+            damaged = 0
+            for table, columns, decode in (
+                    ("network_pairs", "layer, design, params, latency, dsp, bram18k, gops, samples, seconds, notes, "
+                                      "error", _pair),
+                    ("network_single", "design, params, network_latency, layer_latency, dsp, bram18k, samples, "
+                                       "seconds, exact_check, notes", _single)):
+                for rowid, *row in db.execute(f"SELECT rowid, {columns} FROM {table} WHERE run_id = ?",
+                                              (run_id,)).fetchall():
+                    try:
+                        decode(row)
+                    except (ValueError, TypeError):
+                        db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+                        damaged += 1
+        return damaged
 
     def add_pair(self, run_id: int, result: PairResult) -> None:
         self.add_pairs(run_id, [result])
@@ -127,10 +179,12 @@ class NetworkStore:
                          json.dumps(list(result.notes)), result.error))
         with self._transaction() as db:
             db.executemany("INSERT INTO network_pairs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            self._beat(db, run_id)
 
     def add_single(self, run_id: int, result: SingleArrayResult) -> None:
         r = result
         with self._transaction() as db:
+            self._beat(db, run_id)
             db.execute("INSERT INTO network_single VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
                 run_id, r.design, None if r.params is None else json.dumps({k: int(v) for k, v in r.params.items()}),
                 _number(r.network_latency_cycles), json.dumps(r.layer_latency_cycles), _number(r.dsp),
@@ -141,34 +195,120 @@ class NetworkStore:
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}")
         with self._transaction() as db:
-            db.execute("UPDATE network_runs SET status = ? WHERE id = ?", (status, run_id))
+            db.execute("UPDATE network_runs SET status = ?, updated = ?, pid = CASE WHEN ? = 'running' THEN pid "
+                       "ELSE NULL END WHERE id = ?", (status, time.time(), status, run_id))
+
+    @staticmethod
+    def _beat(db, run_id: int) -> None:
+        db.execute("UPDATE network_runs SET updated = ? WHERE id = ?", (time.time(), run_id))
 
     # -- reading -------------------------------------------------------------------------------
     def load(self, run_id: int) -> NetworkRun:
-        row = self._conn.execute("SELECT * FROM network_runs WHERE id = ?", (run_id,)).fetchone()
+        row = self._conn.execute("SELECT id, created, kernel_path, kernel_text, defines, network, workload, device, "
+                                 "method, seconds, samples, seed, options, status FROM network_runs WHERE id = ?",
+                                 (run_id,)).fetchone()
         if row is None:
             raise EngineError(f"no stored network run {run_id} in {self.path} (see `systolic network --list`)")
-        return NetworkRun(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]), row[7],
-                          row[8], row[9], row[10], row[11], json.loads(row[12]), row[13])
+        try:
+            return _network_run(row)
+        except (ValueError, TypeError) as exc:
+            raise EngineError(f"network run {run_id} in {self.path} is damaged and cannot be read "
+                              f"({str(exc).splitlines()[0]})") from None
 
-    def runs(self) -> list[tuple[int, str, str, str, str, int, int]]:
-        """(id, created, network, method, status, pairs stored, layers) of every network run, newest first."""
-        return [(r[0], r[1], r[2], r[3], r[4], r[5], len(json.loads(r[6]))) for r in self._conn.execute(
-            "SELECT r.id, r.created, r.network, r.method, r.status, "
-            "(SELECT COUNT(*) FROM network_pairs p WHERE p.run_id = r.id), r.workload "
-            "FROM network_runs r ORDER BY r.id DESC")]
+    def running_elsewhere(self, run_id: int) -> int | None:
+        """The pid of another live process that is running `run_id` (its heartbeat fresh), else None."""
+        row = self._conn.execute("SELECT status, pid, host, updated FROM network_runs WHERE id = ?",
+                                 (run_id,)).fetchone()
+        if row is None or row[0] != "running" or row[1] == os.getpid() or writer_gone(*row[1:]):
+            return None
+        return row[1] if isinstance(row[1], int) else -1
+
+    def runs(self) -> list[NetworkRunRow]:
+        """Every network run, newest first; a row that cannot be read is "damaged" with the reason."""
+        rows = []
+        for r in self._conn.execute(
+                "SELECT r.id, r.created, r.network, r.method, r.status, "
+                "(SELECT COUNT(*) FROM network_pairs p WHERE p.run_id = r.id), r.workload, r.pid, r.host, r.updated "
+                "FROM network_runs r ORDER BY r.id DESC"):
+            try:
+                status = stored_text(r[4], "status")
+                if status not in STATUSES:
+                    raise StoredRowError(f"status is {status[:20]!r}, not one of {', '.join(STATUSES)}")
+                if status == "running" and writer_gone(*r[7:10]):
+                    status = KILLED
+                rows.append(NetworkRunRow(r[0], stored_text(r[1], "created"), stored_text(r[2], "network"),
+                                          stored_text(r[3], "method"), status, r[5],
+                                          len(stored_object(r[6], "workload", list))))
+            except StoredRowError as exc:
+                text = lambda v: v if isinstance(v, str) else "?"  # noqa: E731
+                rows.append(NetworkRunRow(r[0], text(r[1]), text(r[2]), text(r[3]), DAMAGED, r[5], 0, str(exc)))
+        return rows
 
     def pairs(self, run_id: int) -> list[PairResult]:
+        """The run's stored pairs; a damaged pair row is left out (`claim` deletes it on --resume)."""
         results = []
-        for layer, design, params, latency, dsp, bram, gops, samples, seconds, notes, error in self._conn.execute(
+        for row in self._conn.execute(
                 "SELECT layer, design, params, latency, dsp, bram18k, gops, samples, seconds, notes, error "
                 "FROM network_pairs WHERE run_id = ?", (run_id,)):
-            best = None if params is None else Candidate(json.loads(params), latency, dsp, bram, gops)
-            results.append(PairResult(layer, design, best, samples, seconds, tuple(json.loads(notes)), error))
+            try:
+                results.append(_pair(row))
+            except (ValueError, TypeError):
+                continue
         return results
 
     def singles(self, run_id: int) -> list[SingleArrayResult]:
-        return [SingleArrayResult(r[0], None if r[1] is None else json.loads(r[1]), r[2], json.loads(r[3]), r[4], r[5],
-                                  r[6], r[7], r[8], tuple(json.loads(r[9]))) for r in self._conn.execute(
-            "SELECT design, params, network_latency, layer_latency, dsp, bram18k, samples, seconds, exact_check, "
-            "notes FROM network_single WHERE run_id = ?", (run_id,))]
+        results = []
+        for r in self._conn.execute(
+                "SELECT design, params, network_latency, layer_latency, dsp, bram18k, samples, seconds, exact_check, "
+                "notes FROM network_single WHERE run_id = ?", (run_id,)):
+            try:
+                results.append(_single(r))
+            except (ValueError, TypeError):
+                continue
+        return results
+
+
+def _network_run(row) -> NetworkRun:
+    workload = stored_object(row[6], "workload", list)
+    for layer in workload:
+        if not (isinstance(layer, dict) and isinstance(layer.get("name"), str) and isinstance(layer.get("sizes"), dict)
+                and isinstance(layer.get("tags", []), list)):
+            raise StoredRowError("a workload layer is not an object with a name, tags and sizes")
+        for name, value in layer["sizes"].items():
+            stored_int(value, f"size {name} of layer {layer['name']!r}", 1, 2**31 - 1)
+    defines = stored_object(row[4], "defines", list)
+    if not all(isinstance(d, str) for d in defines):
+        raise StoredRowError("defines is not a list of NAME=VALUE strings")
+    seconds = stored_number(row[9], "seconds", optional=True)
+    samples = None if row[10] is None else stored_int(row[10], "samples", 1)
+    if seconds is None and samples is None or seconds == 0:
+        raise StoredRowError("the run has no budget per pair (seconds and samples both empty)")
+    return NetworkRun(stored_int(row[0], "id", 1), stored_text(row[1], "created"), stored_text(row[2], "kernel_path"),
+                      stored_text(row[3], "kernel_text"), defines, stored_text(row[5], "network"), workload,
+                      stored_text(row[7], "device"), stored_text(row[8], "method"), seconds, samples,
+                      stored_int(row[11], "seed"), stored_object(row[12], "options"), stored_text(row[13], "status"))
+
+
+def _pair(row) -> PairResult:
+    layer, design, params, latency, dsp, bram, gops, samples, seconds, notes, error = row
+    best = None if params is None else Candidate(stored_params(params, "params"), stored_number(latency, "latency"),
+                                                 stored_number(dsp, "dsp"), stored_number(bram, "bram18k"),
+                                                 stored_number(gops, "gops"))
+    return PairResult(stored_text(layer, "layer"), stored_text(design, "design"), best, stored_int(samples, "samples"),
+                      stored_number(seconds, "seconds"), _notes(notes), stored_text(error, "error", optional=True))
+
+
+def _single(r) -> SingleArrayResult:
+    layer_latency = stored_object(r[3], "layer_latency")
+    for value in layer_latency.values():
+        stored_number(value, "a layer latency", optional=True)
+    return SingleArrayResult(stored_text(r[0], "design"), None if r[1] is None else stored_params(r[1], "params"),
+                             stored_number(r[2], "network_latency", optional=True), layer_latency,
+                             stored_number(r[4], "dsp", optional=True), stored_number(r[5], "bram18k", optional=True),
+                             stored_int(r[6], "samples"), stored_number(r[7], "seconds"),
+                             stored_number(r[8], "exact_check", optional=True), _notes(r[9]))
+
+
+def _notes(text) -> tuple[str, ...]:
+    notes = stored_object(text, "notes", list)
+    return tuple(stored_text(n, "a note") for n in notes)

@@ -9,6 +9,11 @@ Two formats are read:
 A size key becomes a define name by upper-casing it (`i` -> `I`); Odyssey's CNN keys `r` / `c` (output
 rows / columns) are the bundled CNN kernel's `H` / `W`. `check_against_kernel` then checks that every
 layer gives exactly the sizes a kernel's `#define`s need.
+
+A workload file is untrusted: a regular UTF-8 file under engine/validation.py's size cap, JSON
+nested at most MAX_JSON_DEPTH deep, CSV fields of at most MAX_FIELD characters; the network's name
+and its layers' names are printable and hold no path separator or `..` (the network's name goes
+into the default output folder's name, which must stay where it is put).
 """
 from __future__ import annotations
 
@@ -20,12 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import EngineError, SourceLocation
+from engine.limits import MAX_EXTENT
 from engine.resources import RESOURCES
+from engine.validation import loads_json, read_text
 
 NETWORKS = RESOURCES / "networks"  # the bundled workloads: vgg16.json, resnet50.json
 
 ODYSSEY_ALIASES = {"r": "H", "c": "W"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_FIELD = 1024  # characters in a CSV field (names and sizes are short)
+MAX_NAME = 200  # characters of a network or layer name
 
 
 class WorkloadError(EngineError):
@@ -64,20 +73,14 @@ def load_network(path: str | Path) -> Network:
     path = Path(path)
     if not path.exists() and path.parent == Path(".") and (NETWORKS / f"{path.name}.json").is_file():
         path = NETWORKS / f"{path.name}.json"
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise WorkloadError(f"cannot read workload file: {error.strerror}", SourceLocation(str(path))) from None
+    text = read_text(path, "workload file", error=WorkloadError)
     if path.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
     return parse_json(text, str(path))
 
 
 def parse_json(text: str, file: str = "<workload>") -> Network:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise WorkloadError(f"not valid JSON: {error.msg}", SourceLocation(file, error.lineno, error.colno)) from None
+    data = loads_json(text, file, "workload file", error=WorkloadError)
     if not isinstance(data, dict) or not isinstance(data.get("workloads"), list):
         raise WorkloadError('expected an object with a "workloads" list (Odyssey\'s workload format)',
                             SourceLocation(file, 1))
@@ -89,6 +92,7 @@ def parse_json(text: str, file: str = "<workload>") -> Network:
         name = entry.get("name", f"layer{index + 1}")
         if not isinstance(name, str) or not name:
             raise WorkloadError(f"workload #{index + 1}: \"name\" must be a non-empty string", where)
+        check_name(name, "layer name", where)
         params = entry.get("params")
         if not isinstance(params, dict) or not params:
             raise WorkloadError(f"layer {name}: \"params\" must be an object of loop sizes, "
@@ -98,12 +102,41 @@ def parse_json(text: str, file: str = "<workload>") -> Network:
             raise WorkloadError(f"layer {name}: \"tags\" must be a list of strings", where)
         layers.append(Layer(name, _sizes(name, params, where), tuple(tags), where.line))
     network_name = data.get("name") or Path(file).stem
-    return _network(str(network_name), layers, file)
+    if not isinstance(network_name, str):
+        raise WorkloadError(f"the network's \"name\" must be a string, not {json.dumps(network_name)[:40]}",
+                            SourceLocation(file, 1))
+    check_name(network_name, "network name", SourceLocation(file, 1))
+    return _network(network_name, layers, file)
+
+
+def check_name(name: str, what: str, where: SourceLocation | None = None) -> str:
+    """A network or layer name: 1..MAX_NAME printable characters, no path separator, not `.` or `..`
+    (a network's name becomes part of a folder name)."""
+    shown = json.dumps(name)[:60]
+    if not name or len(name) > MAX_NAME:
+        raise WorkloadError(f"{what} {shown} must be 1..{MAX_NAME} characters", where)
+    if not name.isprintable() or "/" in name or "\\" in name or ".." in name or name.strip(".") == "":
+        raise WorkloadError(f"{what} {shown}: names are printable, without '/', '\\' or '..'", where)
+    return name
 
 
 def parse_csv(text: str, file: str = "<workload>") -> Network:
-    rows = list(csv.reader(io.StringIO(text)))
-    numbered = [(n, row) for n, row in enumerate(rows, start=1) if row and any(c.strip() for c in row)
+    rows = []
+    reader = csv.reader(io.StringIO(text))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:  # a field over the csv module's own limit, a NUL byte, ...
+            reason = (f"a field of more than {csv.field_size_limit():,} characters; the limit is {MAX_FIELD:,}"
+                      if "field limit" in str(error) else f"not a readable CSV line: {error}")
+            raise WorkloadError(reason, SourceLocation(file, reader.line_num)) from None
+        if any(len(cell) > MAX_FIELD for cell in row):
+            raise WorkloadError(f"a field of {max(map(len, row)):,} characters; the limit is {MAX_FIELD:,}",
+                                SourceLocation(file, reader.line_num))
+        rows.append((reader.line_num, row))
+    numbered = [(n, row) for n, row in rows if row and any(c.strip() for c in row)
                 and not row[0].lstrip().startswith("#")]
     if not numbered:
         raise WorkloadError("empty workload CSV: expected a header `name,<size>,...` and one row per layer",
@@ -122,9 +155,10 @@ def parse_csv(text: str, file: str = "<workload>") -> Network:
         name = values.pop("name")
         if not name:
             raise WorkloadError("empty layer name", where)
+        check_name(name, "layer name", where)
         tags = tuple(t for t in values.pop("tags", "").split(";") if t)
         layers.append(Layer(name, _sizes(name, values, where), tags, line))
-    return _network(Path(file).stem, layers, file)
+    return _network(check_name(Path(file).stem, "network name", SourceLocation(file)), layers, file)
 
 
 def kernel_size_names(kernel) -> set[str]:
@@ -158,9 +192,12 @@ def _sizes(layer: str, params: dict, where: SourceLocation) -> dict[str, int]:
             raise WorkloadError(f"layer {layer}: size name {key!r} is not an identifier", where)
         if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
             raise WorkloadError(f"layer {layer}: size {key} = {value!r} is not a positive integer", where)
-        number = int(str(value))
+        number = int(str(value)) if len(str(value).strip()) <= 20 else MAX_EXTENT + 1
         if number <= 0:
             raise WorkloadError(f"layer {layer}: size {key} = {number}, sizes must be at least 1", where)
+        if number > MAX_EXTENT:
+            raise WorkloadError(f"layer {layer}: size {key} = {str(value).strip()[:30]}; the limit is 2^31-1 = "
+                                f"{MAX_EXTENT:,} (the models and the HLS code count loops in 32 bits)", where)
         name = define_name(key)
         if name in sizes:
             raise WorkloadError(f"layer {layer}: size {name} given twice", where)

@@ -7,8 +7,25 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.errors import EngineError
 from engine.pods.scheduler import Schedule
 from engine.pods.studies import GranularityPoint
+
+IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg", "eps", "ps", "tif", "tiff", "webp")  # Agg's writers
+
+
+def check_image_path(path: Path, option: str = "--png") -> Path:
+    """An image file the plots can write: a known format and an existing folder (checked before any work)."""
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in IMAGE_FORMATS:
+        raise EngineError(f"{option} {path}: '{path.suffix or 'no extension'}' is not an image format "
+                          f"(use .{', .'.join(IMAGE_FORMATS)})")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise EngineError(f"{option} {path}: the folder {folder} does not exist")
+    if path.is_dir():
+        raise EngineError(f"{option} {path} is a folder; give a file name")
+    return path
 
 
 def _figure(width: float, height: float):

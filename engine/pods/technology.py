@@ -8,11 +8,13 @@ naming the file, the key and what would be accepted.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import EngineError, SourceLocation
 from engine.resources import RESOURCES
+from engine.validation import read_json
 
 DEFAULT_TECHNOLOGY = RESOURCES / "pods" / "sosa_28nm.json"
 INTERCONNECTS = ("butterfly-1", "butterfly-2", "butterfly-4", "butterfly-8", "benes", "crossbar")
@@ -57,14 +59,7 @@ class Technology:
 def load_technology(path: str | Path | None = None) -> Technology:
     path = Path(path) if path is not None else DEFAULT_TECHNOLOGY
     where = SourceLocation(str(path))
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TechnologyError("technology file not found", where) from None
-    except OSError as error:
-        raise TechnologyError(f"cannot read technology file: {error.strerror or error}", where) from None
-    except json.JSONDecodeError as error:
-        raise TechnologyError(f"not JSON: {error.msg}", SourceLocation(str(path), error.lineno, error.colno)) from None
+    data = read_json(path, "technology file", error=TechnologyError)
     if not isinstance(data, dict):
         raise TechnologyError("a technology file is a JSON object of named figures", where)
     values = {key: _positive(data, key, where) for key in _NUMBERS}
@@ -89,4 +84,6 @@ def _positive(data: dict, key: str, where: SourceLocation, *, prefix: str = "") 
         raise TechnologyError(f"'{prefix}{key}' must be a positive number, got {json.dumps(value)}", where)
     if not value > 0:
         raise TechnologyError(f"'{prefix}{key}' must be positive, got {value}", where)
+    if not math.isfinite(value):
+        raise TechnologyError(f"'{prefix}{key}' must be finite, got {value}", where)
     return float(value)

@@ -13,6 +13,11 @@ before the first sample, `put_design` replaces one design's row at each checkpoi
 sets the final status. A "running" row whose process is gone (kill -9, the OOM killer) reads back
 as "incomplete" with whatever its last checkpoint stored; a row that cannot be decoded is listed as
 "damaged" instead of making the whole database unreadable.
+
+Rows are untrusted input (another version, another process or a person may have written them):
+every column is read back through engine/validation.py's stored_* checks (types, finite numbers,
+JSON objects of integer parameters, nesting depth), so a wrong type is "damaged", never a traceback
+further on.
 """
 from __future__ import annotations
 
@@ -29,7 +34,10 @@ from pathlib import Path
 from typing import Self
 
 from engine.errors import EngineError
+from engine.limits import INT64_MAX
 from engine.search.progress import Candidate, DesignResult, ExplorationResult, TracePoint
+from engine.validation import (StoredRowError, stored_int, stored_number, stored_object, stored_params,
+                               stored_text)
 
 SCHEMA_VERSION = 3  # 2: pid, host, updated of a running run; 3: certificates
 STATUSES = ("running", "finished", "interrupted", "failed")  # what a writer may store
@@ -300,7 +308,7 @@ class RunStore:
         out = {}
         for design, text in rows:
             try:
-                out[design] = _object(text)
+                out[stored_text(design, "design")] = stored_object(text, "certificate")
             except ValueError:
                 continue
         return out
@@ -329,19 +337,13 @@ class RunStore:
                              "options, status, kernel, result_method, result_seed, pid, host, updated "
                              "FROM runs WHERE id = ?", (run_id,)).fetchone()
             designs = db.execute("SELECT * FROM designs WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
-            traces: dict[int, list[TracePoint]] = {}
+            traces: dict[int, list[tuple]] = {}
             for pos, samples, elapsed, best in db.execute(
                     "SELECT position, samples, elapsed, best_latency FROM trace WHERE run_id = ? "
                     "ORDER BY position, step", (run_id,)):
-                traces.setdefault(pos, []).append(TracePoint(samples, elapsed, best))
+                traces.setdefault(pos, []).append((samples, elapsed, best))
         try:
-            results = tuple(DesignResult(
-                design=d[2], method=d[3], samples=d[4], elapsed=d[5], stopped=d[6], notes=tuple(json.loads(d[7])),
-                pareto=tuple(Candidate(**c) for c in json.loads(d[8])), trace=tuple(traces.get(d[1], ())),
-                best=None if d[9] is None else Candidate(json.loads(d[9]), *d[10:14])) for d in designs)
-            result = ExplorationResult(run[11], run[12], run[13], results)
-            return StoredRun(run[0], run[1], run[2], run[3], _object(run[4]), run[5], run[6], run[7],
-                             _object(run[8]), _object(run[9]), _status(*run[10:11], *run[14:17]), result)
+            return _stored_run(run, designs, traces)
         except (ValueError, TypeError, AttributeError) as exc:
             raise EngineError(f"run {run_id} in {self.path} is damaged and cannot be read ({_reason(exc)})") from None
 
@@ -353,9 +355,50 @@ class RunStore:
                               "FROM designs WHERE run_id = ? AND best_latency IS NOT NULL "
                               "ORDER BY best_latency, position LIMIT ?", (run_id, max(0, int(k)))).fetchall()
         try:
-            return [(r[0], Candidate(_object(r[1]), *r[2:])) for r in rows]
+            return [(stored_text(r[0], "design"), _best(r[1:], "best")) for r in rows]
         except (ValueError, TypeError) as exc:
             raise EngineError(f"run {run_id} in {self.path} is damaged and cannot be read ({_reason(exc)})") from None
+
+
+def _stored_run(run, designs, traces) -> StoredRun:
+    """The rows of one run -> StoredRun, every column checked (StoredRowError says which is wrong)."""
+    results = []
+    for d in designs:
+        position = stored_int(d[1], "designs.position")
+        notes = stored_object(d[7], f"notes of {d[2]!r}", list)
+        pareto = stored_object(d[8], f"pareto set of {d[2]!r}", list)
+        results.append(DesignResult(
+            design=stored_text(d[2], "designs.design"), method=stored_text(d[3], "designs.method"),
+            samples=stored_int(d[4], "designs.samples"), elapsed=stored_number(d[5], "designs.elapsed"),
+            stopped=stored_text(d[6], "designs.stopped"),
+            notes=tuple(stored_text(n, "a note") for n in notes),
+            pareto=tuple(_pareto_candidate(c) for c in pareto),
+            trace=tuple(TracePoint(stored_int(t[0], "trace.samples"), stored_number(t[1], "trace.elapsed"),
+                                   stored_number(t[2], "trace.best_latency", optional=True))
+                        for t in traces.get(position, ())),
+            best=None if d[9] is None else _best(d[9:14], "best")))
+    result = ExplorationResult(stored_text(run[11], "kernel"), stored_text(run[12], "result_method"),
+                               stored_int(run[13], "result_seed"), tuple(results))
+    sizes = stored_object(run[4], "sizes")
+    for name, value in sizes.items():
+        stored_int(value, f"size {name}", -INT64_MAX, INT64_MAX)
+    return StoredRun(stored_int(run[0], "id", 1), stored_text(run[1], "created"), stored_text(run[2], "kernel_path"),
+                     stored_text(run[3], "kernel_text"), sizes, stored_text(run[5], "device"),
+                     stored_text(run[6], "method"), stored_int(run[7], "seed"), stored_object(run[8], "budget"),
+                     stored_object(run[9], "options"), _status(stored_text(run[10], "status"), *run[14:17]), result)
+
+
+def _best(columns, what: str) -> Candidate:
+    params, latency, dsp, bram, gops = columns
+    return Candidate(stored_params(params, f"{what} params"), stored_number(latency, f"{what} latency"),
+                     stored_number(dsp, f"{what} DSP"), stored_number(bram, f"{what} BRAM"),
+                     stored_number(gops, f"{what} GOP/s"))
+
+
+def _pareto_candidate(c) -> Candidate:
+    if not isinstance(c, dict) or set(c) != {"params", "latency_cycles", "dsp", "bram18k", "throughput_gops"}:
+        raise StoredRowError("a Pareto entry is not a configuration object")
+    return _best((_json(c["params"]), c["latency_cycles"], c["dsp"], c["bram18k"], c["throughput_gops"]), "a Pareto")
 
 
 def _candidate(c: Candidate) -> dict:
@@ -385,28 +428,32 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def writer_gone(pid, host, updated) -> bool:
+    """The process that stores a "running" row is gone: on this host its pid is dead (or missing);
+    on another host its heartbeat (`updated`) is older than OTHER_HOST_STALE."""
+    if host == socket.gethostname():
+        return not (isinstance(pid, int) and _alive(pid))
+    return not isinstance(updated, (int, float)) or time.time() - updated > OTHER_HOST_STALE
+
+
 def _status(status, pid, host, updated) -> str:
     """A "running" row whose writer is gone reads as "incomplete"."""
     if status != "running":
         return status
-    if host == socket.gethostname():
-        return status if isinstance(pid, int) and _alive(pid) else INCOMPLETE
-    if not isinstance(updated, (int, float)) or time.time() - updated > OTHER_HOST_STALE:
-        return INCOMPLETE
-    return status
+    return INCOMPLETE if writer_gone(pid, host, updated) else status
 
 
 def _summary(r) -> RunSummary:
     """One row of list_runs; a row that cannot be decoded becomes a "damaged" summary saying why."""
     try:
-        budget = _object(r[6])
-        if not isinstance(r[1], str) or not isinstance(r[5], int):
-            raise TypeError("created or seed has the wrong type")
-        if not all(v is None or isinstance(v, (int, float)) for v in (r[10], r[11])) or \
-                not (r[9] is None or isinstance(r[9], str)):
-            raise TypeError("the best design's columns have the wrong type")
-        return RunSummary(r[0], r[1], str(r[2]), str(r[3]), str(r[4]), r[5], budget, _status(r[7], *r[12:15]),
-                          *r[8:12])
+        budget = stored_object(r[6], "budget")
+        for column, value in zip(("created", "kernel", "device", "method", "status"), (r[1], r[2], r[3], r[4], r[7])):
+            stored_text(value, column)
+        stored_int(r[5], "seed")
+        stored_text(r[9], "best design", optional=True)
+        stored_number(r[10], "best latency", optional=True)
+        stored_number(r[11], "best GOP/s", optional=True)
+        return RunSummary(r[0], r[1], r[2], r[3], r[4], r[5], budget, _status(r[7], *r[12:15]), *r[8:12])
     except (ValueError, TypeError) as exc:
         text = lambda v: v if isinstance(v, str) else "?"
         return RunSummary(r[0], text(r[1]), text(r[2]), text(r[3]), text(r[4]), r[5] if isinstance(r[5], int) else 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.cli.main import main
+from engine.resources import RESOURCES
 from engine.search.store import RunStore
 
 SIZES = ["-D", "I=24", "-D", "J=20", "-D", "K=16"]
@@ -13,10 +14,13 @@ KEYS = {"design", "params", "latency_cycles", "lower_bound_cycles", "gap", "prov
 
 
 def _device(tmp_path, dsp: int):
+    """The bundled U250 file (so every field its schema asks for is there) shrunk to a small device on one die."""
+    data = json.loads((RESOURCES / "devices" / "u250.json").read_text())
+    resources = {"DSP": dsp, "BRAM18K": 40, "URAM": 1, "LUT": 100000, "FF": 200000}
+    data.update(name="small", part="x", usable_ratio=1.0, resources=resources)
+    data["slrs"]["dies"] = [{"resources": resources, "banks": list(range(data["memory"]["banks"]))}]
     path = tmp_path / "small.json"
-    path.write_text(json.dumps({"name": "small", "part": "x", "usable_ratio": 1.0, "clock_mhz": 300,
-                                "resources": {"DSP": dsp, "BRAM18K": 40, "URAM": 0, "LUT": 100000, "FF": 200000},
-                                "memory": {"axi_bus_bits_max": 512}}))
+    path.write_text(json.dumps(data))
     return str(path)
 
 
@@ -72,7 +76,8 @@ def test_nothing_fits_is_reported_as_a_proof(bundled, tmp_path, capsys):
 def test_bad_parameters_and_gap_are_one_line_errors(bundled, capsys):
     for extra, phrase in ((["--param", "i_t1=0"], "must be a positive integer"), (["--param", "i_t1=x"], "bad --param"),
                           (["--param", "i_t1=4", "--param", "j_t1=4", "--param", "k_t1=4", "--param", "i_t2=3",
-                            "--param", "j_t2=1", "--param", "k_t2=1", "--gap", "-1"], "must divide")):
+                            "--param", "j_t2=1", "--param", "k_t2=1"], "must divide"),
+                          (["--gap", "-1"], "argument --gap: expected a finite number of 0 or more, not -1")):
         assert main(["certify", str(bundled("mm")), *SIZES, "--design", "i-j__i-j.k", *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and phrase in err, err

@@ -34,5 +34,5 @@ def test_unreadable_files(tmp_path):
         load_technology(tmp_path / "none.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{\n  'x': 1")
-    with pytest.raises(TechnologyError, match=r"bad.json:2:\d+: not JSON"):
+    with pytest.raises(TechnologyError, match=r"bad.json:2:\d+: not valid JSON"):
         load_technology(bad)

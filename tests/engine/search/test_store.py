@@ -260,7 +260,7 @@ def test_a_damaged_row_is_listed_as_damaged_and_the_others_still_read(tmp_path):
     with RunStore(path) as store:
         runs = {r.id: r for r in store.list_runs()}
         assert runs[good].status == "finished" and runs[bad].status == "damaged"
-        assert "JSONDecodeError" in runs[bad].problem
+        assert "budget is not JSON" in runs[bad].problem
         assert store.load(good).result == make_result()
         with pytest.raises(EngineError) as info:
             store.load(bad)
