@@ -62,7 +62,7 @@ def _number(text: str, values: dict) -> str:
 
 
 def simd_lanes(descriptor: dict, values: dict) -> int:
-    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+    from engine.compiler.expressions import evaluate  # loaded with the selection's first evaluation
 
     return int(evaluate(descriptor["topology"]["simd"], values))
 
