@@ -137,7 +137,7 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         if window.search.running:
             return
         print(_search_line(window.search.result, seconds, len(window.tree_model.design_ids())), flush=True)  # bench/bench_gui.py --screenshot reads it
-        window.select_best()
+        window.focus.select_best()
         QTimer.singleShot(500, grab)
 
     def grab():
@@ -151,7 +151,7 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
         window.compare_view.pin_selected()
         ranked = sorted(window.tree_model.best, key=lambda d: -window.tree_model.best[d].throughput_gops)
         if len(ranked) > 1:
-            window.load_configuration(ranked[1], window.tree_model.best[ranked[1]].params)
+            window.focus.load(ranked[1], window.tree_model.best[ranked[1]].params)
             QTimer.singleShot(100, compare)
         else:
             compare()
@@ -161,8 +161,8 @@ def _screenshot(window, path: Path, seconds: float, method: str) -> int:
             QTimer.singleShot(100, compare)
             return
         window.compare_view.pin_selected()
-        window.views.setCurrentWidget(window.compare_view)
-        window.select_best()
+        window.show_view(window.compare_view)
+        window.focus.select_best()
         QTimer.singleShot(300, finish)
 
     def finish():

@@ -15,13 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
@@ -30,8 +28,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.gc_pauses import freeze_after_young_collection
-from app.models.design_selection import DesignSelection
 from app.models.compare_session import CompareSession
+from app.models.design_focus import DesignFocus
+from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
 from app.project import Project, ProjectError, load_project, save_project
@@ -41,7 +40,9 @@ from app.views.qt_design_tree import QtDesignTree
 from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
+from app.views.qt_compile_status import QtCompileStatus
 from app.views.qt_topology import QtTopologyPanel
+from app.views.window_menus import WindowMenus
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -77,11 +78,15 @@ class MainWindow(QMainWindow):
         self.session.asynchronous = True  # compiling CNN takes a second: off the GUI thread
         self.tree_model = DesignTreeModel(self)
         self.selection = DesignSelection(self)
+        self.focus = DesignFocus(self.tree_model, self.selection, self)  # the configuration every panel shows
         self._search: SearchSession | None = None
         self.models = ModelPool(self.selection.cache, self)
         self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
+        self.tree.follow(self.selection)
+        self.compile_status = QtCompileStatus(self.session, lambda: bool(self.tree_model.design_ids()))
+        self.statusBar().addWidget(self.compile_status, 1)  # hidden by a passing message, shown again after it
         self.topology_panel = QtTopologyPanel(self.selection)
         self.topology = self.topology_panel.view
         self.bottleneck = QtBottleneck(self.selection)
@@ -91,7 +96,7 @@ class MainWindow(QMainWindow):
         self.views.setDocumentMode(True)
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
-        self.views.addTab(self.compare_view, "Compare")
+        self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -125,18 +130,17 @@ class MainWindow(QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
             self.addDockWidget(area, dock)
             self.docks[name] = dock
-        self._menus()
+        self.menus = WindowMenus(self)
+        self.actions_by_name = self.menus.actions_by_name
 
         self.session.compiled.connect(self._compiled)
         self.session.sourceChanged.connect(self._kernel_opened)
         self.kernel_panel.openRequested.connect(self.open_kernel)
-        self.tree.designSelected.connect(self.select_design)
+        self.tree.designSelected.connect(self.focus.pick)
+        self.focus.messageShown.connect(self.show_message)
+        self.focus.follow_models(self.models)
         self.models.allReady.connect(self._models_ready)
-        self.selection.model_pending = lambda design: design in self.models.pending
-        self.models.modelReady.connect(self.selection.model_ready)
-        self.models.modelFailed.connect(lambda design, _why: self.selection.model_ready(design))
         self.models.modelReady.connect(self._model_progress)
-        self.models.modelFailed.connect(lambda design, why: self.tree_model.set_status(design, f"no model: {why}"))
         # the compilation, the search process's warm-up and the selection process start once the
         # window has painted (see _start_background): started before, they compete with its first paint
         self._background_started = False
@@ -144,7 +148,6 @@ class MainWindow(QMainWindow):
                           self._build_pods, self._build_network]
         self.session.hold()
         self.installEventFilter(self)  # for the first paint
-        self._pending_selection: tuple[str, dict] | None = None
         self._restored = bool(self.settings.value("state", b""))
         self.restoreGeometry(self.settings.value("geometry", b""))
         self.restoreState(self.settings.value("state", b""))
@@ -234,8 +237,7 @@ class MainWindow(QMainWindow):
         from app.models.search_session import SearchSession  # numpy: after the first paint, see the module docstring
 
         self._search = SearchSession(self)
-        self._search.ticked.connect(self._search_ticked)
-        self._search.designFinished.connect(self._design_finished)
+        self.focus.follow_search(self._search)
         self._search.stateChanged.connect(self._search_state)
 
     def _build_proof(self) -> None:
@@ -262,7 +264,7 @@ class MainWindow(QMainWindow):
         self._search_panel = QtSearchPanel(self.search, self._points)
         self._middle.replaceWidget(1, self._search_panel).deleteLater()  # the placeholder
         self._search_panel.startRequested.connect(self.start_search)
-        self._search_panel.results.pointClicked.connect(self.load_configuration)
+        self._search_panel.results.pointClicked.connect(self.focus.load)
 
     def _build_pods(self) -> None:
         if self._pods is not None:
@@ -285,6 +287,13 @@ class MainWindow(QMainWindow):
         self._network_view.layerChosen.connect(self.show_network_layer)
         self._network_view.messageShown.connect(self.show_message)
 
+    def show_view(self, widget: QWidget) -> None:
+        """Bring the tab that holds `widget` (as its page or in its page's scroll area) to the front."""
+        for k in range(self.views.count()):
+            page = self.views.widget(k)
+            if page is widget or (isinstance(page, QScrollArea) and page.widget() is widget):
+                self.views.setCurrentIndex(k)
+
     def _tab_shown(self, index: int) -> None:
         page = self.views.widget(index)
         if page is self._pods_page:
@@ -301,114 +310,8 @@ class MainWindow(QMainWindow):
         self.selection.changed.disconnect(self._first_numbers_shown)
         self.search.prepare()
 
-    # -- menus ---------------------------------------------------------------------------------
-    def _menus(self) -> None:
-        file = self.menuBar().addMenu("&File")
-        for text, slot, key in (("Open kernel...", self._ask_kernel, QKeySequence.Open),
-                                ("Open project...", self._ask_project, "Ctrl+Shift+O"),
-                                ("Save project", self.save, QKeySequence.Save),
-                                ("Save project as...", self._ask_save, QKeySequence.SaveAs),
-                                ("Open network...", self.open_network, "Ctrl+Shift+N")):
-            action = QAction(text, self, shortcut=key)
-            action.triggered.connect(slot)
-            file.addAction(action)
-        self.recent_menu = file.addMenu("Recent projects")
-        file.addSeparator()
-        for text, slot in (("Stored search runs...", self.show_runs), ("Export Vitis project...", self.show_export)):
-            action = QAction(text, self)
-            action.triggered.connect(slot)
-            file.addAction(action)
-        file.addSeparator()
-        quit_action = QAction("Quit", self, shortcut="Ctrl+Q")
-        quit_action.triggered.connect(self.close)
-        file.addAction(quit_action)
-        self._fill_recent()
-        self.actions_by_name = {"quit": quit_action}
-        for action in file.actions():
-            if action.text().startswith("Export"):
-                action.setShortcut("Ctrl+E")
-                self.actions_by_name["export"] = action
-
-        edit = self.menuBar().addMenu("&Edit")
-        undo = self.detail.undo_stack.createUndoAction(self, "Undo parameter edit")
-        undo.setShortcut(QKeySequence("Ctrl+Z"))
-        redo = self.detail.undo_stack.createRedoAction(self, "Redo parameter edit")
-        redo.setShortcut(QKeySequence("Ctrl+Shift+Z"))
-        edit.addAction(undo)
-        edit.addAction(redo)
-        pin = QAction("Pin the configuration for comparison", self, shortcut="Ctrl+P")
-        pin.triggered.connect(self.compare_view.pin_selected)
-        edit.addAction(pin)
-
-        search = self.menuBar().addMenu("&Search")
-        start = QAction("Start", self, shortcut="Ctrl+R")
-        start.triggered.connect(lambda: self.search_panel.start_button.click()
-                                if self.search_panel.start_button.isEnabled() else None)
-        stop = QAction("Stop", self, shortcut="Esc")
-        stop.triggered.connect(lambda: self.search.stop())
-        search.addAction(start)
-        search.addAction(stop)
-        search.addSeparator()
-        best = QAction("Select the best design", self, shortcut="Ctrl+B")
-        best.triggered.connect(self.select_best)
-        search.addAction(best)
-        self.actions_by_name.update(start=start, stop=stop, undo=undo, redo=redo, pin=pin)
-
-        view = self.menuBar().addMenu("&View")
-        for k, name in enumerate(("Topology", "Bottleneck", "Compare", "Pods", "Network")):
-            action = QAction(name, self, shortcut=f"Ctrl+{k + 1}")
-            action.triggered.connect(lambda _=False, i=k: self.views.setCurrentIndex(i))
-            view.addAction(action)
-        view.addSeparator()
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
-        view.addSeparator()
-        themes = view.addMenu("Theme (from the next start)")
-        for mode in ("system", "dark", "light"):
-            action = QAction(mode, self, checkable=True)
-            action.setChecked(self.settings.value("theme", "system") == mode)
-            action.triggered.connect(lambda _=False, m=mode: self._set_theme(m))
-            themes.addAction(action)
-
-        help_menu = self.menuBar().addMenu("&Help")
-        for text, slot in (("Keyboard shortcuts", self.show_shortcuts), ("Documentation", self.open_docs),
-                           ("About Systolic Studio", self.show_about)):
-            action = QAction(text, self)
-            action.triggered.connect(slot)
-            help_menu.addAction(action)
-
     def shortcuts(self) -> list[tuple[str, str]]:
-        """(keys, what) of every menu action with a shortcut."""
-        out = []
-        for menu in self.menuBar().findChildren(QMenu):
-            for action in menu.actions():
-                if not action.shortcut().isEmpty():
-                    out.append((action.shortcut().toString(QKeySequence.NativeText), action.text().replace("&", "")))
-        out.append(("Ctrl+Return", "Compile the kernel"))
-        return sorted(set(out), key=lambda kv: kv[1])
-
-    def show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;&nbsp;{what}</td></tr>" for k, what in self.shortcuts())
-        box = QMessageBox(QMessageBox.NoIcon, "Keyboard shortcuts", f"<table>{rows}</table>", QMessageBox.Ok, self)
-        box.setAttribute(Qt.WA_DeleteOnClose)
-        box.open()
-
-    def open_docs(self) -> None:
-        docs = Path(__file__).resolve().parents[1] / "docs" / "app.md"
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(docs)))
-
-    def show_about(self) -> None:
-        QMessageBox.about(self, "About Systolic Studio",
-                          "<b>Systolic Studio</b><br>compiles C loop nests into systolic arrays (AutoSA), tunes them "
-                          "(Odyssey) and exports Vitis HLS projects for the Alveo U250.<br>"
-                          "Documentation: README.md and docs/ beside the application.")
-
-    def _set_theme(self, mode: str) -> None:
-        self.settings.setValue("theme", mode)
-        for action in self.menuBar().findChildren(QAction):
-            if action.isCheckable() and action.text() in ("system", "dark", "light"):
-                action.setChecked(action.text() == mode)
-        self.statusBar().showMessage(f"the {mode} theme applies from the next start", 5000)
+        return self.menus.shortcuts()
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -417,14 +320,7 @@ class MainWindow(QMainWindow):
     def _remember(self, path: Path) -> None:
         recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
         self.settings.setValue("recent", recent[:MAX_RECENT])
-        self._fill_recent()
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent_files():
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
-        self.recent_menu.setEnabled(bool(self.recent_files()))
+        self.menus.fill_recent()
 
     def show_message(self, text: str) -> None:
         """Report a problem without blocking: status bar and a non-modal message box."""
@@ -436,17 +332,7 @@ class MainWindow(QMainWindow):
         box.show()
         self.messageShown.emit(text)
 
-    def _ask_kernel(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open kernel", "", "C kernels (*.c);;All files (*)")
-        if path:
-            self.open_kernel(path)
-
-    def _ask_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "Systolic Studio projects (*.ssproj *.json)")
-        if path:
-            self.open_project(path)
-
-    def _ask_save(self) -> None:
+    def ask_save(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save project", "", "Systolic Studio projects (*.ssproj)")
         if path:
             self.save(path)
@@ -465,29 +351,13 @@ class MainWindow(QMainWindow):
         freeze_after_young_collection()  # the new kernel's objects are long-lived: see gc_pauses
         space = self.session.space
         if space is None:
-            self._grey_previous(self.session.error)
+            self._set_views_enabled(False)  # the previous designs stay, greyed; the status says why
             return
         self._set_views_enabled(True)
         source = self.session.source()
         if self.background:
             self.models.build(source, [d.id for d in space.designs])
-        pending, self._pending_selection = self._pending_selection, None
-        if self.selection.source == source and self.tree_model.design_ids():
-            # compiled again unchanged: keep the selection and its results (or the project's)
-            if pending and pending[0] in self.tree_model.design_ids():
-                self.tree.select_design(pending[0])
-                self.selection.select(pending[0], pending[1])
-            return
-        self.tree_model.set_space(space)
-        self.tree.expandAll()
-        self.selection.set_space(space, self.session.device, source)
-        self._show_stored_run()
-        self.statusBar().showMessage(f"{space.kernel.name}: {len(space.designs)} legal systolic arrays")
-        if pending and pending[0] in self.tree_model.design_ids():
-            self.tree.select_design(pending[0])
-            self.selection.select(pending[0], pending[1])
-        elif space.designs:
-            self.tree.select_design(space.designs[0].id)
+        self.focus.show_space(space, self.session.device, source)
 
     def _kernel_opened(self) -> None:
         """Another kernel (or project): the previous kernel's plots must not stay under this one."""
@@ -496,28 +366,15 @@ class MainWindow(QMainWindow):
             if self._points is not None:
                 self._points.update(None, None)
 
-    def _grey_previous(self, error: str) -> None:
-        """A kernel that does not compile: the previous designs stay, greyed, and the status says why."""
-        self._set_views_enabled(False)
-        kept = " (the designs shown are the previous kernel's)" if self.tree_model.design_ids() else ""
-        self.statusBar().showMessage(f"does not compile: {error}{kept}")
-
     def _set_views_enabled(self, enabled: bool) -> None:
         for widget in (self.tree, self.topology_panel, self.bottleneck, self.detail):
             widget.setEnabled(enabled)
         self.search_panel.start_button.setEnabled(enabled and not self.search.running)
 
-    def select_design(self, design_id: str) -> None:
-        if self.selection.design is not None and self.selection.design.id == design_id:
-            return
-        best = self.tree_model.best.get(design_id)
-        try:
-            self.selection.select(design_id, best.params if best else None)
-        except EngineError as exc:
-            self.show_message(str(exc))
-
     # -- search --------------------------------------------------------------------------------
-    def start_search(self, method: str, seconds: float, selected_only: bool) -> None:
+    def start_search(self, method: str, seconds: float | None, selected_only: bool, samples: int | None = None,
+                     seed: int = 0) -> None:
+        """Search with `method` on a time budget (`seconds`) or a sample budget (`samples`), from `seed`."""
         if self.session.space is None:
             self.show_message("compile the kernel first: " + (self.session.error or "no kernel"))
             return
@@ -526,11 +383,11 @@ class MainWindow(QMainWindow):
             self.show_message("select one or more designs in the tree, or search all designs")
             return
         designs = designs or tuple(self.tree_model.design_ids())
-        for design in designs:
-            self.tree_model.set_status(design, "queued")
+        self.focus.queue(designs)
         source = self.session.source()
-        request = SearchRequest(source, self.session.space.kernel.name, method, float(seconds), designs,
-                                cache_folder=str(self.selection.cache.folder))
+        request = SearchRequest(source, self.session.space.kernel.name, method,
+                                None if seconds is None else float(seconds), designs, seed=int(seed),
+                                cache_folder=str(self.selection.cache.folder), samples=samples)
         self._waiting_search = (request, source)
         if not self.background and not self.models.busy and self.models.source != source:
             self.models.build(source, list(designs))  # may start the search at once (all cached)
@@ -563,52 +420,15 @@ class MainWindow(QMainWindow):
         self.search.start(request, kernel_text=source.text, sizes=source.sizes,
                           kernel_name=request.kernel_name, kernel_path=str(self.session.path))
 
-    def _search_ticked(self, snapshots: list) -> None:
-        for p in snapshots:
-            if self.tree_model.status.get(p.design) == "queued":  # ticks may trail the design's end
-                self.tree_model.set_status(p.design, "searching")
-            self.tree_model.set_best(p.design, p.best)
-
-    def _design_finished(self, result) -> None:
-        self.tree_model.set_best(result.design, result.best)
-        state = "stopped" if result.stopped == "cancelled" else "done"
-        self.tree_model.set_status(result.design, f"{state}, {result.samples:,} samples"
-                                   if result.best else f"{state}, nothing fits")
-
     def _search_state(self) -> None:
+        """A search ended or a run was replayed (the tree and the selection follow through self.focus)."""
         s = self.search
         if s.running:
             return
-        for design, status in list(self.tree_model.status.items()):
-            if status in ("queued", "searching"):
-                self.tree_model.set_status(design, "stopped" if s.status == "interrupted" else "not searched")
-        if s.status == "replayed":
-            self._show_stored_run()
         if s.message:
             self.statusBar().showMessage(s.message, 10000)
         if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
             self.points.update(self.session.source(), s.result)
-
-    def load_configuration(self, design_id: str, values: dict) -> None:
-        """A configuration picked in a plot: selected in the tree and shown in every view."""
-        if design_id not in self.tree_model.design_ids():
-            self.show_message(f"{design_id} is not a design of the kernel compiled now")
-            return
-        self.tree.select_design(design_id)
-        self.selection.select(design_id, values)
-
-    def _show_stored_run(self) -> None:
-        """A reopened run's bests in the tree (again after a compile that rebuilt the tree)."""
-        if self.search.status == "replayed" and self.search.result is not None:
-            for d in self.search.result.designs:
-                self.tree_model.set_best(d.design, d.best)
-                self.tree_model.set_status(d.design, f"stored, {d.samples:,} samples")
-
-    def select_best(self) -> None:
-        best = self.tree_model.best_design()
-        if best:
-            self.tree.select_design(best)
-            self.selection.select(best, self.tree_model.best[best].params)
 
     def show_runs(self) -> None:
         from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
@@ -645,7 +465,7 @@ class MainWindow(QMainWindow):
 
     def show_network_layer(self, sizes: dict, design: str, params: dict) -> None:
         """A network layer clicked: the kernel at its sizes, its best design and configuration selected."""
-        self._pending_selection = (design, params) if design else None
+        self.focus.pending = (design, params) if design else None
         self.session.set_sizes({**self.session.overrides, **sizes})
 
     # -- projects ------------------------------------------------------------------------------
@@ -654,6 +474,8 @@ class MainWindow(QMainWindow):
         return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
                        sizes=dict(s.overrides), data_type=s.data_type, device=s.device,
                        method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
+                       samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
+                       None, seed=self.search_panel.seed_value() or 0,
                        design=self.selection.design.id if self.selection.design else None,
                        values=dict(self.selection.values), database=self.search.database,
                        runs=list(self.search.run_ids))
@@ -661,7 +483,7 @@ class MainWindow(QMainWindow):
     def save(self, path=None) -> bool:
         path = Path(path) if path else self.project_path
         if path is None:
-            self._ask_save()
+            self.ask_save()
             return self.project_path is not None
         try:
             save_project(self.project(), path)
@@ -683,18 +505,18 @@ class MainWindow(QMainWindow):
         except ProjectError as exc:
             self.show_message(str(exc))
             return False
-        previous, self._pending_selection = self._pending_selection, (
+        previous, self.focus.pending = self.focus.pending, (
             (project.design, project.values) if project.design else None)
         try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
             self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
                               data_type=project.data_type, device=project.device)
         except EngineError as exc:
-            self._pending_selection = previous
+            self.focus.pending = previous
             self.show_message(f"cannot open project {path}: {exc}")
             return False
         self.search.database, self.search.run_ids = project.database, list(project.runs)
         self.search_panel.method.setCurrentText(project.method)
-        self.search_panel.seconds.setValue(project.seconds)
+        self.search_panel.set_budget(project.seconds, project.samples, project.seed)
         if project.runs:
             self.reopen_run(project.runs[-1])
         self.project_path = Path(path)

@@ -1,5 +1,5 @@
 """Project <-> JSON project file: the kernel (path and text), size overrides, data type, device,
-search settings, the selected design and configuration, and the stored search runs (ids in a run
+search settings (method, time or sample budget, seed), the selected design and configuration, and the stored search runs (ids in a run
 database). Written atomically (temp file + os.replace) and versioned; saving through a symlink
 writes its target (the link stays a link), and the file gets the mode a plain open() would give it
 (0666 less the umask, or the mode of the file it replaces). Reading checks everything and raises
@@ -37,6 +37,8 @@ class Project:
     values: dict[str, int] = field(default_factory=dict)
     database: str | None = None
     runs: list[int] = field(default_factory=list)
+    samples: int | None = None  # a sample budget instead of `seconds`
+    seed: int = 0
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "version": VERSION, **asdict(self)}
@@ -109,6 +111,10 @@ def _check(p: Project, path: Path) -> None:
         bad("device and method must be strings")
     if isinstance(p.seconds, bool) or not isinstance(p.seconds, (int, float)) or not 0 < p.seconds < math.inf:
         bad("seconds must be a positive, finite number")
+    if p.samples is not None and (type(p.samples) is not int or not 0 < p.samples < 2**31):
+        bad("samples must be a positive integer below 2^31 (or null: a time budget)")
+    if type(p.seed) is not int or not 0 <= p.seed <= INT64_MAX:
+        bad("seed must be an integer in 0..2^63-1")
     if p.design is not None and not isinstance(p.design, str):
         bad("design must be a string")
     if p.database is not None and not isinstance(p.database, str):

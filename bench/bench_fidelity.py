@@ -1,6 +1,7 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
-    python bench/bench_fidelity.py [--cases test|full|reload|all|designs] [--only TEXT] [--out DIR]
+    python bench/bench_fidelity.py [--cases test|full|reload|all|designs|searched] [--only TEXT] [--out DIR]
+                                   [--layout serialized|natural] [--samples N]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
@@ -10,8 +11,12 @@ tests/engine/csim/fidelity_cases.py: `--cases test` the sample the tests check (
 non-divisor factors; designs that run sequential passes included), `--cases reload` only those,
 `--cases full` device-filling configurations run on a slice of the problem, `--cases designs` every
 design of MM and CNN and designs of MTTKRP, TTM and TTMc at test sizes with the random legal
-configurations of the C-simulation tests (tests/engine/csim/csim_cases.py), and a summary line: how
-many are within 5%.
+configurations of the C-simulation tests (tests/engine/csim/csim_cases.py), `--cases searched` the
+configuration a seeded search (hybrid, --samples per design) finds best for every design of MM at
+64^3 and 128^3 and of CNN at two small layers: the configurations a user exports, which tend to sit
+where the model is least tested (the corners of the budget, tiny tiles); and a summary line: how many
+are within 5%. `--layout` is the export's DRAM layout, charged alike by the three (AXI bursts,
+engine/models/dram.py).
 """
 from __future__ import annotations
 
@@ -25,6 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.compiler.design_space import compile_kernel  # noqa: E402
+from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS  # noqa: E402
+from engine.search.explore import Budget, explore  # noqa: E402
+from engine.sim.hardware import DramModel  # noqa: E402
 from engine.csim.timed import run_timed_csim  # noqa: E402
 from engine.export import export_project  # noqa: E402
 from engine.models.device import load_device  # noqa: E402
@@ -45,19 +53,37 @@ def every_design() -> tuple[FidelityCase, ...]:
                  for c in (*mm_cases(), *cnn_cases(), *tensor_cases()))
 
 
-def run(case: FidelityCase, out: Path) -> dict:
+SEARCHED_SIZES = (("mm", {"I": 64, "J": 64, "K": 64}), ("mm", {"I": 128, "J": 128, "K": 128}),
+                  ("cnn", {"O": 16, "I": 16, "H": 14, "W": 14, "P": 3, "Q": 3}),
+                  ("cnn", {"O": 32, "I": 16, "H": 28, "W": 28, "P": 3, "Q": 3}))
+
+
+def searched(samples: int, layout: str) -> tuple[FidelityCase, ...]:
+    """Every design's best configuration from a seeded hybrid search of `samples` samples."""
+    cases = []
+    for kernel, sizes in SEARCHED_SIZES:
+        space = compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in sizes.items()})
+        found = explore(space, load_device(), method="hybrid", budget=Budget(samples=samples * len(space.designs)),
+                        seed=0, layout=layout)
+        cases += [FidelityCase(kernel, r.design, tuple(sizes.items()), tuple(sorted(r.best.params.items())))
+                  for r in found.designs if r.best is not None]
+    return tuple(cases)
+
+
+def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT) -> dict:
     space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines})
     design = space.design(case.design)
     params = dict(case.params)
-    model = PerformanceModel(space, design, load_device())
+    device = load_device()
+    model = PerformanceModel(space, design, device, layout=layout)
     report = evaluate_configuration(model, params)
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}
     project = export_project(space, design, params, out / case.label.replace(" ", "_"), force=True,
-                             allow_over_budget=True)
+                             allow_over_budget=True, layout=layout)
     start = time.perf_counter()
     timed = run_timed_csim(project)
     csim_seconds = time.perf_counter() - start
-    sim = simulate(project_descriptor(project), values)
+    sim = simulate(project_descriptor(project), values, dram=DramModel(device.dram_ports(layout)))
     return {"label": case.label, "model": report["latency_cycles"], "sim": sim.cycles, "timed": timed.cycles,
             "passed": timed.passed, "slowest": timed.slowest, "bottleneck": report.get("bottleneck"),
             "csim_s": csim_seconds}
@@ -69,12 +95,17 @@ def project_descriptor(project: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs"], default="test")
+    parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs", "searched"], default="test")
+    parser.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT)
+    parser.add_argument("--samples", type=int, default=3000, help="--cases searched: samples per design")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--only", metavar="TEXT", help="run only the cases whose label contains TEXT")
     args = parser.parse_args()
-    cases = every_design() if args.cases == "designs" else {
-        "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
+    if args.cases == "searched":
+        cases = searched(args.samples, args.layout)
+    else:
+        cases = every_design() if args.cases == "designs" else {
+            "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
     if args.only:
         cases = tuple(c for c in cases if args.only in c.label)
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
@@ -83,7 +114,7 @@ def main() -> None:
     within = {"model": 0, "sim": 0}
     for case in cases:
         try:
-            r = run(case, out)
+            r = run(case, out, args.layout)
         except Exception as error:  # noqa: BLE001 (one failing case must not hide the others' rows)
             print(f"{case.label} {dict(case.params)}: {type(error).__name__}: {error}", flush=True)
             continue

@@ -61,7 +61,7 @@ def check_design_space(space) -> None:
 
 def simulator_state_bytes(descriptor: dict, values: dict[str, int]) -> int:
     """The simulator's memory for one configuration: module instances x tiles x bytes per segment."""
-    from engine.compiler.descriptor import evaluate  # imports islpy: only where a descriptor is at hand
+    from engine.compiler.expressions import evaluate  # imports sympy: only where a descriptor is at hand
 
     modules = descriptor["topology"]["modules"]
     instances = sum(max(1, round(evaluate(m["count"], values))) for m in modules)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from engine.search.progress import Candidate
@@ -32,6 +32,8 @@ def _item(text: str = "", sort=None) -> QStandardItem:
 
 
 class DesignTreeModel(QStandardItemModel):
+    spaceSet = Signal()  # set_space filled the tree with another kernel's designs
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setHorizontalHeaderLabels(COLUMNS)
@@ -67,6 +69,7 @@ class DesignTreeModel(QStandardItemModel):
             groups[perm][0].appendRow(row)
             self._rows[design.id] = row
             self.set_status(design.id, "not searched")
+        self.spaceSet.emit()
 
     def design_ids(self) -> list[str]:
         return list(self._rows)

@@ -5,9 +5,11 @@ The editor's text is compiled from a work copy in a private folder (headers next
 are copied beside it), so unsaved edits compile and error locations point at the edited lines.
 With `asynchronous` (the window sets it) the compilation runs in a TaskWorker, off the GUI thread
 (CNN takes about a second): `compiling` is True until `compiled` is emitted; a compile asked for
-meanwhile runs after it, with the text and sizes of that moment. With a `host` (the window gives
-one after its first paint) the worker has the compile process (app/workers/compile_process.py)
-compile and unpickles its answer: islpy's long calls then hold no GIL of the window's process.
+meanwhile runs after it, with the text and sizes of that moment. `compileStarted` is emitted
+whenever a compilation is asked for (one that waits too), `compiled` whenever one is done. With a
+`host` (the window gives one after its first paint) the worker has the compile process
+(app/workers/compile_process.py) compile and unpickles its answer: islpy's long calls then hold no
+GIL of the window's process.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ DEVICES = ("u250",)
 
 class KernelSession(QObject):
     compiled = Signal()  # space, error and error_line have changed
+    compileStarted = Signal()  # a compilation was asked for: `space` and `error` are about to change
     sourceChanged = Signal()  # a new kernel was opened (text, path, sizes reset)
 
     def __init__(self, parent=None):
@@ -152,6 +155,7 @@ class KernelSession(QObject):
                 self.compile()
 
     def compile(self) -> None:
+        self.compileStarted.emit()
         if self._worker is not None or (self._held and self.asynchronous):
             self._again = True
             self.compiling = self.compiling or self._held  # held: it counts as started

@@ -5,7 +5,7 @@ RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`,
 
 The session owns the search process (SearchHost): `prepare()` starts it (the window does when it
 opens, so its warm-up is over before the first Start) and a process lost to a hard stop is replaced
-at once. The budget is sampling time only (see app.workers.search_process)."""
+at once. The budget is sampling time or a sample count (see app.workers.search_process)."""
 from __future__ import annotations
 
 import time
@@ -30,7 +30,8 @@ class SearchSession(QObject):
         super().__init__(parent)
         self.traces = SearchTraces()
         self.elapsed = 0.0
-        self.budget = 0.0  # seconds of the running (or last) search
+        self.budget = 0.0  # seconds of the running (or last) search; 0 with a sample budget
+        self.samples_budget: int | None = None  # samples of the running (or last) search, if so budgeted
         self.worker: SearchWorker | None = None
         self.result: ExplorationResult | None = None
         self.status = "idle"  # idle, running, stopping, finished, interrupted, failed, replayed
@@ -54,9 +55,17 @@ class SearchSession(QObject):
 
     def budget_fraction(self) -> float:
         """The share of the running search's budget spent (0 before the budget starts)."""
-        if self.budget_started_at is None or self.budget <= 0:
+        if self.budget_started_at is None:
+            return 0.0
+        if self.samples_budget:
+            return min(1.0, self.traces.total_samples / self.samples_budget)
+        if self.budget <= 0:
             return 0.0
         return min(1.0, (time.perf_counter() - self.budget_started_at) / self.budget)
+
+    def budget_text(self) -> str:
+        """The budget in a few words: "6 s" or "2,000 samples"."""
+        return f"{self.samples_budget:,} samples" if self.samples_budget else f"{self.budget:g} s"
 
     @property
     def running(self) -> bool:
@@ -68,7 +77,7 @@ class SearchSession(QObject):
         if self.running:
             return
         self.traces, self.elapsed, self.result, self.message = SearchTraces(), 0.0, None, ""
-        self.budget = request.seconds
+        self.budget, self.samples_budget = request.seconds or 0.0, request.samples
         self.budget_started_at, self.phase = None, "starting the search"
         record = {"kernel": kernel_name, "kernel_path": kernel_path or request.source.file_name,
                   "kernel_text": kernel_text, "sizes": sizes, "database": self.database}
@@ -140,11 +149,11 @@ class SearchSession(QObject):
         self.traces = SearchTraces.from_result(run.result)
         self.result, self.status = run.result, "replayed"
         self.elapsed = self.traces.duration
-        budget = run.budget.get("seconds")
-        self.budget = float(budget or self.traces.duration)
-        self.message = (f"stored run {run.id} of {Path(run.kernel_path).name} ({run.method}, {run.created}): "
-                        f"{self.traces.total_samples:,} samples in {self.traces.duration:.1f} s of sampling"
-                        + (f", budget {budget:g} s" if budget else ""))
+        budget, samples = run.budget.get("seconds"), run.budget.get("samples")
+        self.budget, self.samples_budget = float(budget or self.traces.duration), samples
+        self.message = (f"stored run {run.id} of {Path(run.kernel_path).name} ({run.method}, seed {run.seed}, "
+                        f"{run.created}): {self.traces.total_samples:,} samples in {self.traces.duration:.1f} s "
+                        "of sampling" + (f", budget {self.budget_text()}" if budget or samples else ""))
         if run.id not in self.run_ids:
             self.run_ids.append(run.id)
         self.stateChanged.emit()

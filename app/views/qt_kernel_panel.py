@@ -1,7 +1,7 @@
 """QtKernelPanel(session): the kernel editor with a picker for the bundled kernels, the `#define`
-sizes in a small table with a picker for the kernel's named size presets, data type and device
-selectors and a Compile button; compile errors appear in place (a marker on the line and the
-message under the editor)."""
+sizes in a small table under the editor (collapsible: the editor keeps the dock's width) with a
+picker for the kernel's named size presets, data type and device selectors and a Compile button;
+compile errors appear in place (a marker on the line and the message under the editor)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -52,10 +53,16 @@ class QtKernelPanel(QWidget):
             top.addWidget(caption)
             top.addWidget(widget)
         top.addStretch(1)
+        self.sizes_toggle = QToolButton()
+        self.sizes_toggle.setText("sizes")
+        self.sizes_toggle.setCheckable(True)
+        self.sizes_toggle.setChecked(True)
+        self.sizes_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.sizes_toggle.setArrowType(Qt.DownArrow)
+        self.sizes_toggle.setAutoRaise(True)
+        self.sizes_toggle.setToolTip("show or hide the sizes table under the editor")
         second = QHBoxLayout()
-        caption = QLabel("sizes")
-        caption.setObjectName("muted")
-        second.addWidget(caption)
+        second.addWidget(self.sizes_toggle)
         second.addWidget(self.preset, 1)
         second.addWidget(self.compile_button)
 
@@ -63,16 +70,17 @@ class QtKernelPanel(QWidget):
         self.sizes.setHorizontalHeaderLabels(("size", "value"))
         self.sizes.verticalHeader().setVisible(False)
         self.sizes.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.sizes.setMaximumWidth(200)
         self.editor = QtCodeEditor()
         self.message = QLabel()
         self.message.setObjectName("error")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        split = QSplitter()
+        # the sizes under the editor, not beside it: the editor has the dock's whole width
+        split = QSplitter(Qt.Vertical)
         split.addWidget(self.editor)
         split.addWidget(self.sizes)
         split.setStretchFactor(0, 1)
+        split.setCollapsible(0, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
@@ -85,12 +93,19 @@ class QtKernelPanel(QWidget):
         self.data_type.activated.connect(lambda _: self._changed_type())
         self.device.activated.connect(lambda _: session.set_device(self.device.currentText()))
         self.compile_button.clicked.connect(self.compile)
+        self.sizes_toggle.toggled.connect(self.show_sizes)
         self.sizes.itemChanged.connect(self._size_edited)
         self.preset.activated.connect(lambda _: self._preset_chosen())
         session.sourceChanged.connect(self._show_source)
         session.compiled.connect(self._show_result)
         self._show_source()
         self._show_result()
+
+    def show_sizes(self, shown: bool) -> None:
+        """Show or hide (collapse) the sizes table under the editor."""
+        self.sizes_toggle.setChecked(shown)
+        self.sizes_toggle.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.sizes.setVisible(shown)
 
     def compile(self) -> None:
         self.session.set_text(self.editor.toPlainText())
@@ -158,3 +173,8 @@ class QtKernelPanel(QWidget):
             self.sizes.setItem(row, 0, key)
             self.sizes.setItem(row, 1, QTableWidgetItem(str(value)))
         self._filling = False
+        # no taller than its rows: the rest of the height is the editor's
+        header = self.sizes.horizontalHeader().sizeHint().height() + 2 * self.sizes.frameWidth()
+        rows = [self.sizes.rowHeight(r) for r in range(self.sizes.rowCount())]
+        self.sizes.setMaximumHeight(header + sum(rows))
+        self.sizes.setMinimumHeight(header + min(rows[:1] or [0]))  # one row at least, scrolling the rest

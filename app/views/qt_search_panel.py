@@ -1,10 +1,11 @@
-"""QtSearchPanel(session, points): start / stop, method, time budget (with a progress bar of the
-sampling time spent), all or selected designs, and live plots that keep their items and call
-setData: best throughput against time (per design, with a legend and a hover readout, and best
-overall), samples per second, and latency against DSP for the configurations seen, Pareto front
-highlighted; beside the last, the kept configurations with chosen axes and the roofline
-(QtResultPlots). Every plot saves as PNG / SVG / CSV from its context menu (Export...) or
-save_plot().
+"""QtSearchPanel(session, points): start / stop, method, budget (sampling time or a number of
+samples, as `systolic search --seconds / --samples`, with a progress bar of what is spent), seed
+(`--seed`: a sample budget and a seed make a search reproducible), all or selected designs, and
+live plots that keep their items and call setData: best throughput against time (per design, with
+a legend and a hover readout, and best overall), samples per second, and latency against DSP for
+the configurations seen, Pareto front highlighted; beside the last, the kept configurations with
+chosen axes and the roofline (QtResultPlots). Every plot saves as PNG / SVG / CSV from its context
+menu (Export...) or save_plot().
 
 Drawing is kept cheap while a search runs, so that the window answers within 100 ms on a loaded
 machine: ticks (10 per second) only mark the plots stale and a frame timer redraws them at most
@@ -18,15 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QRegularExpression, QTimer, Signal
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QSpinBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -37,9 +41,13 @@ from app.models.search_session import SearchSession
 from app.views import theme
 from app.views.plots import HtmlLegend, make_plot
 from app.views.qt_result_plots import QtResultPlots
+from engine.limits import INT64_MAX
 from engine.search.methods import METHODS
 
 SCOPES = ("all designs", "selected")
+BUDGET_KINDS = ("seconds", "samples")
+DEFAULT_SAMPLES = 20_000
+SAMPLES_TIME_SPAN = 2.0  # the time axes' first span under a sample budget (they grow with the search)
 FRAME_MS = 200  # while a search runs, the plots are redrawn at most this often, when a tick brought data
 SCATTER_FRAMES = 5  # frames between redraws of the live scatter: thousands of symbols are the costly part
 TIME_MARGIN = 1.1  # the time axes span the budget, this much more
@@ -51,7 +59,8 @@ LIVE = {"dynamicRangeLimit": None}
 
 
 class QtSearchPanel(QWidget):
-    startRequested = Signal(str, float, bool)  # method, seconds, selected designs only
+    # method, seconds (None: a sample budget), selected designs only, samples (None: a time budget), seed
+    startRequested = Signal(str, object, bool, object, object)
 
     def __init__(self, session: SearchSession, points: DesignPoints | None = None, parent=None):
         super().__init__(parent)
@@ -77,6 +86,23 @@ class QtSearchPanel(QWidget):
         self.seconds.setToolTip("sampling time, split evenly across the designs searched, as `systolic search "
                                 "--seconds` spends it: warming up, compiling and building the designs' models "
                                 "come before it starts")
+        self.budget_kind = QComboBox()
+        self.budget_kind.addItems(BUDGET_KINDS)
+        self.budget_kind.setToolTip("a time budget, or a number of evaluated configurations (`--samples`): with "
+                                    "a sample budget and a seed a search gives the same result every time")
+        self.samples = QSpinBox()
+        self.samples.setRange(1, 2**31 - 1)
+        self.samples.setValue(DEFAULT_SAMPLES)
+        self.samples.setGroupSeparatorShown(True)
+        self.samples.setToolTip("configurations evaluated in all, split evenly across the designs searched, as "
+                                "`systolic search --samples` splits them")
+        self.samples.setVisible(False)
+        self.seed = QLineEdit()
+        self.seed.setPlaceholderText("0")
+        self.seed.setValidator(QRegularExpressionValidator(QRegularExpression(r"[0-9]{0,19}"), self.seed))
+        self.seed.setMaximumWidth(self.seed.fontMetrics().horizontalAdvance("0" * 12) + 12)
+        self.seed.setToolTip("the search's seed, 0..2^63-1, as `systolic search --seed` (the n-th design "
+                             "searched gets seed + n)")
         self.scope = QComboBox()
         self.scope.addItems(SCOPES)
         self.start_button = QPushButton("Start search")
@@ -94,16 +120,19 @@ class QtSearchPanel(QWidget):
         # a longer text must not relayout the panel: that resizes the plots, and repaints them whole
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         controls = QHBoxLayout()
-        for label, widget in (("method", self.method), ("budget", self.seconds), ("on", self.scope)):
+        for label, widgets in (("method", (self.method,)), ("budget", (self.budget_kind, self.seconds, self.samples)),
+                               ("seed", (self.seed,))):
             caption = QLabel(label)
             caption.setObjectName("muted")
             controls.addWidget(caption)
-            controls.addWidget(widget)
-        controls.addWidget(self.start_button)
-        controls.addWidget(self.stop_button)
+            for widget in widgets:
+                controls.addWidget(widget)
         controls.addStretch(1)
         progress = QHBoxLayout()
-        progress.addWidget(self.budget_bar)
+        caption = QLabel("on")
+        caption.setObjectName("muted")
+        for widget in (caption, self.scope, self.start_button, self.stop_button, self.budget_bar):
+            progress.addWidget(widget)
         progress.addWidget(self.status, 1)
 
         self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
@@ -146,14 +175,43 @@ class QtSearchPanel(QWidget):
         layout.addLayout(progress)
         layout.addLayout(plots, 1)
 
-        self.start_button.clicked.connect(
-            lambda: self.startRequested.emit(self.method.currentText(), self.seconds.value(),
-                                             self.scope.currentIndex() == 1))
+        self.budget_kind.currentIndexChanged.connect(self._budget_kind)
+        self.start_button.clicked.connect(self.request_start)
         self.stop_button.clicked.connect(session.stop)
         session.ticked.connect(self._ticked)
         session.phaseChanged.connect(self.redraw)
         session.stateChanged.connect(self._state)
         self._state()
+
+    def _budget_kind(self, index: int) -> None:
+        self.seconds.setVisible(index == 0)
+        self.samples.setVisible(index == 1)
+
+    def seed_value(self) -> int | None:
+        """The seed typed (empty: 0), or None when it is out of range (said in the status line)."""
+        value = int(self.seed.text() or 0)
+        if value > INT64_MAX:
+            self.status.setText(f"the seed must be in 0..2^63-1 = {INT64_MAX}, not {value}")
+            return None
+        return value
+
+    def request_start(self) -> None:
+        """Start as set in the panel: method, budget (time or samples), seed, designs."""
+        seed = self.seed_value()
+        if seed is None:
+            return
+        by_samples = self.budget_kind.currentIndex() == 1
+        self.startRequested.emit(self.method.currentText(), None if by_samples else self.seconds.value(),
+                                 self.scope.currentIndex() == 1, self.samples.value() if by_samples else None, seed)
+
+    def set_budget(self, seconds: float | None, samples: int | None, seed: int) -> None:
+        """Show a budget and seed (a project's)."""
+        self.budget_kind.setCurrentIndex(1 if samples else 0)
+        if seconds:
+            self.seconds.setValue(seconds)
+        if samples:
+            self.samples.setValue(samples)
+        self.seed.setText(str(seed) if seed else "")
 
     def set_waiting(self, text: str) -> None:
         """The search waits for something before it starts (the models being built)."""
@@ -245,7 +303,9 @@ class QtSearchPanel(QWidget):
             text = s.phase or "starting the search"
         fraction = s.budget_fraction() if s.running else (1.0 if s.status in ("finished", "replayed") else 0.0)
         self.budget_bar.setValue(int(1000 * fraction))
-        self.budget_bar.setFormat(f"{fraction * s.budget:.1f} of {s.budget:g} s" if s.running else "budget")
+        spent = (f"{s.traces.total_samples:,} of {s.samples_budget:,}" if s.samples_budget else
+                 f"{fraction * s.budget:.1f} of {s.budget:g} s")
+        self.budget_bar.setFormat(spent if s.running else "budget")
         self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
 
@@ -347,12 +407,12 @@ class QtSearchPanel(QWidget):
             self._stale.clear()  # the redraw below draws every plot
         self.start_button.setEnabled(not s.running)
         self.stop_button.setEnabled(s.running and s.status != "stopping")
-        for widget in (self.method, self.seconds, self.scope):
+        for widget in (self.method, self.budget_kind, self.seconds, self.samples, self.seed, self.scope):
             widget.setEnabled(not s.running)
         if s.status in ("running", "idle", "replayed"):  # another search's lines (or none) follow
             self._clear_lines()
         if s.status == "running":
-            self._span_time(s.budget * TIME_MARGIN)
+            self._span_time((s.budget or SAMPLES_TIME_SPAN) * TIME_MARGIN)  # a sample budget: grows as it runs
             self._tops = {plot: 1.0 for plot in (self.throughput_plot, self.rate_plot)}
             for plot in self._tops:
                 plot.setYRange(0.0, 1.0, padding=0.0)  # no autorange while it runs: see _grow

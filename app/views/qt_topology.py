@@ -1,4 +1,5 @@
-"""QtTopology(selection): the selected configuration's array as a QGraphicsScene - PEs, I/O and drain
+"""QtTopology(selection): the selected configuration's array as a QGraphicsScene, titled with its
+shape, PE count and SIMD lanes ("i-j__i-j.k: 103 x 2 = 206 PEs x 8 lanes") - PEs, I/O and drain
 modules along their chains (long 1-D chains folded into serpentine rows, see topology_layout), DRAM
 ports, FIFOs as arrows labelled with their width; hover shows kind, buffers, double buffering and
 trip counts; wheel zoom and drag pan.
@@ -29,13 +30,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
-from app.views.topology_layout import THIN, layout
+from app.views.topology_layout import THIN, layout, pe_extents, shape_text
 from app.workers.sim_runner import SimRunner
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
@@ -50,13 +52,19 @@ CLEAR_DELAY_MS = 250  # a selection still evaluating after this long has the pre
 
 
 def _number(text: str, values: dict) -> str:
-    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+    from engine.compiler.expressions import evaluate  # loaded with the selection's first evaluation
 
     try:
         value = evaluate(text, values)
     except Exception:  # noqa: BLE001 (a tooltip shows the expression when it cannot be evaluated)
         return text
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def simd_lanes(descriptor: dict, values: dict) -> int:
+    from engine.compiler.descriptor import evaluate  # loaded with the selection's first evaluation
+
+    return int(evaluate(descriptor["topology"]["simd"], values))
 
 
 def module_tooltip(module: dict, index: tuple, values: dict) -> str:
@@ -113,6 +121,8 @@ class QtTopology(QGraphicsView):
         self.setOptimizationFlag(QGraphicsView.DontSavePainterState, True)
         self.setBackgroundBrush(QColor(theme.BACKGROUND))
         self.legend = QLabel()  # shown beside the view by QtTopologyPanel
+        self.title = QLabel()  # the array's shape, PEs and lanes: shown above the view by QtTopologyPanel
+        self.title.setObjectName("headline")
         self.legend.setWordWrap(True)
         self.labels: list = []  # the text items made so far
         self.blocks: list = []  # block items of a large 2-D array (zoomed out)
@@ -172,6 +182,7 @@ class QtTopology(QGraphicsView):
             self._clear()
             self._shown = None
             self.legend.setText(f"evaluating {s.design.id} ..." if s.design is not None else "select a design")
+            self.title.setText(s.design.id if s.design is not None else "")
 
     def refresh(self) -> None:
         s = self.selection
@@ -199,6 +210,7 @@ class QtTopology(QGraphicsView):
             self.setEnabled(True)
             self.legend.setText(s.error or (f"evaluating {s.design.id} ..." if s.busy and s.design else
                                             s.topology_note if s.report else "select a design"))
+            self.title.setText(s.design.id if s.design is not None else "")
             return
         self._clear_timer.stop()
         self.setEnabled(True)
@@ -230,6 +242,8 @@ class QtTopology(QGraphicsView):
         self._tooltip_texts, self._tooltip_context = {}, (modules, values)
         n_pe = sum(1 for n in graph.nodes if n[0] == "PE")
         large = n_pe > LARGE
+        shape = shape_text(pe_extents(graph), simd_lanes(descriptor, values))
+        self.title.setText(f"{self.selection.design.id}: {shape}")
 
         def fill_of(name: str) -> QColor:
             if shares:
@@ -571,9 +585,14 @@ class QtTopologyPanel(QWidget):
         column = QWidget()
         column.setLayout(side)
         column.setFixedWidth(190)
+        self.view.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long id never widens it
+        left = QVBoxLayout()
+        left.setContentsMargins(6, 4, 0, 0)
+        left.addWidget(self.view.title)
+        left.addWidget(self.view, 1)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view, 1)
+        layout.addLayout(left, 1)
         layout.addWidget(column)
 
     def simulate(self) -> bool:

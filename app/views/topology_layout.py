@@ -10,7 +10,8 @@ other band runs backwards, so neighbours in the chain stay neighbours on screen 
 one step down); a band is as thick as the short dimension, with the modules that follow the long
 dimension above (inputs) or below (drains) their PE in each band, and those that follow the short
 one left of the first band. The band width makes the whole array about ASPECT times as wide as
-high. Plain Python: no Qt.
+high. Also the array's shape in words for the view's title (pe_extents, shape_text). Plain
+Python: no Qt.
 """
 from __future__ import annotations
 
@@ -161,3 +162,16 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
             shift = CELL * 1.1
             drams[m["name"]] = Box(first.x - shift if incoming else first.x + shift, first.y, MODULE_SIZE)
     return boxes, drams
+
+
+def pe_extents(graph) -> list[int]:
+    """PEs along each space loop of a topology graph (its PE nodes are ("PE", index))."""
+    indices = [node[1] for node in graph.nodes if node[0] == "PE"]
+    return [max(index[d] for index in indices) + 1 for d in range(len(indices[0]))] if indices else []
+
+
+def shape_text(extents: list[int], lanes: int) -> str:
+    """An array's shape, PE count and SIMD lanes in words: "103 x 2 = 206 PEs x 8 lanes"."""
+    count = math.prod(extents)
+    shape = " x ".join(str(e) for e in extents) + (f" = {count:,}" if len(extents) > 1 else "")
+    return f"{shape} PE{'s' if count != 1 else ''} x {lanes} lane{'s' if lanes != 1 else ''}"

@@ -11,12 +11,13 @@ stretches hold the GIL, which would freeze the window; a process can also be sto
 The child runs at a lower priority than the window and exits by itself when the window's process
 dies (see parent_watchdog). No Qt here: the child imports only the engine.
 
-The budget is sampling time only, as `systolic search` spends it: the warm-up, compiling the kernel
-and the designs' models (loaded from the model cache, which the window's model pool fills right
-after each compile; built here only if missing) all come before the budget starts. Designs run one
-after another, each on an even share of the budget, as explore() splits it: every design is
-searched, and a search ends later than its budget by what the designs overran their shares
-(an MP solve, a last batch).
+The budget is sampling time or a number of samples, as `systolic search --seconds / --samples`
+spends it, and the n-th design searched is seeded with seed + n, as explore() seeds it: the
+warm-up, compiling the kernel and the designs' models (loaded from the model cache, which the
+window's model pool fills right after each compile; built here only if missing) all come before
+the budget starts. Designs run one after another, each on an even share of the budget, as
+explore() splits it: every design is searched, and a search ends later than its budget by what the
+designs overran their shares (an MP solve, a last batch).
 """
 from __future__ import annotations
 
@@ -44,10 +45,17 @@ class SearchRequest:
     source: KernelSource
     kernel_name: str
     method: str
-    seconds: float
+    seconds: float | None  # sampling time, or None with a sample-count budget
     designs: tuple[str, ...] = ()  # empty: every design
     seed: int = 0
     cache_folder: str | None = None  # None: the default model cache
+    samples: int | None = None  # evaluated configurations in all (split across the designs), as --samples
+
+    def budget(self):
+        """The request's budget as explore() takes it (EngineError for one neither positive nor finite)."""
+        from engine.search.explore import Budget  # numba, pyomo: in the child (see the note above)
+
+        return Budget(seconds=self.seconds, samples=self.samples)
 
 
 def warm_up(method: str = WARM_METHOD) -> None:
@@ -78,8 +86,8 @@ def load_models(request: SearchRequest, queue) -> dict:
     return models
 
 
-def search_design(model, method: str, seconds: float, seed: int, cancel, callbacks,
-                  checkpoint=None) -> DesignResult:
+def search_design(model, method: str, seconds: float | None, seed: int, cancel, callbacks,
+                  checkpoint=None, samples: int | None = None) -> DesignResult:
     """One design on its share, as explore() runs each design of a `systolic search`; `checkpoint`
     gets its result so far every few seconds and on new bests (engine.search.run says when)."""
     from engine.search.methods import strategy_class
@@ -87,32 +95,32 @@ def search_design(model, method: str, seconds: float, seed: int, cancel, callbac
     from engine.search.space import SearchSpace
 
     space = SearchSpace(model)
-    run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, callbacks=callbacks,
-                    cancel_event=cancel, checkpoint=checkpoint)
+    run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, samples=samples,
+                    callbacks=callbacks, cancel_event=cancel, checkpoint=checkpoint)
     return run.run()
 
 
 def run_search(request: SearchRequest, queue, cancel) -> None:
     try:
-        from engine.search.explore import Budget
         from engine.search.methods import strategy_class
 
         strategy_class(request.method)
+        budget = request.budget()
         queue.put(("phase", "warming up the search"))
         warm_up(request.method)
         queue.put(("phase", "loading the designs' models"))
         models = load_models(request, queue)
         designs = list(models)
         queue.put(("started", None))
-        share = Budget(seconds=request.seconds).split(len(designs)).seconds
+        share = budget.split(len(designs))
         results = []
         for n, design in enumerate(designs):
             if cancel.is_set():
                 break
             # seeded as explore() seeds the n-th design of a whole run
-            result = search_design(models[design], request.method, share, request.seed + n, cancel,
+            result = search_design(models[design], request.method, share.seconds, request.seed + n, cancel,
                                    (lambda p: queue.put(("progress", p)),),
-                                   lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))))
+                                   lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))), samples=share.samples)
             results.append(result)
             queue.put(("design", result))
         queue.put(("result", ExplorationResult(request.kernel_name, request.method, request.seed, tuple(results))))

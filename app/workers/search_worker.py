@@ -186,7 +186,7 @@ class SearchWorker(QThread):
         try:
             run_id = store.begin(kernel_path=r["kernel_path"], kernel_text=r["kernel_text"], sizes=r["sizes"],
                                  device=request.source.device, method=request.method, seed=request.seed,
-                                 budget={"seconds": request.seconds, "samples": None}, kernel=r["kernel"],
+                                 budget={"seconds": request.seconds, "samples": request.samples}, kernel=r["kernel"],
                                  options={"source": "systolic-studio", "designs": list(request.designs)})
         except BaseException:
             store.close()

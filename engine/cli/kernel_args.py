@@ -17,6 +17,7 @@ from engine.compiler.ir import Kernel
 from engine.compiler.sa_sizes import select
 from engine.errors import EngineError, KernelError, SourceLocation
 from engine.limits import INT64_MAX, check_design_space, check_kernel
+from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
 
 
@@ -37,6 +38,14 @@ def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--design", help="design id or name (see `systolic designs`)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=V",
                         help="a tuning parameter value (repeatable), e.g. --param i_t1=64")
+
+
+def add_layout_argument(parser: argparse.ArgumentParser) -> None:
+    """--layout: how the export lays arrays out in DRAM, which decides the AXI bursts (engine/models/dram.py)."""
+    parser.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT,
+                        help="DRAM layout of the arrays: serialized (the host packs each array in the order the "
+                             "kernel reads it: long AXI bursts; default) or natural (row-major: a burst per row "
+                             "segment); the model, the simulator and the export charge its bursts")
 
 
 def kernel_defines(args: argparse.Namespace) -> list[str]:

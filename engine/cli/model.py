@@ -14,6 +14,7 @@ import sys
 from engine.cli.kernel_args import (
     add_configuration_arguments,
     add_kernel_arguments,
+    add_layout_argument,
     compile_from_args,
 )
 from engine.compiler.descriptor import build_descriptor
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "each line prints its result or {\"line\": N, \"error\": ...}, bad lines never "
                              "stop the others")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
+    add_layout_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-double-buffering", action="store_true",
                         help="single local buffers in I/O modules (less BRAM, loads no longer overlap)")
@@ -80,7 +82,7 @@ def _unique_keys(pairs: list[tuple]) -> dict:
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device),
-                             double_buffering=not args.no_double_buffering)
+                             double_buffering=not args.no_double_buffering, layout=args.layout)
     if args.descriptor:
         print(json.dumps(build_descriptor(space, model.design, model.architecture, model.pass_architectures), indent=2))
         return 0

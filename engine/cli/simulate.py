@@ -11,6 +11,7 @@ import json
 from engine.cli.kernel_args import (
     add_configuration_arguments,
     add_kernel_arguments,
+    add_layout_argument,
     compile_from_args,
     positive_int,
     seed,
@@ -24,6 +25,7 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.sim import (
     DEFAULT_MAX_CYCLES,
+    DramModel,
     SimulationBudgetExceeded,
     SimulationDeadlock,
     format_result,
@@ -37,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     add_configuration_arguments(parser)
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
+    add_layout_argument(parser)
     parser.add_argument("--max-cycles", type=positive_int, default=DEFAULT_MAX_CYCLES, metavar="N",
                         help=f"stop after N simulated cycles (default {DEFAULT_MAX_CYCLES:,})")
     parser.add_argument("--no-double-buffering", action="store_true",
@@ -51,14 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device),
-                             double_buffering=not args.no_double_buffering)
+                             double_buffering=not args.no_double_buffering, layout=args.layout)
     params = parse_params(args.param)
     report = evaluate_configuration(model, params)  # refuses a broken constraint, naming it
     values = report["params"]
     descriptor = build_descriptor(space, model.design, model.architecture, model.pass_architectures)
     check_simulator_memory(descriptor, values)  # before building a state that would not fit
     try:
-        result = simulate(descriptor, values, max_cycles=args.max_cycles)
+        result = simulate(descriptor, values, max_cycles=args.max_cycles,
+                          dram=DramModel(model.device.dram_ports(model.layout)))
     except (SimulationDeadlock, SimulationBudgetExceeded) as exc:
         if args.json:
             print(json.dumps({**exc.result.as_dict(), "model_latency_cycles": report["latency_cycles"],

@@ -1,17 +1,14 @@
 """Architecture -> design descriptor: the versioned JSON document that models, tuner, topology viewer
 and exporter read (docs/descriptor.md describes every field). Expressions are sympy text in the
-tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); `expression` and `evaluate` read them.
+tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); engine/compiler/expressions.py
+`expression` and `evaluate` read them.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
-import sympy
-
 from engine.compiler.architecture.build import guard_text, loop_bounds, pass_architectures
+from engine.compiler.architecture.dram_runs import dram_runs
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
-from engine.compiler.architecture.symbols import smax, smin
 from engine.compiler.design import Design
 from engine.compiler.band import runs_several_statements
 from engine.compiler.design_space import DesignSpace
@@ -19,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.4"
+VERSION = "1.5"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -75,7 +72,7 @@ def _hardware(arch: Architecture) -> dict:
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],
             "simd": str(arch.simd),
-            "modules": [_module(m) for m in arch.modules],
+            "modules": [_module(m, arch) for m in arch.modules],
             "fifos": [_fifo(f) for f in arch.fifos],
         },
     }
@@ -116,39 +113,17 @@ def _buffer(b: Buffer) -> dict:
             "double_buffered": b.double_buffered, "storage": b.storage}
 
 
-def _module(m: Module) -> dict:
-    return {"name": m.name, "kind": m.kind, "array": m.array, "level": m.level, "dram": m.dram,
-            "count": str(m.count), "grid": [str(g) for g in m.grid], "overlapped": m.overlapped,
-            "embedded_l1": m.embedded_l1, "pipeline_depth": m.depth,
-            "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
+def _module(m: Module, arch: Architecture) -> dict:
+    module = {"name": m.name, "kind": m.kind, "array": m.array, "level": m.level, "dram": m.dram,
+              "count": str(m.count), "grid": [str(g) for g in m.grid], "overlapped": m.overlapped,
+              "embedded_l1": m.embedded_l1, "pipeline_depth": m.depth,
+              "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
+    if m.dram:
+        module["dram_runs"] = {layout: str(run) for layout, run in dram_runs(arch, m).items()}
+    return module
 
 
 def _fifo(f: Fifo) -> dict:
     return {"source": f.source, "target": f.target, "array": f.array, "count": str(f.count),
             "element_bits": f.element_bits, "pack": str(f.pack), "width_bits": str(f.width_bits),
             "pattern": f.pattern, "along": f.along, "reversed": f.reversed}
-
-
-@lru_cache(maxsize=4096)
-def expression(text: str) -> sympy.Expr:
-    """A descriptor expression as sympy."""
-    return sympy.sympify(text, locals={"smax": smax, "smin": smin})
-
-
-def evaluate(text: str, values: dict[str, int]) -> float:
-    """A descriptor expression at concrete parameter values (packing factors included)."""
-    return _evaluate(text, tuple((n, values[n]) for n in _symbols(text) if n in values))
-
-
-@lru_cache(maxsize=4096)
-def _symbols(text: str) -> tuple[str, ...]:
-    return tuple(sorted(str(s) for s in expression(text).free_symbols))
-
-
-@lru_cache(maxsize=65536)
-def _evaluate(text: str, values: tuple) -> float:
-    # cached on the values of the expression's own symbols: the simulator and the exporter ask
-    # for the same few expressions once per module instance
-    result = expression(text).subs({sympy.Symbol(k): v for k, v in values}).replace(
-        smax, lambda *args: sympy.Max(*args)).replace(smin, lambda *args: sympy.Min(*args))
-    return float(result)

@@ -35,8 +35,7 @@ from functools import lru_cache
 import sympy
 
 from engine.compiler.architecture.modules import Fifo, Module
-from engine.compiler.architecture.symbols import smin
-from engine.compiler.descriptor import evaluate, expression
+from engine.compiler.expressions import evaluate, expression, smin
 
 DEFAULT_DEPTH = 2
 CHAIN_HOP = 2  # cycles a module lags the neighbour it receives words from (one FIFO hop)

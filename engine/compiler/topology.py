@@ -12,7 +12,7 @@ import math
 
 import networkx as nx
 
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.fifo_depths import fifo_depth, fifo_storage
 
 

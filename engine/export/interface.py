@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.errors import EngineError
 
 C_TYPES = {"float": "float", "double": "double", "int64": "int64_t", "int32": "int32_t", "uint32": "uint32_t",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.export.interface import (
     ExportError,

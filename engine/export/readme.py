@@ -3,7 +3,7 @@ design is (dataflow, PE array, SIMD, parameters), what the models predict agains
 (with a warning when it is over), how to build and simulate it, and which file holds what."""
 from __future__ import annotations
 
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 
 _RESOURCES = (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF"))
 _ROLES = {"array_partition": "array partitioning", "latency_hiding": "latency hiding", "simd": "SIMD",

@@ -25,6 +25,7 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING
 
 from engine.models.device import Device
+from engine.models.dram import DEFAULT_LAYOUT
 from engine.resources import RESOURCES
 
 if TYPE_CHECKING:  # imported where used: the window imports this module before it paints
@@ -69,11 +70,12 @@ def default_folder() -> Path:
     return Path(platformdirs.user_cache_dir("systolic-studio")) / "models"
 
 
-def model_key(kernel_text: str, defines: dict, sizes: dict, device: Device, design_id: str) -> str:
+def model_key(kernel_text: str, defines: dict, sizes: dict, device: Device, design_id: str,
+              layout: str = DEFAULT_LAYOUT) -> str:
     """The entry name of a design's model: everything the model depends on, hashed."""
     text = json.dumps({"kernel": kernel_text, "defines": {k: str(v) for k, v in sorted(defines.items())},
                        "sizes": {k: int(v) for k, v in sorted(sizes.items())}, "device": asdict(device),
-                       "design": design_id, "version": model_version()}, sort_keys=True)
+                       "design": design_id, "layout": layout, "version": model_version()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -20,8 +20,10 @@ The port model (AXI4 as Vitis HLS's m_axi adapter drives it):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: the window reads device files before it paints
+    import numpy as np
 
 LAYOUTS = ("serialized", "natural")
 DEFAULT_LAYOUT = "serialized"
@@ -66,7 +68,12 @@ def cycles_per_beat(beats, axi: AxiSettings, share=1.0, *, maximum=None):
     """Cycles a port spends per bus word with bursts of `beats` beats (numbers, numpy arrays or sympy
     expressions; pass `maximum=sympy.Max` or smax for symbolic arguments)."""
     if maximum is None:
-        maximum = np.maximum if isinstance(beats, np.ndarray) else max
+        if hasattr(beats, "shape"):
+            import numpy as np
+
+            maximum = np.maximum
+        else:
+            maximum = max
     return maximum(maximum(1, (axi.latency + beats) / (axi.outstanding * beats)), share)
 
 
@@ -76,6 +83,8 @@ def burst_lengths(addresses: np.ndarray, word_bytes: int, axi: AxiSettings,
     multiset: the cap's cuts come first, not in access order): a burst
     goes on while each address is the previous one + 1, does not start a new 4 KB page, is not at
     an index in `breaks` (where a loop invocation starts) and is shorter than the burst cap."""
+    import numpy as np
+
     addresses = np.asarray(addresses, dtype=np.int64)
     if addresses.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -94,7 +103,73 @@ def burst_lengths(addresses: np.ndarray, word_bytes: int, axi: AxiSettings,
 
 def port_cycles(bursts: np.ndarray, axi: AxiSettings, share: float = 1.0) -> float:
     """The fewest cycles a port needs to move these bursts: each burst at its own cycles per beat."""
+    import numpy as np
+
     bursts = np.asarray(bursts, dtype=np.float64)
     if bursts.size == 0:
         return 0.0
     return float(np.sum(bursts * cycles_per_beat(bursts, axi, share)))
+
+
+INOUT_REASON = "partial results are read back through this port (loader and storer share it)"
+
+
+def port_directions(groups) -> dict[str, str]:
+    """Array -> its port's direction, "in", "out" or "inout" (partial results read back, or an
+    accumulator without an initialisation, whose first value comes from DRAM). `groups`: (array,
+    kind, reloads (True when partial results come back), initialised on chip) per I/O group."""
+    kinds: dict[str, list[tuple]] = {}
+    for array, kind, reloads, initialised in groups:
+        kinds.setdefault(array, []).append((kind, reloads, initialised))
+    directions = {}
+    for array, gs in kinds.items():
+        if all(k == "in" for k, _, _ in gs):
+            directions[array] = "in"
+        elif any(k == "in" for k, _, _ in gs) or any(k == "acc" and (r or not i) for k, r, i in gs):
+            directions[array] = "inout"
+        else:
+            directions[array] = "out"
+    return directions
+
+
+def port_layout(layout: str, direction: str) -> tuple[str, str]:
+    """(the layout a port of `direction` gets in an export in `layout`, why it differs): an inout
+    port stays natural, since its loader and its storer would need one serialized order for a block,
+    which they do not share (the storer writes PE box by PE box, the loader reads the block row by
+    row)."""
+    if layout == "serialized" and direction == "inout":
+        return "natural", INOUT_REASON
+    return layout, ""
+
+
+def port_arrays(groups) -> list[str]:
+    """The arrays in kernel0's port order (engine/export/interface.py kernel_interface): arrays only
+    read first, then the arrays written, each in the order of their I/O groups. `groups`: (array,
+    kind) pairs in I/O-group order."""
+    kinds: dict[str, list[str]] = {}
+    for array, kind in groups:
+        kinds.setdefault(array, []).append(kind)
+    inputs = [a for a, ks in kinds.items() if all(k == "in" for k in ks)]
+    return inputs + [a for a in kinds if a not in inputs]
+
+
+def ports_on_bank(ports: DramPorts, arrays: list[str], array: str) -> int:
+    """How many ports share the bank of `array`'s port (itself included)."""
+    k = arrays.index(array)
+    return sum(1 for j in range(len(arrays)) if ports.bank_of(j) == ports.bank_of(k))
+
+
+def cycles_per_word_expr(run, word_bytes, ports: DramPorts, sharing: int, *, widest_word_bytes: int, maximum):
+    """`cycles_per_beat(min(burst cap, run), ...)` as an expression without a min (so the tuner's
+    mathematical programs take it): with b = min(cap, run), (latency + b) / (outstanding * b) is
+    latency / (outstanding * b) + 1 / outstanding, and latency / b = max(latency / cap,
+    latency / run). Arguments that can never exceed 1 (the cap's term, the bank's share when even the
+    widest word leaves bandwidth to spare) are left out."""
+    axi = ports.axi
+    args = [1, axi.latency / (axi.outstanding * run) + 1.0 / axi.outstanding]
+    capped = axi.latency / (axi.outstanding * axi.burst_cap(widest_word_bytes)) + 1.0 / axi.outstanding
+    if capped > 1:
+        args.append(capped)
+    if ports.bank_share(widest_word_bytes, sharing) > 1:
+        args.append(ports.bank_share(1, sharing) * word_bytes)
+    return maximum(*args)

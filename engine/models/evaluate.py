@@ -18,6 +18,7 @@ from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import RESOURCE_NAMES, Device
 from engine.models.passes import with_passes
+from engine.models.dram import DEFAULT_LAYOUT
 from engine.models.symbolic import SymbolicModel, build_symbolic_model
 
 
@@ -72,13 +73,17 @@ class Evaluation:
 
 
 class PerformanceModel:
-    def __init__(self, space: DesignSpace, design: Design, device: Device, *, double_buffering: bool = True):
-        self.design, self.device = design, device
+    def __init__(self, space: DesignSpace, design: Design, device: Device, *, double_buffering: bool = True,
+                 layout: str = DEFAULT_LAYOUT):
+        """`layout`: how the export lays the arrays out in DRAM (engine/models/dram.py LAYOUTS), which
+        decides the AXI bursts the DRAM-facing modules are charged for."""
+        self.design, self.device, self.layout = design, device, layout
+        dram = device.dram_ports(layout)
         self.architecture = build_architecture(space, design, double_buffering=double_buffering)
         self.pass_architectures = pass_architectures(space, design, self.architecture)
         sizes = dict(zip(design.band_loops, design.problem_size))
-        self.symbolic: SymbolicModel = with_passes(build_symbolic_model(self.architecture, sizes), design,
-                                                   self.pass_architectures, sizes)
+        self.symbolic: SymbolicModel = with_passes(build_symbolic_model(self.architecture, sizes, dram), design,
+                                                   self.pass_architectures, sizes, dram)
         self.tunable = [p.name for p in design.params if p.tunable]
         self.packing = list(self.architecture.packing)
         args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]

@@ -3,13 +3,15 @@
 A BRAM18K holds 18 Kbit as 512 x 36, 1K x 18, 2K x 9, 4K x 4, 8K x 2 or 16K x 1 (width x depth);
 a buffer of `width` bits and `depth` words uses ceil(width / port width) columns of
 ceil(depth / 16K) blocks, the port width being the widest one for that depth. Buffers of at most
-1024 bits are implemented in registers / LUTRAM by HLS and use no block RAM. A URAM is 4K x 72.
+REGISTER_BITS (1024, engine/compiler/architecture/modules.py) bits are implemented in registers /
+LUTRAM by HLS and use no block RAM. A URAM is 4K x 72.
 """
 from __future__ import annotations
 
 import sympy
 
-REGISTER_BITS = 1024
+from engine.compiler.architecture.modules import REGISTER_BITS
+
 _PORTS = ((512, 36), (1024, 18), (2048, 9), (4096, 4), (8192, 2), (16384, 1))
 
 

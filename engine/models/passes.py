@@ -20,21 +20,23 @@ from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
+from engine.models.dram import DramPorts
 from engine.models.symbolic import SymbolicModel, build_symbolic_model
 
 
 def with_passes(model: SymbolicModel, design: Design, passes: dict[str, Architecture],
-                problem_size: dict[str, int]) -> SymbolicModel:
-    """`model` with the latency of its passes (unchanged when the design never runs passes)."""
+                problem_size: dict[str, int], dram: DramPorts) -> SymbolicModel:
+    """`model` with the latency of its passes (unchanged when the design never runs passes); `dram`
+    as `model` was built with."""
     if not passes:
         return model
     info = architecture_passes(design, model.architecture.groups)
     syms = DesignSymbols(design)
     count = info.count(syms.tiles)
     revisits = info.reduction_tiles(syms.tiles)
-    later = build_symbolic_model(passes["reload"], problem_size).latency
+    later = build_symbolic_model(passes["reload"], problem_size, dram).latency
     if "first" in passes:
-        first = build_symbolic_model(passes["first"], problem_size).latency
+        first = build_symbolic_model(passes["first"], problem_size, dram).latency
         total = count / revisits * first + (count - count / revisits) * later
     else:
         total = count * later

@@ -55,7 +55,7 @@ import sympy
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import carried_iterations, pipelined_ready, straight_ready
-from engine.compiler.architecture.symbols import smax
+from engine.compiler.expressions import smax
 from engine.compiler.last_writer import owned_elements
 
 STEP_CYCLES = 1  # a FIFO access outside a pipelined loop (the timed C simulation's step)

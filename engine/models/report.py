@@ -1,6 +1,8 @@
 """One evaluated configuration -> a plain dict (the `systolic model --json` object) and a text report."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from engine.models.constraints import violations
@@ -61,6 +63,7 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         "throughput_gops": scalar["throughput_gops"],
         "fits": scalar["fits"],
         "violations": model.over_budget(ev),
+        "dram": {"layout": model.layout, "axi": dataclasses.asdict(model.device.axi)},
         "device": {"name": model.device.name, "usable_ratio": model.device.usable_ratio,
                    "clock_mhz": model.device.clock_mhz,
                    "budget": {r: model.device.budget(r) for r in RESOURCE_NAMES}},
@@ -83,6 +86,10 @@ def format_report(result: dict) -> str:
         lines.append(f"  {resource:8} {result[key]:>12,.0f} / {budget:>12,.0f}  {share:6.1%}")
     lines.append("off-chip traffic: " + ", ".join(f"{a} {n:,.0f} elements" for a, n in result["offchip_elements"].items())
                  + f" ({result['offchip_bytes'] / 2**20:,.1f} MiB)")
+    dram = result["dram"]
+    axi = dram["axi"]
+    lines.append(f"DRAM: {dram['layout']} layout; AXI bursts of at most {axi['max_burst_beats']} beats, "
+                 f"{axi['outstanding']} outstanding, {axi['latency']}-cycle latency")
     lines.append("fits the device" if result["fits"] else "does NOT fit: " + "; ".join(result["violations"]))
     return "\n".join(lines)
 

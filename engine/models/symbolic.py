@@ -14,8 +14,11 @@ Latency (cycles):
   transfer pair: first load + (blocks - 1) x max(load, feed) + (tiles - blocks + 1) x feed; a
   double-buffered drain takes the larger of its two phases; a PE with double-buffered accumulators
   (pe.py build_pe `overlap_drain`) sends an event's results while it computes the next: first
-  event + (events - 1) x max(compute, send) + the last send; otherwise phases add up; DRAM-facing modules move one bus word
-  per cycle, their packing factor being at most one bus width;
+  event + (events - 1) x max(compute, send) + the last send; otherwise phases add up; a DRAM-facing
+  module moves one bus word per `cycles_per_word_expr` cycles (engine/models/dram.py: its AXI bursts,
+  the runs of consecutive words one invocation touches in the export's layout, architecture/dram_runs.py,
+  capped at the burst length, at `outstanding` bursts in flight of `latency` cycles each, and its DDR
+  bank's bandwidth), at least one a cycle;
 - main = the largest module term (everything runs as a dataflow pipeline);
 - prologue = the first DRAM read's latency + the first block of every input group travelling down
   its chain before PEs start;
@@ -35,29 +38,37 @@ Latency (cycles):
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.compiler.architecture.modules import Architecture, Module, Phase
+from engine.compiler.architecture.dram_runs import dram_packing, dram_runs
 from engine.compiler.architecture.footprint import subscript_extents
-from engine.compiler.architecture.symbols import smax, symbol
+from engine.compiler.architecture.modules import Architecture, Module, Phase
+from engine.compiler.architecture.symbols import symbol
+from engine.compiler.expressions import smax
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
     architecture_fifo_depth,
     architecture_row_block_depth,
     architecture_skew_depth,
 )
+from engine.models.dram import (
+    DramPorts,
+    cycles_per_word_expr,
+    port_arrays,
+    port_directions,
+    port_layout,
+    ports_on_bank,
+)
 from engine.models.memory import bram18k, uram
 from engine.models.recurrence import late_band
 
 CHAIN_LEVEL_CYCLES = 2  # cycles for a word to cross one FIFO and module on its way
 TRANSFER_DEPTH = 2  # pipeline depth of a PE's loops that read or write partial results
-# DRAM latencies of the first read and the last write acknowledgement (engine/sim DramModel, docs/sim.md)
-DRAM_READ_LATENCY = 64
-DRAM_WRITE_LATENCY = 64
 
 
 @dataclass(frozen=True)
@@ -280,7 +291,35 @@ def _last_row_fill(arch: Architecture, group) -> sympy.Expr:
         1 for m in levels if m.level >= upper.level)
 
 
-def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> SymbolicModel:
+def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
+    """The architecture with each DRAM-facing module's transfer loop at the II its AXI port sustains:
+    smax(its II, the port's cycles per word for the runs it touches in `dram.layout`)."""
+    arrays = port_arrays((g.array, g.kind) for g in arch.groups)
+    directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
+                                 for g in arch.groups)
+    modules = []
+    for m in arch.modules:
+        if not m.dram or m.array not in arrays:
+            modules.append(m)
+            continue
+        bits = next(g.element_bits for g in arch.groups if g.array == m.array)
+        packing = dram_packing(arch, m)
+        word_bytes = (sympy.Symbol(packing.name) if packing else 1) * sympy.Rational(bits, 8)
+        widest = (packing.upper if packing else 1) * bits // 8
+        layout, _ = port_layout(dram.layout, directions[m.array])
+        pace = cycles_per_word_expr(dram_runs(arch, m)[layout], word_bytes, dram,
+                                    ports_on_bank(dram, arrays, m.array), widest_word_bytes=max(1, widest),
+                                    maximum=smax)
+        first = m.phases[0]
+        paced = dataclasses.replace(first, ii=smax(first.ii, pace) if first.ii != 1 else pace)
+        modules.append(dataclasses.replace(m, phases=(paced, *m.phases[1:])))
+    return dataclasses.replace(arch, modules=tuple(modules))
+
+
+def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram: DramPorts) -> SymbolicModel:
+    """`dram`: the memory system the DRAM-facing modules see (device.dram_ports(layout))."""
+    arch = dram_paced(arch, dram)
+    read_latency = write_latency = dram.axi.latency
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)
     terms = {m.name: module_term(m, events if m.kind == "pe" else None) for m in arch.modules}
@@ -302,9 +341,9 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
     late = smax(lag, late) if late != 0 else None
     drains = [_drain_tail(pe, arch, g.name, g.array, lag, late, [(l, q, f[g.array]) for l, q, f in band])
               for g in arch.groups if g.needs_drain]
-    prologue = smax(0, *fills) + DRAM_READ_LATENCY
+    prologue = smax(0, *fills) + read_latency
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
-    epilogue = smax(0, *drains) + DRAM_WRITE_LATENCY
+    epilogue = smax(0, *drains) + write_latency
     dtype = arch.compute["dtype"]
     ops = arch.compute["ops"]
     lanes = pe.count * arch.simd
@@ -364,14 +403,14 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int]) -> Sy
         if m.kind == "io" and m.overlapped and paced:
             # double buffered: its term runs from its first load to its last feed, which the PEs consume
             # as it goes
-            paths.append(DRAM_READ_LATENCY + above + terms[m.name] + epilogue)
+            paths.append(read_latency + above + terms[m.name] + epilogue)
         elif m.kind == "io":
             # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
             work = transfer + (per_block if not paced else sympy.Add(*paced))
-            paths.append(DRAM_READ_LATENCY + above + work + epilogue)
+            paths.append(read_latency + above + work + epilogue)
         else:
             work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
-            paths.append(prologue + work + above + DRAM_WRITE_LATENCY)
+            paths.append(prologue + work + above + write_latency)
     latency = smax(*paths)
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,

@@ -50,8 +50,10 @@ class SharedModel:
             generic.architecture = build_architecture(space, design)
             # built as PerformanceModel builds it: a design that runs passes gets their latency
             generic.pass_architectures = pass_architectures(space, design, generic.architecture)
-            generic.symbolic = with_passes(build_symbolic_model(generic.architecture, {}), design,
-                                           generic.pass_architectures, {})
+            dram = device.dram_ports()
+            generic.layout = dram.layout
+            generic.symbolic = with_passes(build_symbolic_model(generic.architecture, {}, dram), design,
+                                           generic.pass_architectures, {}, dram)
         self.model = generic
         self.key = structure_key(design)
         self.sizes = [size_symbol(loop) for loop in design.band_loops]

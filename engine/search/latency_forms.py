@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from engine.compiler.architecture.symbols import smin, symbol
+from engine.compiler.architecture.symbols import symbol
+from engine.compiler.expressions import smin
 from engine.models.interval import interval_program
 
 _KEEP = sympy.Function("__keep")  # an expression kept whole by sympy.expand (removed before bounding)

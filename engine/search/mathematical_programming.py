@@ -29,12 +29,13 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.modules import REGISTER_BITS
 from engine.compiler.architecture.symbols import symbol
 from engine.compiler.fifo_depths import (
     architecture_fifo_depth,
     architecture_row_block_depth,
 )
-from engine.models.memory import REGISTER_BITS, bram18k
+from engine.models.memory import bram18k
 from engine.search.space import Config, SearchSpace
 from engine.search.strategy import SearchStrategy
 

@@ -18,7 +18,7 @@ import numpy as np
 from engine.compiler.design import Design
 from engine.models.constraints import feasible_mask
 from engine.models.evaluate import PerformanceModel
-from engine.compiler.architecture.symbols import smax
+from engine.compiler.expressions import smax
 from engine.search.progress import Candidate
 
 OBJECTIVES = ("latency", "max_compute_comm", "offchip")

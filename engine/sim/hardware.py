@@ -27,16 +27,20 @@ import dataclasses
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
 from engine.compiler.architecture.pe import send_stages, straight_ready
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
+from engine.models.device import load_device
+from engine.models.dram import DramPorts, cycles_per_beat, port_arrays, port_directions, port_layout, ports_on_bank
 from engine.sim.kernel import Fifo, Op, Segment, Thread
 
 IO_LATENCY = 2  # cycles from an I/O iteration's issue to its word arriving downstream
@@ -45,14 +49,49 @@ BUFFER_TOKENS = 2  # ping-pong
 
 @dataclass(frozen=True)
 class DramModel:
-    """DRAM-facing modules: one bus word (<= 512 bits) per cycle per port; the first read of a run
-    waits `read_latency` cycles, later bursts (of up to `burst_words` words) are requested ahead by
-    the AXI adapter and arrive back to back; the last write is acknowledged `write_latency` cycles
-    after it leaves."""
+    """DRAM-facing modules: each invocation of a DRAM loop moves its words at its AXI port's cycles
+    per word (engine/models/dram.py `cycles_per_beat` of the runs the descriptor's `dram_runs` give
+    for the layout, capped at the burst length; the segment's pace); the first read of a run waits
+    the AXI latency, the last write is acknowledged the AXI latency after it leaves. `ports`: the
+    memory system (device.dram_ports(layout)), the default device's in the default layout if None."""
 
-    read_latency: int = 64
-    write_latency: int = 64
-    burst_words: int = 64
+    ports: DramPorts | None = None
+
+    @property
+    def resolved(self) -> DramPorts:
+        return self.ports if self.ports is not None else _default_ports()
+
+    @property
+    def read_latency(self) -> int:
+        return self.resolved.axi.latency
+
+    @property
+    def write_latency(self) -> int:
+        return self.resolved.axi.latency
+
+    def pace(self, descriptor: dict, module: dict, values: dict[str, int]) -> float:
+        """Cycles per word of a DRAM-facing module's loop (0 for other modules)."""
+        if not module["dram"] or "dram_runs" not in module:
+            return 0.0
+        ports = self.resolved
+        arrays = port_arrays((g["array"], g["kind"]) for g in descriptor["io_groups"])
+        if module["array"] not in arrays:
+            return 0.0
+        name = dram_pack_name(module["name"], module["kind"], module["level"])
+        bits = descriptor["kernel"]["arrays"][module["array"]]["element_bits"]
+        word_bytes = max(1, values.get(name, 1) * bits // 8)
+        directions = port_directions((g["array"], g["kind"], g["reload_events"] != "0", g["initialised_on_chip"])
+                                     for g in descriptor["io_groups"])
+        layout, _ = port_layout(ports.layout, directions[module["array"]])
+        run = evaluate(module["dram_runs"][layout], values)
+        beats = max(1.0, min(ports.axi.burst_cap(word_bytes), run))
+        share = ports.bank_share(word_bytes, ports_on_bank(ports, arrays, module["array"]))
+        return float(cycles_per_beat(beats, ports.axi, share))
+
+
+@lru_cache(maxsize=1)
+def _default_ports() -> DramPorts:
+    return load_device().dram_ports()
 
 
 @dataclass
@@ -482,13 +521,14 @@ class _Builder:
             n = max(vol_self, 1)  # an instance whose PEs own nothing still hands its buffers over
         transfer_ops = ([_spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
                         [_spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
+        pace = self.dram.pace(self.d, module, self.values)
         dram_first = self.dram.read_latency if module["dram"] and direction == "in" else 0
         dram_last = self.dram.write_latency if module["dram"] and direction == "out" else 0
 
         def transfer(b, extra_reads=(), extra_writes=()):
             return Segment(n, tuple(transfer_ops[0]) + extra_reads, tuple(transfer_ops[1]) + extra_writes,
                            depth=depth + (dram_last if b == events - 1 else 0), latency=depth,
-                           earliest=dram_first if b == 0 else 0)
+                           earliest=dram_first if b == 0 else 0, pace=pace)
 
         name = _node(node)
         if owned and module["dram"]:
@@ -497,8 +537,8 @@ class _Builder:
             words = math.prod(extent[:-1]) * -(-extent[-1] // own_pack)
 
             def store(b):
-                yield dataclasses.replace(transfer(b), depth=depth)
-                yield Segment(words, depth=depth + (dram_last if b == events - 1 else 0), latency=depth)
+                yield dataclasses.replace(transfer(b), depth=depth, pace=0.0)  # from the chain, not DRAM
+                yield Segment(words, depth=depth + (dram_last if b == events - 1 else 0), latency=depth, pace=pace)
             return [Thread(name, module["name"], (seg for b in range(events) for seg in store(b)))]
         if not feeding:
             return [Thread(name, module["name"], (transfer(b) for b in range(events)))]

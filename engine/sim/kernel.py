@@ -66,6 +66,7 @@ class Segment:
     depth: int = 2  # cycles from the last issue to the loop's completion
     latency: int = 2  # cycles from issue to a written token's arrival
     earliest: int = 0  # no iteration before this cycle (DRAM read latency)
+    pace: float = 0.0  # a DRAM port's cycles per word (engine/models/dram.py), 0: not a DRAM loop
 
 
 @dataclass
@@ -134,7 +135,7 @@ def _flatten(threads: list[Thread], fifos: list[Fifo]) -> dict:
                 continue  # a loop that does not run: no issue, no drain
             ops = seg.reads + seg.writes
             seg_rows.append((seg.n, seg.ii, int(seg.new_loop), seg.depth, seg.latency, seg.earliest,
-                             len(op_rows), len(seg.reads), len(seg.writes)))
+                             len(op_rows), len(seg.reads), len(seg.writes), K.pace_units(seg.pace)))
             op_rows.extend((fifo_index(o.fifo), o.count, o.first, seg.n if o.span is None else o.span, o.delay)
                            for o in ops)
             max_ops = max(max_ops, len(ops))
@@ -156,7 +157,7 @@ def _flatten(threads: list[Thread], fifos: list[Fifo]) -> dict:
     state[:, K.CUR] = -1
     state[:, K.WAIT_FIFO] = -1
     return {"state": state, "thread_segs": np.array(thread_segs, dtype=np.int64).reshape(-1, 2),
-            "seg": np.array(seg_rows, dtype=np.int64).reshape(-1, 9),
+            "seg": np.array(seg_rows, dtype=np.int64).reshape(-1, K.SEG_COLUMNS),
             "op": np.array(op_rows, dtype=np.int64).reshape(-1, 5),
             "fifo": np.array(fifo_rows, dtype=np.int64).reshape(-1, 5), "fstate": fstate, "ring": ring,
             "reads_ring": np.zeros(max(reads_size, 1), dtype=np.int64), "max_ops": max_ops}

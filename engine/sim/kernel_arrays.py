@@ -7,8 +7,12 @@ plain Python over numpy arrays so that numba compiles it to machine code (a pure
 the same code, NUMBA_DISABLE_JIT=1, gives the same answers about 100x slower).
 
 Layout (all int64):
-- segments: `seg[s] = (n, ii, new_loop, depth, latency, earliest, first_op, reads, writes)`; the
-  ops of segment s are first_op .. first_op + reads + writes - 1, reads first;
+- segments: `seg[s] = (n, ii, new_loop, depth, latency, earliest, first_op, reads, writes, pace)`;
+  the ops of segment s are first_op .. first_op + reads + writes - 1, reads first; `pace` (in
+  1/PACE_UNIT cycles, 0 for none) is a DRAM port's cycles per bus word (engine/models/dram.py
+  `cycles_per_beat`): iteration i issues no earlier than the segment's first issue + i * pace, so
+  an AXI port that sustains less than a word a cycle paces its loop (and may catch up after a stall,
+  as the adapter's outstanding bursts keep arriving);
 - ops: `op[o] = (fifo, count, first, span, delay)`, span already resolved (the segment's n by
   default); `delay`: cycles a written token takes beyond the segment's latency (the stage of a
   pipelined iteration at which its value is computed, engine/compiler/architecture/pe.py
@@ -24,13 +28,15 @@ import numpy as np
 from numba import njit
 
 # thread state columns
-CUR, I, LAST, START, GAP, BUSY, STALL_IN, STALL_OUT, END, DONE, OVER, ITERS, WAIT_FIFO, WAIT_SIDE = range(14)
-THREAD_STATE = 14
+CUR, I, LAST, START, GAP, BUSY, STALL_IN, STALL_OUT, END, DONE, OVER, ITERS, WAIT_FIFO, WAIT_SIDE, FIRST = range(15)
+THREAD_STATE = 15
 # FIFO state columns
 WRITTEN, READ, PEAK, READER, WRITER = range(5)
 FIFO_STATE = 5
 # segment columns
-N, II, NEW_LOOP, DEPTH, LATENCY, EARLIEST, FIRST_OP, READS, WRITES = range(9)
+N, II, NEW_LOOP, DEPTH, LATENCY, EARLIEST, FIRST_OP, READS, WRITES, PACE = range(10)
+SEG_COLUMNS = 10
+PACE_UNIT = 1024  # pace is stored in 1/1024 cycles
 # op columns
 O_FIFO, O_COUNT, O_FIRST, O_SPAN, O_DELAY = range(5)
 # FIFO columns
@@ -81,13 +87,17 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
     while True:
         k = state[t, CUR]
         n, ii, lat, earliest = seg[k, N], seg[k, II], seg[k, LATENCY], seg[k, EARLIEST]
-        o0, nr, nw = seg[k, FIRST_OP], seg[k, READS], seg[k, WRITES]
+        o0, nr, nw, pace = seg[k, FIRST_OP], seg[k, READS], seg[k, WRITES], seg[k, PACE]
         i = state[t, I]
         while i < n:
             base = state[t, START] if i == 0 else state[t, LAST] + ii
             s, cause = base, 0
             if earliest > s:
                 s, cause = earliest, 1
+            if pace > 0 and i > 0:
+                paced = state[t, FIRST] + (i * pace) // PACE_UNIT
+                if paced > s:
+                    s, cause = paced, 1  # waiting for the DRAM port's words
             for o in range(o0, o0 + nr):
                 j, count = op_next[o], op[o, O_COUNT]
                 due[o - o0] = 0
@@ -157,6 +167,8 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
                 state[t, STALL_OUT] += s - base
             state[t, BUSY] += ii + (state[t, GAP] if i == 0 else 0)
             state[t, LAST] = s
+            if i == 0:
+                state[t, FIRST] = s
             state[t, ITERS] += 1
             i += 1
         state[t, I] = n
@@ -188,3 +200,9 @@ def run_arrays(budget, state, thread_segs, seg, op, fifo, fstate, ring, reads_ri
         if outcome == _STOPPED:
             stopped = True
     return stopped
+
+
+def pace_units(cycles_per_word: float) -> int:
+    """A DRAM loop's cycles per word in the kernel's units; 0 (no pacing) at a word a cycle or faster,
+    where the loop's II already rules."""
+    return 0 if cycles_per_word <= 1 else int(round(cycles_per_word * PACE_UNIT))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.errors import DesignError, EngineError
 from engine.sim.hardware import DramModel, Network, build_network
 from engine.sim.kernel import run

@@ -123,3 +123,14 @@ def compiled(qtbot):
 def small_mm(bundled):
     """The bundled matrix multiply, resized small so that searches and topologies are quick."""
     return bundled("mm")
+
+
+@pytest.fixture
+def tiny_mm(write_kernel):
+    """A matrix multiply of 32^3: quick models, quick searches."""
+    return write_kernel("""\
+        for (int i = 0; i < 32; i++)
+          for (int j = 0; j < 32; j++)
+            for (int k = 0; k < 32; k++)
+              C[i][j] += A[i][k] * B[k][j];
+        """, prelude="float A[32][32], B[32][32], C[32][32];\n", name="tiny.c")

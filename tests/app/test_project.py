@@ -41,6 +41,7 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
     compiled(window)  # the kernel compiles off the GUI thread
     window.search_panel.method.setCurrentText("annealing")
     window.search_panel.seconds.setValue(7.5)
+    window.search_panel.set_budget(None, 5000, 2**40)  # a sample budget and a seed: a search to repeat
     window.tree.select_design("i-j__i-j.k")
     window.detail.editors["i_t1"].setValue(10)
     settle(window.selection)
@@ -57,7 +58,7 @@ def test_save_close_reopen_restores_everything(make_window, tmp_path, run_databa
     assert again.open_project(path)
     compiled(again)
     settle(again.selection)
-    assert again.project() == saved
+    assert again.project() == saved and (saved.seconds, saved.samples, saved.seed) == (7.5, 5000, 2**40)
     assert again.kernel_panel.editor.toPlainText() == text
     assert again.session.space.kernel.sizes == {"I": 40, "J": 32, "K": 48}
     assert {a.dtype for a in again.session.space.kernel.arrays.values()} == {"int16"}
@@ -144,7 +145,8 @@ def test_a_new_project_file_respects_the_umask_and_a_replaced_one_keeps_its_mode
     ({"kernel_path": ""}, "does not name a kernel file"), ({"kernel_path": "/"}, "does not name a kernel file"),
     ({"sizes": {"I": 10**23}}, "sizes must be in 0..2^31-1"), ({"seconds": float("nan")}, "positive, finite"),
     ({"seconds": float("inf")}, "positive, finite"), ({"values": {"i_t1": -4}}, "values must be in"),
-    ({"runs": [0]}, "runs must be a list of run ids"),
+    ({"runs": [0]}, "runs must be a list of run ids"), ({"samples": 0}, "samples must be a positive integer"),
+    ({"seed": -1}, "seed must be an integer in 0..2^63-1"), ({"seed": 2**63}, "seed must be an integer"),
 ])
 def test_bad_fields_are_refused_with_one_line(tmp_path, changes, phrase):
     path = tmp_path / "bad.ssproj"

@@ -135,3 +135,66 @@ def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot,
     qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=60000)
     window.close()
     assert worker.isFinished()
+
+
+def search_designs(window, qtbot, designs) -> None:
+    """Search `designs` (picked in the tree) with the panel's settings and wait for the end."""
+    selection = window.tree.selectionModel()
+    selection.clearSelection()
+    for design in designs:
+        selection.select(window.tree_model.index_of(design), QItemSelectionModel.Select | QItemSelectionModel.Rows)
+    window.search_panel.scope.setCurrentIndex(1)
+    runs = len(window.search.run_ids)
+    window.search_panel.start_button.click()
+    # it starts once the model pool is done, and is stored when it ends
+    qtbot.waitUntil(lambda: not window.search.running and len(window.search.run_ids) > runs, timeout=180000)
+    assert window.search.status == "finished", window.search.message
+
+
+def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numbers(make_window, qtbot, compiled,
+                                                                                    settle, tiny_mm):
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    settle(window.selection)
+    ids = window.tree_model.design_ids()
+    shown = window.selection.design.id, dict(window.selection.values)
+    window.search_panel.seconds.setValue(window.search_panel.seconds.minimum())
+    search_designs(window, qtbot, ids[1:3])
+    best = window.tree_model.best_design()
+    candidate = window.tree_model.best[best]
+    assert best in ids[1:3] and (best, candidate.params) != shown
+    settle(window.selection)
+    assert window.selection.design.id == best and window.selection.values == candidate.params
+    assert window.tree.currentIndex().data().startswith(best)
+    assert sorted(window.tree.selected_designs()) == sorted(ids[1:3])  # still chosen for the next search
+    tree_gops = window.tree_model.index_of(best).siblingAtColumn(1).data()
+    assert window.detail.throughput.text().split(" GOP/s")[0] == tree_gops
+    report = window.selection.report
+    assert report["latency_cycles"] == pytest.approx(candidate.latency_cycles, rel=1e-9)
+    assert window.bottleneck.headline.text().startswith(f"{candidate.latency_cycles:,.0f} cycles")
+    graph = window.selection.topology()
+    assert window.topology.scene_items_by_kind()["pe"] == sum(1 for n in graph.nodes if n[0] == "PE") > 0
+
+
+def test_two_window_searches_with_one_seed_and_sample_budget_find_the_same(make_window, qtbot, compiled, tiny_mm,
+                                                                           run_database):
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    panel = window.search_panel
+    panel.budget_kind.setCurrentIndex(1)
+    assert panel.samples.isVisibleTo(panel) and not panel.seconds.isVisibleTo(panel)
+    panel.samples.setValue(600)
+    panel.seed.setText("12345678901234")  # past 32 bits: the CLI's range, 0..2^63-1
+    designs = window.tree_model.design_ids()[1:3]
+    found = []
+    for _ in range(2):
+        search_designs(window, qtbot, designs)
+        found.append([(d.design, d.samples, d.best.params, d.best.latency_cycles)
+                      for d in window.search.result.designs])
+    assert found[0] == found[1] and [f[:2] for f in found[0]] == [(d, 300) for d in designs]
+    with RunStore(run_database) as store:
+        run = store.load(window.search.run_ids[-1])
+    assert run.seed == 12345678901234 and run.budget == {"seconds": None, "samples": 600}
+    panel.seed.setText("9999999999999999999")  # over 2^63-1: refused in one line, nothing started
+    panel.start_button.click()
+    assert not window.search.running and panel.status.text().startswith("the seed must be in 0..2^63-1")

@@ -1,7 +1,8 @@
 """The search process's request: the models come from the model cache (built there only if missing)
 before the budget starts; every design gets an even share of the budget, as `systolic search`
 splits it, seeded as explore() seeds it; the messages come in order. A fake search_design records
-the shares without timing anything; one real search checks the models and the cache."""
+the shares without timing anything; one real search checks the models and the cache; a sample
+budget and a seed find what `systolic search --samples N --seed S` (explore()) finds."""
 from __future__ import annotations
 
 import threading
@@ -13,6 +14,8 @@ from app.workers.model_pool import KernelSource
 from app.workers.search_process import SearchRequest, run_search
 from engine.compiler.design_space import compile_kernel
 from engine.models.cache import ModelCache
+from engine.models.device import load_device
+from engine.search.explore import Budget, explore
 from engine.search.progress import DesignResult
 
 
@@ -35,7 +38,7 @@ DESIGNS = ("i__i-j.k", "j__i-j.k", "i-j__i-j.k", "i-k__i-k.j")
 def test_every_design_gets_an_even_share_and_models_come_before_the_budget(small_mm, tmp_path, monkeypatch):
     calls = []
 
-    def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None):
+    def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None, samples=None):
         calls.append((model.design.id, seconds, seed))
         return DesignResult(model.design.id, method, 10, seconds, None, ())
 
@@ -74,3 +77,18 @@ def test_a_real_search_samples_every_design(small_mm, tmp_path):
     kind, result = queue.messages[-1]
     assert kind == "result" and [d.design for d in result.designs] == list(DESIGNS[:2])
     assert all(d.samples > 0 and d.best is not None for d in result.designs)
+
+
+def test_a_sample_budget_and_a_seed_find_what_the_cli_finds(tiny_mm, tmp_path):
+    source = source_of(tiny_mm)
+    designs = ("i__i-k.j", "j__i-j.k")
+    request = SearchRequest(source, "tiny", "hybrid", None, designs, seed=77, cache_folder=str(tmp_path), samples=400)
+    queue = ListQueue()
+    run_search(request, queue, threading.Event())
+    kind, result = queue.messages[-1]
+    assert kind == "result", result
+    cli = explore(compile_kernel(tiny_mm), load_device("u250"), method="hybrid", budget=Budget(samples=400),
+                  designs=list(designs), seed=77)
+    assert [(d.design, d.samples, d.best.params, d.best.latency_cycles) for d in result.designs] == \
+        [(d.design, d.samples, d.best.params, d.best.latency_cycles) for d in cli.designs]
+    assert [d.samples for d in result.designs] == [200, 200]

@@ -1,6 +1,7 @@
 """The topology viewer holds one item per PE, I/O module and drain module of the topology graph for
 the chosen parameters, a DRAM port per DRAM-facing module and an arrow per FIFO; big arrays are
-drawn with less detail; hover text tells kind, buffers and trip counts."""
+drawn with less detail; hover text tells kind, buffers and trip counts; the title states the
+array's shape, PE count and SIMD lanes."""
 from __future__ import annotations
 
 from collections import Counter
@@ -14,6 +15,7 @@ from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.qt_topology import CLEAR_DELAY_MS, KIND_ROLE, LARGE, QtTopology, module_shares
 from app.views.topology_layout import FOLD_AT, layout
+from engine.compiler.descriptor import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
@@ -77,6 +79,12 @@ def test_changing_a_parameter_redraws_with_the_new_grid(view, spaces, settle):
     selection.set_value(f"{loop}_t1", str(selection.values[f"{loop}_t1"] * 2))
     settle(selection)
     assert topology.scene_items_by_kind()["pe"] == 2 * before == _expected(selection)[0]["pe"]
+    # the title states the array's shape (the descriptor's PE grid at these values), PE count and lanes
+    rows, cols = (int(evaluate(e, selection.full_values())) for e in selection.descriptor["topology"]["pe_grid"])
+    simd = next((p.name for p in design.params if p.role == "simd"), None)
+    lanes = selection.values[simd] if simd else 1
+    assert topology.title.text() == (f"{design.id}: {rows} x {cols} = {rows * cols:,} PEs x {lanes} lane"
+                                     + ("s" if lanes != 1 else "")) and rows * cols == 2 * before
     drawn = topology.scene_items_by_kind()
     selection.set_value(f"{loop}_t1", "0")  # illegal: the last valid array stays, greyed, the reason beside it
     settle(selection)
@@ -151,6 +159,7 @@ def test_a_long_chain_folds_into_serpentine_rows_and_no_label_overlaps(view, set
     boxes, _ = layout(selection.topology(), selection.descriptor)
     pes = {n[1][0]: boxes[n] for n in boxes if n[0] == "PE"}
     assert len(pes) == 256 > FOLD_AT
+    assert topology.title.text() == "i__i-j.k: 256 PEs x 8 lanes"  # i_t1 / i_t2 PEs of k_t2 lanes: one row
     xs, ys = {b.x for b in pes.values()}, {b.y for b in pes.values()}
     assert 4 < len(ys) < len(xs) < 256  # rows, wider than high, not one strip
     for i in range(255):  # neighbours in the chain are neighbours on screen (one cell, or one row down)

@@ -24,7 +24,7 @@ def test_a_part_read_before_the_event_loop_runs_is_built_at_once_and_wired(make_
     panel = window.search_panel
     assert window.centralWidget().widget(1) is panel and window.points is panel.results.points
     with qtbot.waitSignal(window.messageShown) as shown:  # Start before the kernel compiled: said why
-        panel.startRequested.emit("hybrid", 1.0, False)
+        panel.startRequested.emit("hybrid", 1.0, False, None, 0)
     assert shown.args[0].startswith("compile the kernel first")
 
 

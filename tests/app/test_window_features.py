@@ -1,7 +1,8 @@
 """The window's views beyond the search: the compare view, clicking a plotted configuration loads it
 everywhere, the models cache (a second open of the same kernel builds nothing; the cache itself is tested in tests/engine/models/test_cache.py), a 1366x768 and a
-4K (3840x2160) window where no control is clipped, the shortcuts, and a kernel that fails to compile keeping the previous
-designs greyed."""
+4K (3840x2160) window where no control is clipped, a 1366x768 window that four pins do not outgrow and whose editor has
+the kernel dock's width (the sizes table under it, collapsible), the shortcuts, and a kernel that fails to compile keeping the previous
+designs greyed, with the status bar's compile state following it broken and restored."""
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ def window(make_window, small_mm, compiled, settle, qtbot):
 def test_the_compare_view_shows_pinned_configurations_side_by_side(window, settle):
     ids = window.tree_model.design_ids()
     for design in (ids[0], ids[9]):
-        window.load_configuration(design, {})
+        window.focus.load(design, {})
         settle(window.selection)
         window.compare_view.pin_selected()
     assert [p.design.id for p in window.compare.pins] == [ids[0], ids[9]]
@@ -134,6 +135,32 @@ def test_no_control_is_clipped(window, qtbot, size):
         assert window.search_panel.width() >= 0.35 * size[0]
 
 
+def test_at_1366x768_four_pins_fit_and_the_editor_has_the_kernel_dock_s_width(window, qtbot, settle):
+    ids = window.tree_model.design_ids()
+    for design in ids[:4]:
+        window.focus.load(design, {})
+        settle(window.selection)
+        window.compare_view.pin_selected()
+    assert len(window.compare.pins) == 4
+    window.show_view(window.compare_view)  # its columns scroll, they do not grow the window
+    assert window.views.currentIndex() == 2
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1366 and hint.height() <= 700, hint  # 768 less a title bar and a taskbar
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.fit_docks()
+    panel = window.kernel_panel
+    qtbot.waitUntil(lambda: panel.editor.width() >= 0.9 * panel.width())  # not beside the sizes table any more
+    assert panel.editor.width() >= 35 * panel.editor.fontMetrics().horizontalAdvance("x")
+    height = panel.editor.height()
+    panel.sizes_toggle.click()  # the sizes collapse: the editor gets their height too
+    assert not panel.sizes.isVisible() and not panel.sizes_toggle.isChecked()
+    qtbot.waitUntil(lambda: panel.editor.height() > height)
+    panel.sizes_toggle.click()
+    assert panel.sizes.isVisible()
+
+
 def test_shortcuts_and_menus(window):
     keys = dict((what, k) for k, what in window.shortcuts())
     assert keys["Start"] == "Ctrl+R" and keys["Stop"] == "Esc" and keys["Quit"] == "Ctrl+Q"
@@ -143,16 +170,24 @@ def test_shortcuts_and_menus(window):
     assert {"File", "Edit", "Search", "View", "Help"} <= set(menus)
 
 
-def test_a_kernel_that_does_not_compile_keeps_the_previous_designs_greyed(window, compiled, write_kernel):
+def test_a_kernel_that_does_not_compile_keeps_the_previous_designs_greyed_and_the_status_follows(window, compiled):
     ids = window.tree_model.design_ids()
-    window.kernel_panel.editor.setPlainText(window.session.text.replace("#pragma endscop", "#pragma endscop\n}}}"))
+    good = window.session.text
+    status = window.compile_status
+    assert status.text() == f"mm: {len(ids)} legal systolic arrays"
+    window.kernel_panel.editor.setPlainText(good.replace("#pragma endscop", "#pragma endscop\n}}}"))
     window.kernel_panel.compile()
+    assert status.text() == "compiling mm..."  # from the moment it is asked for, not when it ends
     compiled(window)
     assert window.session.space is None
     assert window.tree_model.design_ids() == ids and not window.tree.isEnabled()
-    assert "does not compile" in window.statusBar().currentMessage()
-    assert "previous" in window.statusBar().currentMessage()
+    assert status.text().startswith("does not compile: ") and "previous" in status.text()
     assert not window.search_panel.start_button.isEnabled()
+    window.kernel_panel.editor.setPlainText(good)  # restored: the same source as the designs shown
+    window.kernel_panel.compile()
+    compiled(window)
+    assert status.text() == f"mm: {len(ids)} legal systolic arrays"
+    assert window.tree.isEnabled() and window.search_panel.start_button.isEnabled()
 
 
 @pytest.mark.slow

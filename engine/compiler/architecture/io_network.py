@@ -18,7 +18,8 @@ import sympy
 from engine.compiler.architecture.footprint import footprint, innermost_extent
 from engine.compiler.architecture.io_groups import IOGroup
 from engine.compiler.architecture.modules import Buffer, Fifo, Loop, Module, PackingParameter, Phase
-from engine.compiler.architecture.symbols import DesignSymbols, smin, symbol
+from engine.compiler.architecture.symbols import DesignSymbols, symbol
+from engine.compiler.expressions import smin
 
 AXI_BITS = 512
 

@@ -27,12 +27,11 @@ import numpy as np
 import sympy
 
 from engine.compiler.architecture.footprint import footprint
-from engine.compiler.architecture.modules import Buffer, Fifo
+from engine.compiler.architecture.modules import REGISTER_BITS, Buffer, Fifo
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.ir import Access, Affine
 from engine.compiler.tuning import DTYPE_BITS
-from engine.models.memory import REGISTER_BITS
 
 
 @dataclass(frozen=True)

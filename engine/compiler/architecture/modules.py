@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 
 import sympy
 
+# A buffer of at most this many bits HLS implements in registers / LUTRAM: no block RAM (the models'
+# BRAM count, engine/models/memory.py) and storage "registers" for a PE's local array.
+REGISTER_BITS = 1024
+
 
 @dataclass(frozen=True)
 class Loop:

@@ -14,7 +14,8 @@ import sympy
 from engine.compiler.architecture.footprint import footprint
 from engine.compiler.architecture.io_groups import IOGroup
 from engine.compiler.architecture.modules import Buffer, Loop, Module, Phase
-from engine.compiler.architecture.symbols import DesignSymbols, smax
+from engine.compiler.architecture.symbols import DesignSymbols
+from engine.compiler.expressions import evaluate, smax
 
 
 def pe_loops(syms: DesignSymbols) -> tuple[Loop, ...]:
@@ -163,8 +164,6 @@ def send_stages(descriptor: dict, values: dict[str, int]) -> dict[str, int]:
     array's channel (`pipelined_ready` over the descriptor's statements, carried arrays and II at
     `values`); only arrays with channels, none for a PE with no time loop (straight-line code:
     `straight_ready`)."""
-    from engine.compiler.descriptor import evaluate  # (the descriptor module builds on this one)
-
     arrays = [a for a in descriptor.get("local_arrays", []) if a.get("channels")]
     pe = next((m for m in descriptor.get("topology", {}).get("modules", []) if m.get("kind") == "pe"), None)
     if not arrays or pe is None:

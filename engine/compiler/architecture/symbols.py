@@ -16,21 +16,6 @@ import sympy
 from engine.compiler.design import Design
 
 
-# max() kept unevaluated: sympy.Max compares its arguments symbolically, which costs far more than
-# the model is worth; lambdify maps smax to numpy.maximum (engine/models/evaluate.py).
-smax = sympy.Function("smax")
-
-
-class smin(sympy.Function):
-    """min() likewise kept unevaluated (lambdify: numpy.minimum), except of numbers."""
-
-    @classmethod
-    def eval(cls, *args):
-        if all(a.is_Number for a in args):
-            return min(args)
-        return None
-
-
 @lru_cache(maxsize=None)
 def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name)  # no assumptions: they cost more to maintain than they simplify

@@ -35,6 +35,14 @@ def test_a_valid_copy_loads(u250, tmp_path):
     (lambda d: d.update(usable_ratio=1.5), "'usable_ratio' is 1.5; expected a number in (0, 1]"),
     (lambda d: d.update(clock_mhz=0), "'clock_mhz' is 0; expected a positive number"),
     (lambda d: d.update(memory=7), "lacks the field 'memory.axi_bus_bits_max'"),
+    (lambda d: d["memory"].pop("bank_bandwidth_gbytes_per_s"), "lacks the field 'memory.bank_bandwidth_gbytes_per_s'"),
+    (lambda d: d["memory"].update(bank_bandwidth_gbytes_per_s=0),
+     "'memory.bank_bandwidth_gbytes_per_s' is 0; expected a positive number of GB/s"),
+    (lambda d: d["memory"].update(banks=-1), "'memory.banks' is -1; expected a positive integer"),
+    (lambda d: d["memory"].pop("axi"), "lacks the field 'memory.axi.max_burst_beats'"),
+    (lambda d: d["memory"]["axi"].update(outstanding=0), "'memory.axi.outstanding' is 0; expected an integer in 1..512"),
+    (lambda d: d["memory"]["axi"].update(latency_cycles=-64), "'memory.axi.latency_cycles' is -64"),
+    (lambda d: d["memory"]["axi"].update(boundary_bytes=1000), "'memory.axi.boundary_bytes' is 1000"),
 ])
 def test_a_field_missing_or_wrong_is_named(u250, tmp_path, edit, phrase):
     edit(u250)

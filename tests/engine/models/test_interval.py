@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy
 
-from engine.compiler.architecture.symbols import smax
+from engine.compiler.expressions import smax
 from engine.models.interval import IntervalError, interval_program
 from engine.models.memory import bram18k
 

@@ -38,7 +38,7 @@ def test_pass_loops_are_the_tile_loops_up_to_the_last_reduction_loop_with_an_out
 def test_one_reduction_tile_is_one_pass_and_the_design_latency():
     model = _model("i-j__i-k.j")
     sizes = dict(zip(model.design.band_loops, model.design.problem_size))
-    plain = build_symbolic_model(model.architecture, sizes).latency
+    plain = build_symbolic_model(model.architecture, sizes, model.device.dram_ports()).latency
     params = {"i_t1": 16, "j_t1": 16, "k_t1": 64, "i_t2": 4, "j_t2": 4, "k_t2": 4}
     assert float(model.evaluate_fast(params).latency) == _at(model, plain, params)
 
@@ -47,13 +47,13 @@ def test_passes_add_up():
     model = _model("i-j__i-k.j")
     sizes = dict(zip(model.design.band_loops, model.design.problem_size))
     params = {"i_t1": 16, "j_t1": 16, "k_t1": 16, "i_t2": 4, "j_t2": 4, "k_t2": 4}
-    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes).latency, params)
-    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes).latency, params)
+    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes, model.device.dram_ports()).latency, params)
+    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes, model.device.dram_ports()).latency, params)
     # 4 i tiles x 4 k tiles: 4 passes (k tile 0) read nothing back, 12 do
     assert float(model.evaluate_fast(params).latency) == round(4 * first + 12 * reload)
     assert reload > first
     # resources and traffic are the design's
-    assert model.symbolic.resources == build_symbolic_model(model.architecture, sizes).resources
+    assert model.symbolic.resources == build_symbolic_model(model.architecture, sizes, model.device.dram_ports()).resources
 
 
 def test_a_design_that_never_revisits_a_block_has_no_passes():

@@ -59,3 +59,18 @@ def test_the_budget_stops_threads_without_reporting_a_deadlock():
     outcome = run([p, c], [f], budget=100)
     assert outcome.over_budget and outcome.deadlock is None and outcome.cycles == 100
     assert c._last <= 100 and 90 < c.iterations < 100
+
+
+def test_a_dram_port_paces_its_loop_and_catches_up_after_a_stall():
+    # single-beat bursts at 16 outstanding and a 64-cycle latency: 65/16 cycles a word
+    from engine.models.dram import AxiSettings, cycles_per_beat
+    pace = cycles_per_beat(1, AxiSettings(max_burst_beats=64, outstanding=16, latency=64))
+    assert pace == 65 / 16
+    th = Thread("L3", "L3", [Segment(101, ii=1, depth=2, pace=pace)])
+    assert run([th], [], budget=10**6).cycles == 100 * 65 // 16 + 2  # the last word at 406, done at 408
+    assert th.stall_in == 406 - 100
+    # a consumer slower than the port: the port's words wait for it and it never waits for them
+    p, c, f = pipe(20, producer_ii=1, consumer_ii=8)
+    p.segments = [Segment(20, writes=(Op(f, 20),), ii=1, depth=2, latency=2, pace=pace)]
+    run([p, c], [f], budget=10**6)
+    assert c.stall_in == 2  # only the first word's trip

@@ -7,7 +7,8 @@ import networkx as nx
 import pytest
 
 from engine.compiler.architecture.build import build_architecture
-from engine.compiler.descriptor import SCHEMA, VERSION, build_descriptor, evaluate
+from engine.compiler.descriptor import SCHEMA, VERSION, build_descriptor
+from engine.compiler.expressions import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.topology import topology_graph
 from engine.models.device import load_device

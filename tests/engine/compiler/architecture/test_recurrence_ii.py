@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from engine.compiler.architecture.build import OPERATORS, carried_recurrences, compute_info
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.export.project import export_project
 from engine.models.device import load_device
