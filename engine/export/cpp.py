@@ -79,3 +79,8 @@ def index_type(bound: int) -> str:
 def counted_for(var: str, trip: int) -> str:
     """The head of a loop `var` = 0 .. trip - 1, with a counter as narrow as `trip` allows."""
     return f"for ({index_type(trip)} {var} = 0; {var} < {trip}; {var}++)"
+
+
+def pack_type(array: str, pack: int) -> str:
+    """The C++ type of a FIFO word of `pack` elements of `array` (`A_x4`, a typedef of packed<A_t, 4>)."""
+    return f"{array}_x{pack}"

@@ -14,19 +14,19 @@ import math
 import re
 from dataclasses import replace
 
-from engine.export.cpp import Code, counted_for, index_type, product, total
+from engine.export.cpp import Code, index_type, pack_type as _pack_type, product, total
 from engine.export.interface import ExportError, c_type
 from engine.export.plan import (
     Group,
     Instance,
     KernelPlan,
     build_plan,
-    references,
 )
 from engine.export.dram_layout import DramLayout, port_layout
 from engine.export.io_modules import IOModules, _tidy
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.export.owned_drain import OwnedDrain
+from engine.export.pe_accumulate import AccumulatorPE
 from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
@@ -46,11 +46,7 @@ def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[
     return kernel_export(descriptor, values, **options)[0]
 
 
-def _pack_type(array: str, pack: int) -> str:
-    return f"{array}_x{pack}"
-
-
-class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
+class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
 
     def __init__(self, *, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()):
@@ -346,6 +342,8 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
     def _function(self, inst: Instance, name: str) -> None:
         if self._prefetches(inst):
             self._prefetch_helpers(inst, name)
+        elif inst.role == "pe" and self._pe_overlaps():
+            self._pe_helpers(inst, name)
         elif self._collects(inst):
             self._drain_helpers(inst, name)
         body = {"pe": self._pe, "io": self._io, "drain": self._drain, "sink": self._sink, "head": self._head}[inst.role]
@@ -397,158 +395,6 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
 
     def _box_loops(self, prefix: str, box: tuple[int, ...]) -> list[tuple[str, str, int]]:
         return [(f"{prefix}_d{d}", f"d{d}", n) for d, n in enumerate(box)]
-
-    def _pe(self, inst: Instance) -> None:
-        if self.plan.statements:
-            self._pe_statements(inst)
-            return
-        plan, c = self.plan, self.code
-        acc = plan.acc
-        box = self._acc_box()
-        coords = self.box_coords(acc, plan.space)
-        local = f"local_{acc.array}" + "".join(f"[{x}]" for x in coords)
-        events = plan.event_loops(acc)
-        inner = [l for l in plan.tile_order if l not in events]
-        c.line(f"{acc.array}_t local_{acc.array}{''.join(f'[{n}]' for n in box)};")
-        if plan.lanes > 1 and plan.simd_loop and acc.reference.depends_on(plan.simd_loop):
-            # every lane updates its own accumulator in the same cycle
-            c.pragma(f"HLS array_partition variable=local_{acc.array} cyclic factor={plan.lanes} dim={len(box)}")
-        with c.loops(self._tile_loops(events)):
-            first = self._first_condition()
-            chain = acc.exterior
-            start = plan.identity or "0"
-            if acc.kind == "out":
-                start = "0"
-            elif plan.init_value is not None and acc.initialised_on_chip:
-                conditions = [x for x in (first, f"{chain}_pe == 0" if chain and plan.loops[chain].pes > 1 else "")
-                              if x]
-                start = f"({' && '.join(conditions)}) ? ({acc.array}_t)({plan.init_value}) : ({acc.array}_t){plan.identity}" \
-                    if conditions else f"({acc.array}_t)({plan.init_value})"
-            c.line(f"const {acc.array}_t start = {start};  /* the initial value, or the identity for partial results */")
-            start_line = len(c.lines) - 1
-            reloaded = plan.reloads and not chain
-            if reloaded:
-                self._reload_accumulators(inst, box)
-            # one pipelined loop per accumulation event (HLS flattens the perfect nest of the tiles
-            # that reduce into these accumulators and their points); as in AutoSA's PE, an
-            # accumulator starts from `start` at its first reduction iteration
-            with c.loops(self._tile_loops(inner) + self._point_loops("compute"), pipeline=True,
-                         ii=self._compute_ii()):
-                first_update = self._first_reduction_iteration(inner)
-                c.line(f"const bool first = {'!reload && ' + first_update if reloaded else first_update};")
-                first_line = len(c.lines) - 1
-                words = {}
-                for g in plan.groups:
-                    if g.kind != "in":
-                        continue
-                    stream = plan.streams[inst.streams[f"{g.array}_in"]]
-                    if stream.pack not in (1, plan.lanes):
-                        raise ExportError(f"{g.array} reaches the PEs {stream.pack} elements a word, "
-                                          f"not 1 or {plan.lanes}")
-                    c.line(f"const {_pack_type(g.array, stream.pack)} {g.array}_data = {g.array}_in.read();")
-                    if f"{g.array}_out" in inst.streams:
-                        c.line(f"{g.array}_out.write({g.array}_data);")
-                    words[g.array] = f"{g.array}_data.lane[{'lane' if stream.pack > 1 else '0'}]"
-                self._lanes(words, local)
-                self._drop_if_unused(first_line, "first")
-            self._drop_if_unused(start_line, "start")
-            out = plan.streams[inst.streams[f"{acc.array}_out"]]
-            c.line(f"/* pass the finished {acc.array} block on" +
-                   (", adding the partial results of the PEs before */" if acc.exterior else " */"))
-            if acc.exterior:
-                c.line(f"chunk_reader<{acc.array}_t, {plan.streams[inst.streams[f'{acc.array}_in']].pack}, 1> partial;")
-            c.line(f"chunk_writer<{acc.array}_t, {out.pack}, 1> result;")
-            with c.loops(self._box_loops("drain", box), pipeline=True):
-                value = f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))}"
-                if acc.exterior:
-                    value = f"({acc.array}_t)(partial.get({acc.array}_in).lane[0] {plan.reduce_op} {value})"
-                c.line(f"result.put({acc.array}_out, {value});")
-            c.line(f"result.flush({acc.array}_out);")
-
-    def _reload_accumulators(self, inst: Instance, box: tuple[int, ...]) -> None:
-        """In a pass that reloads, the block's partial results (from the reload modules) are the
-        accumulators' start values: read before the block's first update."""
-        plan, c = self.plan, self.code
-        acc = plan.acc
-        pack = plan.streams[inst.streams[f"{acc.array}_in"]].pack
-        with c.block("if (reload)"):
-            c.line(f"chunk_reader<{acc.array}_t, {pack}, 1> partial;")
-            with c.loops(self._box_loops("reload", box), pipeline=True):
-                c.line(f"local_{acc.array}{''.join(f'[d{d}]' for d in range(len(box)))} = "
-                       f"partial.get({acc.array}_in).lane[0];")
-
-    def _first_reduction_iteration(self, inner: list[str]) -> str:
-        """True at an accumulator's first update in this event: every tile and point loop it does
-        not depend on (the loops it reduces over inside the PE) at zero."""
-        plan = self.plan
-        zero = [f"{l}_tile == 0" for l in inner if plan.loops[l].tiles > 1]
-        for loop, kind in plan.point_order:
-            b = plan.loops[loop]
-            if not plan.acc.reference.depends_on(loop) and (b.time if kind == "time" else b.lh) > 1:
-                zero.append(f"{loop}_{kind} == 0")
-        return " && ".join(zero) or "true"
-
-    def _compute_ii(self) -> int:
-        """The PE compute loop's II as the descriptor states it (engine/compiler/architecture/pe.py:
-        an accumulation carried by a time loop needs the adder's latency between two updates of one
-        accumulator), the one number the models, the simulator and this pragma share."""
-        pe = next(m for m in self.plan.descriptor["topology"]["modules"] if m["kind"] == "pe")
-        return self._value(next(p for p in pe["phases"] if p["name"] == "compute")["ii"])
-
-    def _lanes(self, words: dict[str, str], local: str) -> None:
-        """The statement on every SIMD lane. When the lanes reduce into one accumulator, their
-        terms are summed as a balanced tree and added to it once, so the loop-carried recurrence
-        is a single operation; otherwise every lane updates its own accumulator."""
-        plan, c = self.plan, self.code
-        guard = " && ".join(f"{l} < {b.size}" for l, b in plan.loops.items() if b.padded)
-        reducing = (plan.lanes > 1 and plan.reduce_op is not None and plan.simd_loop is not None
-                    and not plan.acc.reference.depends_on(plan.simd_loop))
-        t = f"{plan.acc.array}_t"
-        if reducing:
-            c.line(f"{t} term[{plan.lanes}];")
-            c.pragma("HLS array_partition variable=term complete")
-        with c.block(counted_for("lane", plan.lanes)):
-            c.pragma("HLS unroll")
-            accumulates = plan.reduce_op is not None
-            expression = self._rewrite(plan.reduce_operand if accumulates else plan.update_expression, words,
-                                       f"(first ? start : {local})")
-            used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
-                l for l, b in plan.loops.items() if b.padded}
-            for l, b in plan.loops.items():
-                if l in used:  # below the padded extent: the width of the loop's last index
-                    c.line(f"const {index_type(b.tiles * b.t1 - 1)} {l} = {_tidy(self.global_index(l))};")
-            if reducing:
-                c.line(f"term[lane] = ({guard}) ? ({t})({expression}) : ({t}){plan.identity};" if guard
-                       else f"term[lane] = ({t})({expression});")
-            elif accumulates:
-                # one form for every accumulation, x = (first ? start : x) op e (a padded iteration
-                # adds the identity), which the timed C simulation recognises as the PE's recurrence
-                term = f"(({guard}) ? ({t})({expression}) : ({t}){plan.identity})" if guard else f"({expression})"
-                c.line(f"{local} = (first ? start : {local}) {plan.reduce_op} {term};")
-            else:
-                c.line(f"if ({guard}) {local} = {expression};" if guard else f"{local} = {expression};")
-        if reducing:
-            c.line("/* the lanes' terms as a balanced tree, then one update of the accumulator */")
-            half = index_type(plan.lanes // 2)
-            with c.block(f"for ({half} width = {plan.lanes // 2}; width > 0; width /= 2)"):
-                c.pragma("HLS unroll")
-                with c.block(f"for ({half} lane = 0; lane < width; lane++)"):
-                    c.pragma("HLS unroll")
-                    c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
-            target = local.replace("lane", "0")
-            c.line(f"{target} = (first ? start : {target}) {plan.reduce_op} term[0];")
-
-    def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
-        """The statement with every array reference replaced by the value the PE holds for it."""
-        out = expression
-        for text, array, _ in sorted(references(expression), key=lambda r: -len(r[0])):
-            if array == self.plan.acc.array:
-                out = out.replace(text, local)
-            elif array in words:
-                out = out.replace(text, words[array])
-            else:
-                raise ExportError(f"reference {text} has no I/O group")
-        return out
 
     # ----------------------------------------------------------------- top
     def _top(self) -> None:

@@ -12,7 +12,9 @@ Latency (cycles):
 - a double-buffered input module loads its first block alone, then on every tile loads the next
   block (at the first tile of a block) beside feeding the current one, as AutoSA's inter/intra
   transfer pair: first load + (blocks - 1) x max(load, feed) + (tiles - blocks + 1) x feed; a
-  double-buffered drain takes the larger of its two phases; otherwise phases add up; a DRAM-facing
+  double-buffered drain takes the larger of its two phases; a PE with double-buffered accumulators
+  (pe.py build_pe `overlap_drain`) sends an event's results while it computes the next: first
+  event + (events - 1) x max(compute, send) + the last send; otherwise phases add up; a DRAM-facing
   module moves one bus word per `cycles_per_word_expr` cycles (engine/models/dram.py: its AXI bursts,
   the runs of consecutive words one invocation touches in the export's layout, architecture/dram_runs.py,
   capped at the burst length, at `outstanding` bursts in flight of `latency` cycles each, and its DDR
@@ -44,7 +46,9 @@ import sympy
 
 from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.dram_runs import dram_packing, dram_runs
+from engine.compiler.architecture.footprint import subscript_extents
 from engine.compiler.architecture.modules import Architecture, Module, Phase
+from engine.compiler.architecture.symbols import symbol
 from engine.compiler.expressions import smax
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
@@ -110,6 +114,15 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sym
         blocks, tiles = _invocations(load), _invocations(feed)
         per_load, per_feed = cycles[0] / blocks, cycles[1] / tiles
         return per_load + (blocks - 1) * smax(per_load, per_feed) + (tiles - blocks + 1) * per_feed
+    if module.overlapped and len(cycles) > 1 and module.kind == "pe":
+        # double-buffered accumulators, as the exporter writes the PE: the first event computes
+        # alone, then every event computes (with its reload) beside the drain of the one before,
+        # and the last event's results are sent alone
+        events = compute_events if compute_events is not None else _invocations(module.phases[0])
+        sends = [c for p, c in zip(module.phases, cycles) if p.name.startswith("write_")]
+        per_compute = sympy.Add(*(c for p, c in zip(module.phases, cycles) if not p.name.startswith("write_"))) / events
+        per_send = sympy.Add(*sends) / events
+        return per_compute + (events - 1) * smax(per_compute, per_send) + per_send
     if module.overlapped and len(cycles) > 1:
         return smax(*cycles)
     return sympy.Add(*cycles)
@@ -246,6 +259,38 @@ def far_pe_lag(arch: Architecture) -> sympy.Expr:
     return smax(0, *lags)
 
 
+def _last_row_fill(arch: Architecture, group) -> sympy.Expr:
+    """Cycles until the last row of a group's feeders (fed by the level above through
+    `to_row_heads`) has its first block: every member of the level above reads the whole block,
+    row-major, and passes its own part down as it arrives, so the last member's part starts that
+    far into the block ((n - 1) / n of it where the chain's loop is the outer subscript, C[i][j]
+    along i; less where it is an inner one), and the row's level takes its block from then on.
+    Found with the timed C simulation on MM i-j__i-k.j: in every pass that reads partial results
+    back the far PEs' first C box came 48 cycles after the near ones' and, operands passing from PE
+    to PE, the whole array waited for them (12 passes: the model's whole 604-cycle gap). 0 where
+    no level passes rows their parts."""
+    link = next((f for f in arch.fifos if f.array == group.array and f.pattern == "to_row_heads"
+                 and not f.reversed), None)
+    if link is None:
+        return sympy.Integer(0)
+    upper = arch.module(link.source)
+    chain = next((f for f in arch.fifos if f.source == upper.name and f.target == upper.name), None)
+    load = next((p for p in upper.phases if p.name == "load"), None)
+    if chain is None or load is None:
+        return sympy.Integer(0)
+    members = upper.count / (upper.count - chain.count)
+    along = arch.space_loops[0]
+    extents = subscript_extents(group.access, {l: symbol(f"{l}_t1") for a in group.access.index for l, _ in a.terms})
+    offset = sympy.Integer(0)
+    for d, index in enumerate(group.access.index):
+        coeff = dict(index.terms).get(along, 0)
+        offset += abs(coeff) * symbol(f"{along}_t1") * (members - 1) / members * sympy.Mul(*extents[d + 1:])
+    levels = [m for m in arch.modules if m.kind == "io" and m.array == group.array]
+    rows = _chain_time([p for m in levels if m.level < upper.level for p in m.phases if p.name == "load"])
+    return offset / sympy.Mul(*extents) * _per_event(load) + rows + CHAIN_LEVEL_CYCLES * sum(
+        1 for m in levels if m.level >= upper.level)
+
+
 def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
     """The architecture with each DRAM-facing module's transfer loop at the II its AXI port sustains:
     smax(its II, the port's cycles per word for the runs it touches in `dram.layout`)."""
@@ -282,8 +327,10 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     pe = arch.module("PE")
     # levels of a chain are pipelined through FIFOs: one block takes as long as its slowest level,
     # plus a few cycles per level to get through
-    fills = [_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                          for p in m.phases if p.name == "load"])
+    # or, where a level passes each row of feeders its part, until the last row has its first block
+    # (`_last_row_fill`): the PEs pass operands on to each other, so the array starts with its last row
+    fills = [smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
+                               for p in m.phases if p.name == "load"]), _last_row_fill(arch, g))
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)

@@ -237,7 +237,8 @@ class _Builder:
             name = node[0]
             module = self.modules[name]
             if module["kind"] == "pe":
-                threads.append(self.pe_thread(node))
+                pe_threads = self.pe_thread(node)
+                threads += pe_threads if isinstance(pe_threads, list) else [pe_threads]
             else:
                 direction = "out" if module["kind"] == "drain" else "in"
                 threads += self.io_threads(node, module, direction, memo[direction])
@@ -357,16 +358,47 @@ class _Builder:
                 segments[key] = (seg if key[0] else dataclasses.replace(seg, new_loop=False),)
             return segments[key]
 
-        def program():
+        def computing(t: int):
+            for local, per_block, reload, read, _ in accs:
+                if read and t % per_block == 0 and reload[t // per_block]:
+                    yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
+            yield from compute(t)
+
+        def sends(t: int):
+            for local, per_block, _, _, (partial, write) in accs:
+                if (t + 1) % per_block == 0:
+                    yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
+
+        if not pe["overlapped"]:
+            return Thread(_node(node), "PE", (seg for t in range(self.tiles) for part in (computing, sends)
+                                              for seg in part(t)))
+        # double-buffered accumulators (one output: pe.py build_pe `overlap_drain`): the compute half
+        # takes a free buffer at an event's first tile and hands it over full once its last tile's
+        # pipeline has drained; the drain half sends it and gives it back
+        name, per_block = _node(node), accs[0][1]
+        free = self.internal(f"{name} free accumulators", BUFFER_TOKENS, preload=BUFFER_TOKENS)
+        full = self.internal(f"{name} full accumulators", BUFFER_TOKENS)
+
+        def computer():
             for t in range(self.tiles):
-                for local, per_block, reload, read, _ in accs:
-                    if read and t % per_block == 0 and reload[t // per_block]:
-                        yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
-                yield from compute(t)
-                for local, per_block, _, _, (partial, write) in accs:
-                    if (t + 1) % per_block == 0:
-                        yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
-        return Thread(_node(node), "PE", program())
+                segs = list(computing(t))
+                if t % per_block == 0:
+                    segs[0] = dataclasses.replace(segs[0], reads=segs[0].reads + (Op(free, 1, 0, 1),))
+                if (t + 1) % per_block == 0:
+                    last = segs[-1]
+                    done = Op(full, 1, last.n - 1, 1, delay=max(last.depth - last.latency, 0))
+                    segs[-1] = dataclasses.replace(last, writes=last.writes + (done,))
+                yield from segs
+
+        def drainer():
+            for t in range(self.tiles):
+                for seg in sends(t):
+                    yield dataclasses.replace(seg, reads=seg.reads + (Op(full, 1, 0, 1),),
+                                              writes=seg.writes + (Op(free, 1, seg.n - 1, 1),))
+        c = Thread(f"{name}.compute", "PE", computer())
+        e = Thread(f"{name}.drain", "PE", drainer())
+        free.producer, free.consumer, full.producer, full.consumer = e, c, c, e
+        return [c, e]
 
     def straight_ready(self, node, t: int) -> dict[str, int]:
         """Array -> cycles after the body's reads at which a PE with no pipelined loop has computed
@@ -645,17 +677,23 @@ def _attach(builder: _Builder, threads: list[Thread]) -> None:
     owner = {}
     for th in threads:
         owner.setdefault(th.name.split(".")[0], []).append(th)
+    carried = {g["array"] for g in builder.groups.values() if g["kind"] != "in" and g["exterior_loop"] is not None}
     for node, entries in builder.outs.items():
         for f, kind, dst in entries:
-            f.producer = _user(owner[_node(node)], kind, "write")
-            f.consumer = _user(owner[_node(dst)], kind, "read")
+            f.producer = _user(owner[_node(node)], kind, "write", carried)
+            f.consumer = _user(owner[_node(dst)], kind, "read", carried)
 
 
-def _user(candidates: list[Thread], kind: dict, side: str) -> Thread:
+def _user(candidates: list[Thread], kind: dict, side: str, carried: set = frozenset()) -> Thread:
     """Of a double-buffered module's two threads: the transfer half uses chain/level FIFOs, the
     other the PE side."""
     if len(candidates) == 1:
         return candidates[0]
+    if candidates[0].module == "PE":
+        # double-buffered accumulators: results leave from the drain half, which also takes in the
+        # partial results of a reduction carried from PE to PE (reloaded ones included)
+        want = "drain" if kind["direction"] == "out" or kind["array"] in carried else "compute"
+        return next(th for th in candidates if th.name.endswith("." + want))
     pe_side = "PE" in (kind["source"], kind["target"])
     roles = {"in": ("load", "feed"), "out": ("collect", "drain")}[kind["direction"]]
     if kind["direction"] == "in":

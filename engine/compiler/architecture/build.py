@@ -44,7 +44,8 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = pipeline_depth(compute)
     recurrences = carried_recurrences(space, compute, {g.array for g in groups})
-    pe = build_pe(syms, groups, add_latency, depth, recurrences)
+    pe = build_pe(syms, groups, add_latency, depth, recurrences,
+                  overlap_drain=double_buffering and len(statements) == 1)
     on_chip = local_arrays(space, syms)
     # a read carried from an earlier iteration can hold a statement back beyond the same-iteration chain
     depth = max(depth, carried_depth(compute["statements"], [a.to_json() for a in on_chip], syms,

@@ -59,7 +59,11 @@ def _owned(m: Module, g, owners: dict, spaced: list[str], sizes: dict, one_tile,
 
     if m.kind == "pe":
         most = max(len(e) for e in owners.values())
-        return replace(m, phases=tuple(with_trip(p, most) if p.name == f"write_{g.name}" else p for p in m.phases))
+        # the PE sends its owned elements after its event, from one set of accumulators (the
+        # exporter's owned drain is not double buffered: pe.py build_pe's `overlap_drain`)
+        buffers = tuple(replace(b, double_buffered=False) if b.array == g.array else b for b in m.buffers)
+        return replace(m, phases=tuple(with_trip(p, most) if p.name == f"write_{g.name}" else p for p in m.phases),
+                       overlapped=False, buffers=buffers)
     if m.kind != "drain" or m.array != g.array:
         return m
     dims = spaced[:len(m.grid)]

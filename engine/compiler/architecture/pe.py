@@ -203,21 +203,29 @@ def carried_depth(statements: list[dict], arrays: list[dict], syms: DesignSymbol
 
 
 def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth: int,
-             recurrences: list[dict] = ()) -> Module:
+             recurrences: list[dict] = (), *, overlap_drain: bool = False) -> Module:
     """The PE; its II is the larger of what its accumulation (`accumulation_ii`) and its recurrences
     through local arrays (`recurrence_ii`) allow: the one II the emitter's pragma, the models and
-    the simulator read (descriptor `phases[compute].ii`)."""
+    the simulator read (descriptor `phases[compute].ii`).
+
+    `overlap_drain` (a PE running one statement into one output): the accumulators are double
+    buffered, so the results of an event are sent on while the next event computes into the other
+    buffer (the module is `overlapped`: the exporter's compute and drain helpers side by side, two
+    threads in the simulator, the model's `module_term`); otherwise the PE stops after every event
+    to send its results (several statements, an output drained by its last writers:
+    owned_drain.py turns it back)."""
     ranges = {l: syms.pe_range(l) for l in syms.design.band_loops}
     ii = accumulation_ii(syms, groups, add_latency)
     if recurrences:
         ii = _max(ii, recurrence_ii(syms, recurrences))
     phases = [Phase("compute", pe_loops(syms), f"{syms.simd} SIMD lanes of the statement", ii)]
     buffers = []
+    overlap = overlap_drain and sum(g.kind in ("acc", "out") for g in groups) == 1
     for g in groups:
         if g.kind not in ("acc", "out"):
             continue
         local = footprint(g.access, ranges)
-        buffers.append(Buffer(f"local_{g.name}", g.array, local, sympy.Integer(1), g.element_bits, False))
+        buffers.append(Buffer(f"local_{g.name}", g.array, local, sympy.Integer(1), g.element_bits, overlap))
         phases.append(Phase(f"write_{g.name}", (Loop("events", g.loads, "tile"), Loop("elements", local, "transfer")),
                             f"send finished {g.array} elements out"))
         if g.reloads != 0 and not g.exterior:
@@ -227,4 +235,4 @@ def build_pe(syms: DesignSymbols, groups: list[IOGroup], add_latency: int, depth
                                                    Loop("elements", local, "transfer")),
                                 f"load partial {g.array} elements into the accumulator"))
     return Module("PE", "pe", syms.pe_count, syms.pe_grid, tuple(phases), buffers=tuple(buffers), depth=depth,
-                  embedded_l1=any(g.exterior for g in groups))
+                  embedded_l1=any(g.exterior for g in groups), overlapped=overlap)

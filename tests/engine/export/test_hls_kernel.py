@@ -111,8 +111,12 @@ def test_partial_results_are_read_back_pass_by_pass_and_never_combined_on_dram()
     assert re.search(r"kernel0_pass\(A, B, C, i_tile, k_tile, reload\);", kernel0)
     storer = cpp[cpp.index("static void C_L3_out("):cpp.index("static void kernel0_pass(")]
     assert not re.search(r"=\s*C\[", storer) and "slot" not in storer
+    # the PE's compute helper reads the partial results into the accumulators it is given; the PE
+    # passes its pass's `reload` on to it beside the drain of the previous event
+    compute = cpp[cpp.index("static void PE_compute("):cpp.index("static void PE_drain(")]
+    assert "if (reload) {" in compute and "const bool first = !reload && " in compute
     pe = cpp[cpp.index("static void PE("):]
-    assert "if (reload) {" in pe and "const bool first = !reload && " in pe
+    assert re.search(r"PE_compute\(i_pe, j_pe, i_tile, k_tile, reload, j_tile, ping, .*\);\n\s*PE_drain\(pong, C_out, event > 0\);", pe)
 
 
 def test_padded_iterations_are_guarded_by_the_original_domain():

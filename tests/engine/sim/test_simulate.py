@@ -39,11 +39,11 @@ def test_one_tile_pe_timeline_by_hand(mm8):
     _, descriptor, values = prepared(mm8, DESIGN, ONE_TILE)
     result = simulate(descriptor, values)
     pe = result.modules["PE"]
-    # 4 x 4 PEs; each runs k_t1/k_t2 * i_t2 * j_t2 = 16 iterations at II = ceil(8 / (i_t2 j_t2)) = 2
-    # (fp32 add latency 8), its pipeline (depth 14) drains, then it writes its i_t2 * j_t2 = 4 results:
-    # busy = 16 * 2 + (14 - 2) + 4
-    assert pe.instances == 16 and pe.iterations == 16 + 4
-    assert pe.busy == 16 * 2 + 12 + 4
+    # 4 x 4 PEs; each computes k_t1/k_t2 * i_t2 * j_t2 = 16 iterations at II = ceil(8 / (i_t2 j_t2)) = 2
+    # (fp32 add latency 8) in its compute half (the busiest thread); its pipeline (depth 14) drains,
+    # then the drain half, beside it, writes its i_t2 * j_t2 = 4 results
+    assert pe.instances == 16 and pe.thread.endswith(".compute") and pe.iterations == 16
+    assert pe.busy == 16 * 2
     # nothing reaches a PE before the first DRAM read (64 cycles) and a whole 8 x 8 block of A went
     # through A_L3_in (8 words of 8) and the head of the A_L2_in chain
     assert pe.stall_in > 64 + 8

@@ -43,9 +43,10 @@ def test_descriptor_states_the_space_simd(mm):
 def test_model_counts_lanes_and_pes(mm):
     model = PerformanceModel(mm, mm.design("k__i-j.k__simd-k"), load_device())
     assert model.evaluate(PARAMS)["DSP"] == 4 * 4 * 5  # 4 PEs x 4 lanes x an fp32 MAC (3 + 2 DSP)
-    # 16 MACs a cycle: at least 64^3 / 16 cycles, plus a drained 16 x 16 block of C per (i, j) tile
+    # 16 MACs a cycle: at least 64^3 / 16 cycles, plus the last (i, j) tile's 16 x 16 block of C drained
+    # (the PE sends a tile's block while it computes the next: double-buffered accumulators)
     latency = evaluate_configuration(model, PARAMS)["latency_cycles"]
-    assert 64 ** 3 / 16 + 16 * 16 * 16 <= latency <= 1.1 * (64 ** 3 / 16 + 16 * 16 * 16)
+    assert 64 ** 3 / 16 + 16 * 16 <= latency <= 1.1 * (64 ** 3 / 16 + 16 * 16)
 
 
 def test_simulator_agrees_with_the_model(mm):
