@@ -34,9 +34,9 @@ def with_passes(model: SymbolicModel, design: Design, passes: dict[str, Architec
     syms = DesignSymbols(design)
     count = info.count(syms.tiles)
     revisits = info.reduction_tiles(syms.tiles)
-    later = build_symbolic_model(passes["reload"], problem_size, dram).latency
+    later = build_symbolic_model(passes["reload"], problem_size, dram, model.architecture.groups).latency
     if "first" in passes:
-        first = build_symbolic_model(passes["first"], problem_size, dram).latency
+        first = build_symbolic_model(passes["first"], problem_size, dram, model.architecture.groups).latency
         total = count / revisits * first + (count - count / revisits) * later
     else:
         total = count * later

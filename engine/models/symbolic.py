@@ -291,12 +291,15 @@ def _last_row_fill(arch: Architecture, group) -> sympy.Expr:
         1 for m in levels if m.level >= upper.level)
 
 
-def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
+def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> Architecture:
     """The architecture with each DRAM-facing module's transfer loop at the II its AXI port sustains:
-    smax(its II, the port's cycles per word for the runs it touches in `dram.layout`)."""
-    arrays = port_arrays((g.array, g.kind) for g in arch.groups)
+    smax(its II, the port's cycles per word for the runs it touches in `dram.layout`). `port_groups`:
+    the design's I/O groups, which decide its ports (a pass's architecture has a pass's groups, but
+    kernel0 has the design's ports: an array read back in later passes is inout in the first too)."""
+    groups = port_groups or arch.groups
+    arrays = port_arrays((g.array, g.kind) for g in groups)
     directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
-                                 for g in arch.groups)
+                                 for g in groups)
     modules = []
     for m in arch.modules:
         if not m.dram or m.array not in arrays:
@@ -316,9 +319,11 @@ def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
     return dataclasses.replace(arch, modules=tuple(modules))
 
 
-def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram: DramPorts) -> SymbolicModel:
-    """`dram`: the memory system the DRAM-facing modules see (device.dram_ports(layout))."""
-    arch = dram_paced(arch, dram)
+def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram: DramPorts,
+                         port_groups: tuple = ()) -> SymbolicModel:
+    """`dram`: the memory system the DRAM-facing modules see (device.dram_ports(layout));
+    `port_groups`: the design's I/O groups when `arch` is one of its passes (dram_paced)."""
+    arch = dram_paced(arch, dram, port_groups)
     read_latency = write_latency = dram.axi.latency
     # the PE's compute pipeline is refilled once per event of the results it accumulates
     events = next((g.loads for g in arch.groups if g.needs_drain), None)

@@ -74,14 +74,15 @@ class DramModel:
         if not module["dram"] or "dram_runs" not in module:
             return 0.0
         ports = self.resolved
-        arrays = port_arrays((g["array"], g["kind"]) for g in descriptor["io_groups"])
+        groups = descriptor.get("port_io_groups", descriptor["io_groups"])  # a pass's descriptor: the design's
+        arrays = port_arrays((g["array"], g["kind"]) for g in groups)
         if module["array"] not in arrays:
             return 0.0
         name = dram_pack_name(module["name"], module["kind"], module["level"])
         bits = descriptor["kernel"]["arrays"][module["array"]]["element_bits"]
         word_bytes = max(1, values.get(name, 1) * bits // 8)
         directions = port_directions((g["array"], g["kind"], g["reload_events"] != "0", g["initialised_on_chip"])
-                                     for g in descriptor["io_groups"])
+                                     for g in groups)
         layout, _ = port_layout(ports.layout, directions[module["array"]])
         run = evaluate(module["dram_runs"][layout], values)
         beats = max(1.0, min(ports.axi.burst_cap(word_bytes), run))

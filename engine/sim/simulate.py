@@ -120,8 +120,9 @@ def pass_runs(descriptor: dict, values: dict[str, int]) -> list[tuple[dict, int]
     if not passes.active(tiles):
         return []
     count, revisits = passes.count(tiles.__getitem__), passes.reduction_tiles(tiles.__getitem__)
+    # a pass's groups and topology; kernel0's ports stay the design's (engine/sim/hardware.py DramModel)
     variant = lambda name: {**descriptor, "io_groups": info[name]["io_groups"],  # noqa: E731
-                            "topology": info[name]["topology"]}
+                            "topology": info[name]["topology"], "port_io_groups": descriptor["io_groups"]}
     if "first" in info:
         return [(variant("first"), count // revisits), (variant("reload"), count - count // revisits)]
     return [(variant("reload"), count)]

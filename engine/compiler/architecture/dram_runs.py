@@ -4,7 +4,8 @@ loop touches in each layout (the runs an AXI port turns into bursts, engine/mode
 - serialized (the host lays the array out in the order the module reads or writes it): every word of
   an invocation follows the one before, so the run is the invocation's words;
 - natural (row-major in the padded array): a box's row segment is contiguous, so the run is the
-  innermost extent of the box in words (the DRAM-level packing factor's `innermost` over the factor),
+  innermost extent of the box in words (the DRAM-level packing factor's `dram_row` over the factor:
+  a loader's tile box, partial results read back included, a storer's PE box),
   unless every box starts at the beginning of its row (the factor's `steps` are all 0: one tile and,
   for drains, one PE along the innermost dimension), when the box's rows are whole rows of the
   padded array and the invocation is one run.
@@ -48,6 +49,6 @@ def dram_runs(arch: Architecture, module: Module) -> dict[str, sympy.Expr]:
     packing = dram_packing(arch, module)
     if packing is None:
         return {"serialized": words, "natural": words}
-    row = packing.innermost / symbol(packing.name)
+    row = (packing.dram_row if packing.dram_row is not None else packing.innermost) / symbol(packing.name)
     natural = sympy.Piecewise((words, sympy.Eq(sympy.Add(*packing.steps), 0)), (row, True)) if packing.steps else words
     return {"serialized": words, "natural": natural}

@@ -53,10 +53,13 @@ class _GroupNetwork:
         if self.direction == "out" or self.g.kind == "acc":
             ranges = self.ranges(self.space)
         minimum = self.simd_pack() if feeds_pes else None
+        moved = self.ranges(self.space) if self.direction == "out" else self.ranges(())
         self.packing.append(PackingParameter(name, self.g.name, level,
                                              innermost_extent(self.g.access, ranges, self.layout),
                                              AXI_BITS // self.g.element_bits, rate, minimum,
-                                             self.box_steps() if level == self.top else ()))
+                                             self.box_steps() if level == self.top else (),
+                                             innermost_extent(self.g.access, moved, self.layout)
+                                             if level == self.top else None))
         return symbol(name)
 
     def box_steps(self) -> tuple[sympy.Expr, ...]:

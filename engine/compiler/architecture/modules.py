@@ -96,6 +96,9 @@ class PackingParameter:
     rate: sympy.Expr | None = None
     minimum: sympy.Expr | None = None  # a buffer feeding the PEs: at least the SIMD lanes it feeds per cycle
     steps: tuple[sympy.Expr, ...] = ()  # the DRAM-facing level: where boxes start in a row; the factor divides each
+    # the DRAM-facing level: the innermost extent of the boxes its DRAM loop moves (a loader's tile box,
+    # partial results read back included; a storer's PE box), the row segment of a natural-layout burst
+    dram_row: sympy.Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,8 @@ def test_passes_add_up():
     model = _model("i-j__i-k.j")
     sizes = dict(zip(model.design.band_loops, model.design.problem_size))
     params = {"i_t1": 16, "j_t1": 16, "k_t1": 16, "i_t2": 4, "j_t2": 4, "k_t2": 4}
-    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes, model.device.dram_ports()).latency, params)
-    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes, model.device.dram_ports()).latency, params)
+    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params)
+    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params)
     # 4 i tiles x 4 k tiles: 4 passes (k tile 0) read nothing back, 12 do
     assert float(model.evaluate_fast(params).latency) == round(4 * first + 12 * reload)
     assert reload > first
