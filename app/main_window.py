@@ -41,7 +41,7 @@ from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_compile_status import QtCompileStatus
-from app.views.qt_topology import QtTopologyPanel
+from app.views.qt_topology_panel import QtTopologyPanel
 from app.views.window_menus import WindowMenus
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool

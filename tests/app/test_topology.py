@@ -15,7 +15,7 @@ from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.qt_topology import CLEAR_DELAY_MS, KIND_ROLE, LARGE, QtTopology, module_shares
 from app.views.topology_layout import FOLD_AT, layout
-from engine.compiler.descriptor import evaluate
+from engine.compiler.expressions import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
