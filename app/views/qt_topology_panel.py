@@ -64,24 +64,29 @@ class QtMinimap(QGraphicsView):
 
 
 class HeatScale(QWidget):
-    """The heat scale's gradient, 0% to 100% of the bottleneck's cycles."""
+    """The heat scale: a gradient from 0% to just below 100% of the bottleneck's cycles, and the
+    bottleneck's own colour beside it (theme.heat_colour)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setFixedHeight(30)
-        self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's")
+        self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's; "
+                        "the bottleneck (100%) has a colour of its own")
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        bar = QRectF(4, 2, self.width() - 8, 10)
-        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        width = self.width() - 8
+        ramp = QRectF(4, 2, width * 0.82, 10)
+        gradient = QLinearGradient(ramp.topLeft(), ramp.topRight())
         for stop, rgb in theme.HEAT_STOPS:
             gradient.setColorAt(stop, QColor(*rgb))
-        painter.fillRect(bar, gradient)
+        painter.fillRect(ramp, gradient)
+        top = QRectF(ramp.right() + 4, 2, width - ramp.width() - 4, 10)
+        painter.fillRect(top, QColor(*theme.BOTTLENECK_RGB))
         painter.setPen(QColor(theme.MUTED))
-        for text, align, x in (("0%", Qt.AlignLeft, bar.left()), ("50%", Qt.AlignHCenter, bar.center().x() - 20),
-                               ("100%", Qt.AlignRight, bar.right() - 40)):
-            painter.drawText(QRectF(x, 13, 40, 16), align | Qt.AlignTop, text)
+        for text, x in (("0%", ramp.left() + 8), ("50%", ramp.left() + ramp.width() * 0.5),
+                        ("90%", ramp.left() + ramp.width() * 0.9), ("100%", top.center().x())):
+            painter.drawText(QRectF(x - 20, 13, 40, 16), Qt.AlignHCenter | Qt.AlignTop, text)
 
 
 class QtTopologyPanel(QWidget):
