@@ -69,11 +69,14 @@ class DesignFocus(QObject):
         return ""
 
     def refusal(self, design_id: str, values: dict) -> str:
-        """Why this configuration cannot be shown for the kernel compiled now ("" if it can)."""
+        """Why this configuration cannot be shown for the kernel compiled now ("" if it can; no
+        values at all: the design's defaults)."""
         from engine.models.constraints import violations  # numpy: not before the window paints
 
         if design_id not in self.tree_model.design_ids() or self.selection.space is None:
             return f"{design_id} is not a design of the kernel compiled now; the selection is unchanged"
+        if not values:
+            return ""  # the design with its defaults
         design = self.selection.space.design(design_id)
         problems = violations(design, self._tunable(design_id, values))
         if problems:
