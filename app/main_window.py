@@ -266,6 +266,7 @@ class MainWindow(QMainWindow):
         self._middle.replaceWidget(1, self._search_panel).deleteLater()  # the placeholder
         self._search_panel.startRequested.connect(self.start_search)
         self.focus.follow_plots(self._search_panel.results)
+        self.focus.follow_bars(self._search_panel.ranked)
 
     def _build_pods(self) -> None:
         if self._pods is not None:

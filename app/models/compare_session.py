@@ -1,7 +1,8 @@
 """CompareSession: two to four pinned (design, configuration) pairs, each a frozen copy of what the
 selection showed when it was pinned (report, descriptor, topology graph, levers), so the compare
-view needs no engine work; one pin per design id (pinning a design again replaces its pin). Evented: `changed`. A Pin also offers the attributes the topology view
-reads from a DesignSelection, so a thumbnail is a QtTopology of the pin."""
+view needs no engine work; one pin per design id (pinning a design again replaces its pin).
+Evented: `changed`. A Pin also offers the attributes the topology view reads from a
+DesignSelection, so a thumbnail is a QtTopology of the pin."""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal

@@ -133,8 +133,23 @@ class DesignFocus(QObject):
 
     # -- the views that load configurations ----------------------------------------------------
     def follow_plots(self, plots) -> None:
-        """A clicked point (QtResultPlots.pointClicked, QtSearchPanel's bars) is loaded, or refused in place."""
+        """A clicked point (QtResultPlots.pointClicked) is loaded, or refused in place."""
         plots.pointClicked.connect(lambda design, params: plots.show_refusal(self.load(design, params)))
+
+    def follow_bars(self, bars) -> None:
+        """A clicked bar of the ranked chart (QtRankedBars): its design's best, from the tree, in every
+        panel; the bars are grouped by the compiled designs' dataflows."""
+        def load(design: str) -> None:
+            best = self.tree_model.best.get(design)
+            bars.show_refusal(self.load(design, best.params) if best else f"{design}: no configuration found yet")
+
+        def dataflow(design: str) -> str:
+            space = self.selection.space
+            ids = self.tree_model.design_ids()
+            return str(space.design(design).dataflow) if space is not None and design in ids else ""
+
+        bars.group_of = dataflow
+        bars.designClicked.connect(load)
 
     def follow_proof(self, proof) -> None:
         """The proof's "Load this configuration": loaded and adopted by the tree, or refused in place."""

@@ -181,7 +181,8 @@ def _beside(graph, node, boxes: dict, sides: dict, incoming: bool, k: int) -> tu
     y = sum(b.y for b in near) / len(near)
     edges = {"left": min(b.x for b in placed), "right": max(b.x for b in placed),
              "top": min(b.y for b in placed), "bottom": max(b.y for b in placed)}
-    gap = {"left": x - edges["left"], "right": edges["right"] - x, "top": y - edges["top"], "bottom": edges["bottom"] - y}
+    gap = {"left": x - edges["left"], "right": edges["right"] - x,
+           "top": y - edges["top"], "bottom": edges["bottom"] - y}
     prefer = ("left", "top", "right", "bottom") if incoming else ("right", "bottom", "left", "top")
     side = min(prefer, key=lambda s: (gap[s], prefer.index(s)))
     sides[side] += 1

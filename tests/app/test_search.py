@@ -187,6 +187,15 @@ def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numb
     results.pointClicked.emit(table.designs[k], {**tunable, name: 0})
     assert f"{name}=0 is outside its bounds" in results.note.text()
     assert window.selection.values == tunable and window.selection.report is not None
+    # the ranked bars: one per design searched, grouped by dataflow; a click loads the design's best
+    bars = window.search_panel.ranked
+    space = window.selection.space
+    assert {b.design for b in bars.shown} == set(window.tree_model.best)
+    assert all(b.group == str(space.design(b.design).dataflow) for b in bars.shown)
+    other = next(b.design for b in bars.shown if b.design != window.selection.design.id)
+    bars.designClicked.emit(other)
+    settle(window.selection)
+    assert window.selection.design.id == other and window.selection.values == window.tree_model.best[other].params
 
 
 def test_two_window_searches_with_one_seed_and_sample_budget_find_the_same(make_window, qtbot, compiled, tiny_mm,
