@@ -1,4 +1,4 @@
-"""`systolic export KERNEL.c --design ID --param NAME=V ... [-o DIR]` or `systolic export --run RUN_ID
+"""`systolic export KERNEL.c --design ID --param NAME=V ... [-o DIR] [--layout serialized|natural]` or `systolic export --run RUN_ID
 [--rank K]`: write a design at a configuration as a Vitis project (kernel, XRT host, Makefile,
 connectivity.cfg, hls_script.tcl, README.md). With `--simulate` the cycle simulator runs the
 configuration first, with the FIFO depths the project will have, and a deadlock stops the export: a
@@ -13,9 +13,11 @@ from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
+from engine.export.dram_layout import port_layout
 from engine.export.project import export_project, safe_directory_name
 from engine.errors import EngineError
 from engine.models.device import load_device
+from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration
 from engine.search.progress import Candidate
@@ -48,6 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write into an existing non-empty directory, replacing the exported files")
     parser.add_argument("--allow-over-budget", action="store_true",
                         help="export a configuration the models predict to be over the device budget")
+    parser.add_argument("--layout", default=DEFAULT_LAYOUT, metavar="|".join(LAYOUTS),
+                        help="DRAM layout: 'serialized' (default; the host packs each array in the order the "
+                             "kernel reads it, so every DRAM loop is one long burst) or 'natural' (padded "
+                             "row-major arrays, a burst per row segment)")
     parser.add_argument("--simulate", action="store_true",
                         help="run the cycle simulator first (same FIFO depths) and refuse to export on a deadlock")
     parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
@@ -100,10 +106,10 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     return compile_kernel(path, defines=defines, simd_info=simd_info)
 
 
-def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int) -> None:
+def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int, layout: str) -> None:
     """The cycle simulator on the configuration to export; a deadlock (or an exhausted budget)
     raises, so nothing is written."""
-    model = PerformanceModel(space, design, device)
+    model = PerformanceModel(space, design, device, layout=layout)
     full = evaluate_configuration(model, as_int_params(values))["params"]
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
@@ -129,11 +135,12 @@ def run(args: argparse.Namespace) -> int:
         device = load_device(args.device or "u250")
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
+    port_layout(args.layout, "in")  # an unknown layout: one line before any work
     if args.simulate:
-        _simulate_first(space, design, values, device, args.max_cycles)
+        _simulate_first(space, design, values, device, args.max_cycles, args.layout)
     out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
-                             force=args.force, allow_over_budget=args.allow_over_budget)
+                             force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")
           + f" to {written}")
     print(f"next: systolic csim {written}   |   make -C {written} check TARGET=sw_emu")

@@ -48,6 +48,25 @@ def add_layout_argument(parser: argparse.ArgumentParser) -> None:
                              "segment); the model, the simulator and the export charge its bursts")
 
 
+def add_clock_argument(parser: argparse.ArgumentParser) -> None:
+    """--clock MHz: the kernel clock the throughput is reported at (the device's clock by default); the
+    device file's clock_mhz_max bounds it."""
+    parser.add_argument("--clock", type=positive_mhz, metavar="MHz",
+                        help="kernel clock for the throughput (default: the device's, 300 MHz on the U250; at most "
+                             "the device's clock_mhz_max)")
+
+
+def positive_mhz(text: str) -> float:
+    """argparse type: a finite, positive clock in MHz."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a clock in MHz, e.g. 250, not '{text}'") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the clock must be a positive number of MHz, not {text}")
+    return value
+
+
 def kernel_defines(args: argparse.Namespace) -> list[str]:
     """Preset sizes first, so that explicit -D options win over them."""
     return (preset_defines(args.kernel, args.preset) if args.preset else []) + list(args.defines)

@@ -24,14 +24,14 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "systolic":
 import argparse  # noqa: E402
 
 from engine.cli import (  # noqa: E402
-    certify, csim, designs, export, mapping, model, network, pods, runs, search, simulate, study)
+    certify, csim, designs, export, floorplan, mapping, model, network, pods, runs, search, simulate, study)
 from engine.cli.kernel_args import add_sa_sizes_argument, apply_sa_sizes  # noqa: E402
 from engine.errors import EngineError  # noqa: E402
 
 SUBCOMMANDS = {"designs": designs, "model": model, "search": search, "runs": runs, "study": study,
                "export": export, "csim": csim, "simulate": simulate, "mapping": mapping, "network": network,
-               "pods": pods, "certify": certify}
-CONFIGURATION_COMMANDS = ("model", "simulate", "export")  # they take --sa-sizes as well as --design/--param
+               "pods": pods, "certify": certify, "floorplan": floorplan}
+CONFIGURATION_COMMANDS = ("model", "simulate", "export", "floorplan")  # they take --sa-sizes as well as --design/--param
 
 
 class _Parser(argparse.ArgumentParser):

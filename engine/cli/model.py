@@ -12,12 +12,14 @@ import json
 import sys
 
 from engine.cli.kernel_args import (
+    add_clock_argument,
     add_configuration_arguments,
     add_kernel_arguments,
     add_layout_argument,
     compile_from_args,
 )
 from engine.compiler.descriptor import build_descriptor
+from engine.floorplan import estimate_clock
 from engine.errors import DesignError
 from engine.limits import INT64_MAX
 from engine.models.device import load_device
@@ -36,9 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "stop the others")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
     add_layout_argument(parser)
+    add_clock_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-double-buffering", action="store_true",
                         help="single local buffers in I/O modules (less BRAM, loads no longer overlap)")
+    parser.add_argument("--floorplan", action="store_true",
+                        help="solve the SLR floorplan for the clock estimate (seconds to a minute; without it the "
+                             "estimate takes the SLRs' utilisation at its lower bound)")
     parser.add_argument("--descriptor", action="store_true",
                         help="print the design descriptor (docs/descriptor.md) instead of evaluating")
 
@@ -81,7 +87,7 @@ def _unique_keys(pairs: list[tuple]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)
-    model = PerformanceModel(space, space.design(args.design), load_device(args.device),
+    model = PerformanceModel(space, space.design(args.design), load_device(args.device, clock_mhz=args.clock),
                              double_buffering=not args.no_double_buffering, layout=args.layout)
     if args.descriptor:
         print(json.dumps(build_descriptor(space, model.design, model.architecture, model.pass_architectures), indent=2))
@@ -89,7 +95,23 @@ def run(args: argparse.Namespace) -> int:
     if args.params_file:
         return _batch(model, args.params_file)
     result = evaluate_configuration(model, parse_params(args.param))
-    print(json.dumps(result, indent=2) if args.json else format_report(result))
+    descriptor = build_descriptor(space, model.design, model.architecture, model.pass_architectures)
+    clock = estimate_clock(descriptor, result["params"], model.device, quick=not args.floorplan)
+    result["clock_estimate"] = {"floorplanned_mhz": clock.floorplanned_mhz, "floorplanned_reason": clock.floorplanned_reason,
+                                "unfloorplanned_mhz": clock.unfloorplanned_mhz,
+                                "unfloorplanned_reason": clock.unfloorplanned_reason, "note": clock.note,
+                                "floorplan_solved": clock.plan is not None}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(format_report(result))
+    gops = result["throughput_gops"] * 1e6 / model.device.clock_mhz
+    print(f"clock estimate ({'floorplan solved' if clock.plan is not None else 'no floorplan solved: --floorplan solves one'}"
+          f"; {clock.note}):\n"
+          f"  floorplanned   {clock.floorplanned_mhz:5.0f} MHz ({gops * clock.floorplanned_mhz / 1e6:,.1f} GOP/s): "
+          f"{clock.floorplanned_reason}\n"
+          f"  unfloorplanned {clock.unfloorplanned_mhz:5.0f} MHz ({gops * clock.unfloorplanned_mhz / 1e6:,.1f} GOP/s): "
+          f"{clock.unfloorplanned_reason}")
     return 0
 
 

@@ -18,9 +18,8 @@ from pathlib import Path
 
 from engine.csim.build import SHIM_INCLUDE, CsimError, compile_program, private_folder, remove_own
 from engine.csim.project import harness_for, read_project, verdict
-from engine.csim.timed import TimedResult, run_timed_csim
+from engine.csim.timed import RUN_TIMEOUT_S, TimedResult, run_timed_csim
 
-RUN_TIMEOUT_S = 300
 
 @dataclass(frozen=True)
 class CsimResult:
@@ -38,9 +37,11 @@ def include_dir() -> Path:
     return SHIM_INCLUDE
 
 
-def run_csim(project_dir: str | Path, *, seed: int = 0, keep_build: bool = False) -> CsimResult:
+def run_csim(project_dir: str | Path, *, seed: int = 0, keep_build: bool = False,
+             time_limit: float = RUN_TIMEOUT_S) -> CsimResult:
     """Build and run the C simulation of an exported project in a private temporary folder (removed
-    after a pass unless `keep_build`; kept after a failure so that `command` reproduces it)."""
+    after a pass unless `keep_build`; kept after a failure so that `command` reproduces it); the run
+    may take `time_limit` seconds."""
     project_dir = Path(project_dir)
     descriptor, values, _ = read_project(project_dir)
     harness = harness_for(descriptor, values)
@@ -53,11 +54,11 @@ def run_csim(project_dir: str | Path, *, seed: int = 0, keep_build: bool = False
     if not built.ok:
         return CsimResult(False, f"FAIL: compile error: {built.error}", command, None, built.log)
     try:
-        ran = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+        ran = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=time_limit,
                              check=False)
     except subprocess.TimeoutExpired:
-        return CsimResult(False, f"FAIL: the simulation ran longer than {RUN_TIMEOUT_S} s", command, None,
-                          built.log)
+        return CsimResult(False, f"FAIL: the simulation ran longer than {time_limit:g} s (the time limit: "
+                                 f"--time-limit)", command, None, built.log)
     log = built.log + ran.stdout + ran.stderr
     summary, mismatch = verdict(ran)
     if summary.startswith("PASS"):

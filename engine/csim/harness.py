@@ -1,6 +1,7 @@
 """Descriptor + kernel interface -> the C++ test harness of a C simulation: random inputs from a seed,
 the golden loop nest (descriptor `kernel.golden`) on the original arrays, `kernel0` on zero-padded
-copies in its word layout, then every output compared element by element (integers exactly,
+copies in its word layout (ports the export serializes gathered and scattered by kernel_kernel.h's
+`serialize_<port>` / `deserialize_<port>`, as the host program does), then every output compared element by element (integers exactly,
 floating point within a relative tolerance). It prints one line, `PASS: ...` or `FAIL: ...`; words
 left in a FIFO when kernel0 returns fail the run (counted by the bundled hls_stream.h; with Vitis's
 headers, run_csim reads the leftover warnings they print). With SYSTOLIC_TRACE defined (the timed
@@ -11,6 +12,7 @@ from engine.export.cpp import Code
 from engine.export.interface import KernelInterface, c_type
 
 FLOAT_TYPES = ("float", "double")
+GUARD_WORDS = 64  # words past a serialized buffer that must stay untouched
 
 
 def harness_source(descriptor: dict, interface: KernelInterface) -> str:
@@ -70,6 +72,8 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
                    f"{p.name}_device[padded_address(n, {dims}, {p.name}_shape, {p.name}_stride)] = "
                    f"(({p.c_type} *){p.name})[n];")
         for p in interface.ports:
+            _to_dram(c, p)
+        for p in interface.ports:
             if p.direction == "out":
                 # an output-only array is written whole by kernel0 (its PE boxes): elements the scop
                 # does not write (LU's U below the diagonal) come back as 0, so golden starts from 0 too
@@ -77,7 +81,7 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
                 c.line(f"for (long n = 0; n < {_count(p.shape)}; n++) "
                        f"{p.name}_device[padded_address(n, {len(p.shape)}, {p.name}_shape, {p.name}_stride)] = 0;")
         c.line("golden();")
-        c.line(f"kernel0({', '.join(p.name + '_words' for p in interface.ports)});")
+        c.line(f"kernel0({', '.join(p.name + '_dram' for p in interface.ports)});")
         c.line("#ifdef SYSTOLIC_TRACE")
         c.line("systolic_trace::finish();")
         c.line("#endif")
@@ -87,6 +91,8 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
                    'its consumer read)\\n", hls::leftover_words());')
             c.line("return 1;")
         c.line("#endif")
+        for p in interface.ports:
+            _from_dram(c, p)
         c.line("long checked = 0;")
         for p in interface.ports:
             if p.direction == "in":
@@ -111,6 +117,40 @@ def harness_source(descriptor: dict, interface: KernelInterface) -> str:
         c.line(f'std::printf("PASS: %ld elements of {outputs} match\\n", checked);')
         c.line("return 0;")
     return c.text()
+
+
+def _serialized(port) -> str:
+    """The preprocessor test of kernel_kernel.h's layout macro (exports older than the macro: natural)."""
+    return f"#if defined({port.name}_SERIALIZED) && {port.name}_SERIALIZED"
+
+
+def _to_dram(c: Code, port) -> None:
+    """`<port>_dram`: the buffer kernel0 gets. Serialized: the padded words gathered by the export's
+    own `serialize_<port>` (kernel_kernel.h), followed by GUARD_WORDS words of all-ones bytes (NaN,
+    or -1) that a DRAM loop reading past the host's packing would take in, and one writing past it
+    would change."""
+    c.line(_serialized(port))
+    c.line(f"{port.word_type} *{port.name}_dram = ({port.word_type} *)std::calloc({port.name}_DRAM_WORDS + "
+           f"{GUARD_WORDS}, sizeof({port.word_type}));")
+    c.line(f"std::memset({port.name}_dram + {port.name}_DRAM_WORDS, 0xff, {GUARD_WORDS} * sizeof({port.word_type}));")
+    if port.direction == "in":
+        c.line(f"serialize_{port.name}({port.name}_words, {port.name}_dram);")
+    c.line("#else")
+    c.line(f"{port.word_type} *{port.name}_dram = {port.name}_words;")
+    c.line("#endif")
+
+
+def _from_dram(c: Code, port) -> None:
+    """A serialized port: its guard words unchanged, outputs scattered back to the padded words."""
+    c.line(_serialized(port))
+    with c.block(f"for (long n = 0; n < {GUARD_WORDS} * (long)sizeof({port.word_type}); n++)"):
+        with c.block(f"if (((unsigned char *)({port.name}_dram + {port.name}_DRAM_WORDS))[n] != 0xff)"):
+            c.line(f'std::printf("FAIL: kernel0 wrote past the %ld words of the serialized buffer of {port.name} '
+                   '(a DRAM loop that does not match the host packing)\\n", ' + f'{port.name}_DRAM_WORDS);')
+            c.line("return 1;")
+    if port.direction == "out":
+        c.line(f"deserialize_{port.name}({port.name}_dram, {port.name}_words);")
+    c.line("#endif")
 
 
 def _count(shape) -> int:

@@ -1,9 +1,11 @@
 """An exported project folder -> what a C simulation needs from it: the descriptor and values of
 design.json (read through engine/csim/build.project_file, which refuses symlinks out of the export),
-the harness source, and the verdict of a finished harness run."""
+checked against the kernel's DRAM loops (`check_dram_words`), the harness source, and the verdict of
+a finished harness run."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -26,9 +28,50 @@ def read_project(project_dir: Path) -> tuple[dict, dict, dict]:
         descriptor = design["descriptor"]
         if not isinstance(descriptor, dict) or not isinstance(design["values"], dict):
             raise TypeError("descriptor and values must be objects")
-        return descriptor, {k: int(v) for k, v in design["values"].items()}, design
+        values = {k: int(v) for k, v in design["values"].items()}
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         raise CsimError(f"{design_file} is not a design file ({exc.__class__.__name__}: {exc})") from None
+    check_dram_words(project_dir, design)
+    return descriptor, values, design
+
+
+_DEPTH = re.compile(r"#pragma HLS INTERFACE m_axi port=(\w+)\b.*\bdepth=(\d+)")
+_WORDS = re.compile(r"#define (\w+)_DRAM_WORDS (\d+)L")
+
+
+def check_dram_words(project_dir: Path, design: dict) -> None:
+    """The kernel's DRAM loops against the host's packing, before anything runs: for every port of
+    design.json's "dram" (exports before the DRAM layouts have none), the words of its buffer must
+    be the m_axi depth of kernel_kernel.cpp and the count kernel_kernel.h gives the host, and the
+    kernel must still access the port as exported. CsimError (one line) otherwise. A port the kernel
+    declares no m_axi interface for (a kernel written by hand) is left to the values check."""
+    ports = design.get("dram")
+    if not isinstance(ports, dict):
+        return
+    cpp = project_file(project_dir, "src/kernel_kernel.cpp")
+    header = project_file(project_dir, "src/kernel_kernel.h")
+    try:
+        code, head = cpp.read_text(), header.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CsimError(f"cannot read the kernel sources of {project_dir}: {exc}") from None
+    depths = {m.group(1): (int(m.group(2)), code.count("\n", 0, m.start()) + 1) for m in _DEPTH.finditer(code)}
+    host = {m.group(1): int(m.group(2)) for m in _WORDS.finditer(head)}
+    for name, port in ports.items():
+        words, layout = port.get("words"), port.get("layout")
+        if name not in depths:  # a kernel that declares no DRAM interface here (written by hand): the values judge it
+            continue
+        depth, line = depths[name]
+        where = f"{cpp}:{line}"
+        if depth != words:
+            raise CsimError(f"{where}: port {name}: the kernel's m_axi depth is {depth} words but the host packs "
+                            f"{words} ({layout} layout, design.json); re-export the design")
+        if host.get(name) != words:
+            raise CsimError(f"{header}: port {name}: {name}_DRAM_WORDS is {host.get(name)} but design.json says "
+                            f"{words} words ({layout} layout); re-export the design")
+        access = port.get("access")
+        if access and access not in code:
+            raise CsimError(f"{cpp}: port {name}: the kernel no longer accesses {access} ({layout} layout, "
+                            f"what the host's packing assumes); re-export the design")
 
 
 def harness_for(descriptor: dict, values: dict) -> str:

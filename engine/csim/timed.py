@@ -15,7 +15,12 @@
    next PE is written at its value's stage of the iteration, engine/compiler/architecture/pe.py
    `send_stages`, not at its issue), a write for a free slot of the FIFO's
    `#pragma HLS stream depth`. Parallel helper calls are threads of their own, started and joined by
-   their process through zero-cost tokens. DRAM latencies are engine/sim's DramModel.
+   their process through zero-cost tokens.
+4. DRAM: every word the kernel moves through an m_axi port is reported; per loop invocation the
+   recorder forms the bursts an AXI adapter would issue, and engine/csim/dram_trace.py charges them
+   with engine/models/dram.py's `cycles_per_beat` (the export's AXI settings and DDR banks): the
+   invocation's iterations are paced at its slowest port's cycles per iteration (PACE). The first
+   read of a DRAM loader and the last write of a DRAM writer wait the AXI latency.
 
 Rules the pragma does not state: the II of a loop rises to ceil(k * latency / d) where the trace
 shows an element of a floating-point accumulator updated k times in one iteration and again d
@@ -38,6 +43,16 @@ import numpy as np
 
 from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.pe import send_stages
+from engine.csim.dram_trace import (
+    PortTotals,
+    export_dram_ports,
+    invocation_cycles,
+    port_banks,
+    port_totals,
+    read_bursts,
+    read_ports,
+    shares,
+)
 from engine.csim.build import (
     SHIM_INCLUDE,
     cached_build,
@@ -48,15 +63,17 @@ from engine.csim.build import (
     remove_own,
 )
 from engine.csim.project import harness_for, read_project, verdict
+from engine.csim.timed_threads import sync_waits, thread_names, wait_cycle
 from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
+from engine.models.dram import DramPorts
 from engine.sim import kernel_arrays as K
 from engine.sim.hardware import IO_LATENCY, DramModel
 
 SEG_BYTES = 320  # replay memory per loop-invocation record (file row, sorted copy, kernel row, temporaries)
 OP_BYTES = 240  # per stream-operation record
 MEMORY_SHARE = 0.5  # of the available memory the trace may take
-RUN_TIMEOUT_S = 1800
+RUN_TIMEOUT_S = 1800  # default time limit of the traced run
 DEFAULT_MAX_CYCLES = 2_000_000_000
 LOOP, STEP, FORK, JOIN, BEGIN, END = range(6)
 
@@ -115,6 +132,7 @@ class TimedResult:
     seconds: dict = field(default_factory=dict)
     passes: int = 1  # calls of the dataflow region, replayed one after the other
     pass_cycles: list[int] = field(default_factory=list)  # each pass's cycles (with passes)
+    dram: list[PortTotals] = field(default_factory=list)  # each DRAM port's words, bursts, lower-bound cycles
 
     def process(self, label: str) -> ProcessStats:
         return next(p for p in self.processes if p.name == label)
@@ -130,7 +148,8 @@ class TimedResult:
                 "model_error": self.model_error, "processes": {p.name: p.as_dict() for p in self.processes},
                 "loops": self.loops, "deadlock": self.deadlock, "iterations": self.iterations,
                 "records": self.records, "build_dir": self.build_dir, "cached": self.cached, "seconds": self.seconds,
-                "passes": self.passes, "pass_cycles": self.pass_cycles}
+                "passes": self.passes, "pass_cycles": self.pass_cycles,
+                "dram": {d.name: d.as_dict() for d in self.dram}}
 
 
 def memory_available() -> int:
@@ -145,9 +164,13 @@ def memory_available() -> int:
 
 def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None = None,
                    memory_budget: int | None = None, max_cycles: int = DEFAULT_MAX_CYCLES,
-                   dram: DramModel | None = None) -> TimedResult:
+                   dram: DramModel | None = None, memory: DramPorts | None = None,
+                   time_limit: float = RUN_TIMEOUT_S, dram_log: Path | None = None) -> TimedResult:
     """Build (cached), run and replay an exported project. `memory_budget` bounds the trace (bytes of
-    replay memory; default half the available memory)."""
+    replay memory; default half the available memory); `memory`: the DRAM ports' AXI settings and
+    banks (default the export's, `export_dram_ports`); `dram`: the first read's and the last write's
+    latency (default the AXI latency); `time_limit`: seconds the traced run may take; `dram_log`: a file
+    to log every DRAM access to (systolic_trace.h)."""
     project_dir = Path(project_dir)
     descriptor, values, design = read_project(project_dir)
     clock = time.perf_counter()
@@ -171,15 +194,20 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
                              build_dir=build.folder, log=build.log)
     built_at = time.perf_counter()
     budget = memory_budget if memory_budget is not None else int(memory_available() * MEMORY_SHARE)
+    memory = memory or export_dram_ports(project_dir, design)
+    dram = dram or DramModel(memory)
     trace_dir = private_folder("systolic-trace-")
     try:
         env = {**os.environ, "SYSTOLIC_TRACE_DIR": str(trace_dir), "SYSTOLIC_TRACE_BUDGET": str(budget),
-               "SYSTOLIC_TRACE_SEG_BYTES": str(SEG_BYTES), "SYSTOLIC_TRACE_OP_BYTES": str(OP_BYTES)}
+               "SYSTOLIC_TRACE_SEG_BYTES": str(SEG_BYTES), "SYSTOLIC_TRACE_OP_BYTES": str(OP_BYTES),
+               "SYSTOLIC_TRACE_AXI": f"{memory.axi.max_burst_beats} {memory.axi.boundary_bytes}",
+               "SYSTOLIC_TRACE_DRAM_LOG": str(dram_log or "")}
         try:
             ran = subprocess.run([str(build.exe), str(seed)], capture_output=True, text=True, env=env,
-                                 timeout=RUN_TIMEOUT_S, check=False)
+                                 timeout=time_limit, check=False)
         except subprocess.TimeoutExpired:
-            raise TimedCsimError(f"the traced run took longer than {RUN_TIMEOUT_S} s; export a smaller slice") from None
+            raise TimedCsimError(f"the traced run took longer than {time_limit:g} s (the time limit); raise it or "
+                                 f"export a smaller slice") from None
         if ran.returncode == 5:
             raise TimedCsimError(f"the trace is too large for memory ({_last_error(ran.stderr)}); export a smaller "
                                  f"slice of the problem (fewer tiles) and time that") from None
@@ -188,7 +216,8 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
             raise TimedCsimError(f"the traced run stopped before kernel0 returned: {summary.removeprefix('FAIL: ')}",
                                  build_dir=build.folder, log=ran.stdout + ran.stderr)
         ran_at = time.perf_counter()
-        replay = _replay(inst, trace_dir, descriptor, dram or DramModel(), max_cycles, send_stages(descriptor, values))
+        replay = _replay(inst, trace_dir, descriptor, dram, max_cycles, send_stages(descriptor, values),
+                         (memory, port_banks(project_dir, inst.ports, memory)))
     finally:
         remove_own(trace_dir)
     report = design.get("report") if isinstance(design.get("report"), dict) else {}
@@ -259,7 +288,7 @@ def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int
 
 
 def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int,
-            stages: dict[str, int] | None = None) -> TimedResult:
+            stages: dict[str, int] | None = None, ports: tuple[DramPorts, dict] | None = None) -> TimedResult:
     """The trace replayed; a kernel that runs passes (one call of its dataflow region each) is
     replayed pass by pass, each pass starting when the one before it has finished (HLS completes a
     region call, its DRAM writes included, before the next call starts): the cycles add up."""
@@ -267,6 +296,23 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
     stream_names = {int(r[0]): r[1] for r in _read_table(trace / "streams.tsv", 2)}
     sites = {int(r[0]): (int(r[1]), int(r[2])) for r in _read_table(trace / "sites.tsv", 3)}
     segs = np.fromfile(trace / "segments.bin", dtype=np.int64).reshape(-1, 8)
+    # column 8: the cycles (in 1/PACE_UNIT) the invocation's slowest DRAM port needs (dram_trace.py)
+    port_list, bursts, totals = read_ports(trace), read_bursts(trace), []
+    cycles = np.zeros(len(segs))
+    if ports is not None and port_list:
+        memory, banks = ports
+        share = shares(port_list, banks, memory)
+        cycles = invocation_cycles(bursts, len(segs), share, memory.axi)
+        totals = port_totals(bursts, port_list, share, memory.axi)
+    segs = np.column_stack([segs, np.rint(cycles * K.PACE_UNIT).astype(np.int64)])
+    result = _replay_passes(inst, trace, segs, threads, stream_names, sites, descriptor, dram, max_cycles, stages)
+    result.dram = totals
+    return result
+
+
+def _replay_passes(inst: Instrumented, trace: Path, segs: np.ndarray, threads: list, stream_names: dict,
+                   sites: dict, descriptor: dict, dram: DramModel, max_cycles: int,
+                   stages: dict[str, int] | None) -> TimedResult:
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
     delay_of = send_delays(inst, descriptor, stream_names, stages or {})
@@ -335,8 +381,8 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
     arrivals, reads = np.zeros(rings, dtype=np.int64), np.zeros(rings, dtype=np.int64)
     stopped = K.run_arrays(max_cycles, state, arrays["thread_segs"], arrays["seg"], arrays["op"], arrays["fifo"],
                            fstate, arrivals, reads, arrays["max_ops"])
-    names = _thread_names(inst, threads)
-    waits = _sync_waits(threads, arrays, fstate, arrivals, reads)
+    names = thread_names(inst, threads)
+    waits = sync_waits(threads, arrays, fstate, arrivals, reads)
     stats = [ThreadStats(names[t], int(state[t, K.BUSY]), int(state[t, K.STALL_IN] - waits[t]),
                          int(state[t, K.STALL_OUT]), int(state[t, K.END]), int(state[t, K.ITERS] - arrays["syncs"][t]))
              for t in range(len(threads))]
@@ -352,7 +398,7 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
     done = state[:, K.DONE].astype(bool)
     deadlock = None
     if not done.all() and not stopped:
-        deadlock = _wait_cycle(state, done, arrays, names, stream_names)
+        deadlock = wait_cycle(state, done, arrays, names, stream_names)
     cycles = max((int(state[t, K.END] if done[t] else state[t, K.LAST]) for t in range(len(threads))), default=0)
     slowest = max(stats, key=lambda st: st.busy).name if stats else ""
     return TimedResult(cycles, processes, slowest, False, "", None, None, notes, deadlock, bool(done.all()),
@@ -398,6 +444,10 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
     ii = np.where(ii > 0, np.maximum(1, -(-ii // ports)), 0)
     first, last = first * k, last * k + k - 1
     _operator_waits(segs, kind, reads, depth)
+    # a DRAM loop invocation's iterations paced at its slowest port's cycles per iteration
+    pace = np.zeros(len(segs), dtype=np.int64)
+    for s in np.nonzero(segs[:, 8] > 0)[0]:
+        pace[s] = K.pace_units(segs[s, 8] / K.PACE_UNIT / max(int(n[s]), 1))
 
     # words spread evenly from the first to the last iteration that moved one (kernel_arrays' placement:
     # read j at first + j * span // count, write j at first + ceil((j + 1) * span / count) - 1)
@@ -438,7 +488,7 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
         depths[sid] = max(1, inst.streams.get(name, 2))
     ring = np.concatenate([[0], np.cumsum(depths)[:-1]]).astype(np.int64)
     return {"seg": np.stack([n, ii, np.ones(len(segs), dtype=np.int64), depth, latency, earliest, offsets, reads,
-                             writes, np.zeros(len(segs), dtype=np.int64)], axis=1).astype(np.int64)
+                             writes, pace], axis=1).astype(np.int64)
                     .reshape(-1, K.SEG_COLUMNS),
             "op": np.stack([fifo, count, op_first, span, delay], axis=1).astype(np.int64).reshape(-1, 5),
             "fifo": np.stack([depths, ring, depths, ring, depths], axis=1).astype(np.int64),
@@ -493,106 +543,6 @@ def _operator_waits(segs: np.ndarray, kind: np.ndarray, reads: np.ndarray, depth
         added[t] = (last_read, extra)
 
 
-def _sync_waits(threads, arrays: dict, fstate, arrivals, reads) -> np.ndarray:
-    """Cycles each thread spent on zero-cost tokens rather than on data: a helper waiting to be called
-    (from the end of its previous call to its start) and a process waiting for its parallel calls to
-    return (from the fork to the join). They are taken out of stall-in: the kernel counts any wait."""
-    n_streams, fifo = arrays["n_streams"], arrays["fifo"]
-    waits = np.zeros(len(threads), dtype=np.int64)
-    seen_groups = set()
-    for tid, _, parent, group, _ in threads:
-        if parent < 0:
-            continue
-        start, done = n_streams + 2 * tid, n_streams + 2 * tid + 1
-        started = int(fstate[start, K.READ])
-        begins = reads[fifo[start, K.F_READS]:fifo[start, K.F_READS] + started]
-        ends = arrivals[fifo[done, K.F_RING]:fifo[done, K.F_RING] + int(fstate[done, K.WRITTEN])]
-        previous = np.concatenate([[0], ends])[:len(begins)]
-        waits[tid] += int((begins - previous).clip(min=0).sum())
-        if (parent, group) not in seen_groups:  # the parent's joins, counted once per group
-            seen_groups.add((parent, group))
-            joined = int(fstate[done, K.READ])
-            forks = arrivals[fifo[start, K.F_RING]:fifo[start, K.F_RING] + joined]
-            joins = reads[fifo[done, K.F_READS]:fifo[done, K.F_READS] + joined]
-            waits[parent] += int((joins - forks).clip(min=0).sum())
-    return waits
-
-
-def _thread_names(inst: Instrumented, threads: list[list[int]]) -> dict[int, str]:
-    label = {p.index: p.label for p in inst.processes}
-    names = {}
-    for tid, process, parent, group, member in threads:
-        if parent < 0:
-            names[tid] = label.get(process, "kernel0")
-        else:
-            g = inst.groups.get(group)
-            helper = f"{g.members[member]}@{g.line}" if g else f"call{member}"
-            names[tid] = f"{names.get(parent, label.get(process, '?'))}/{helper}"
-    return names
-
-
-def _wait_cycle(state, done, arrays: dict, names: dict, stream_names: dict) -> list[str]:
-    """Follow the FIFOs the blocked threads wait on to their other end until a thread repeats."""
-    seg_arr, op_arr, n_streams = arrays["seg"], arrays["op"], arrays["n_streams"]
-    writer, reader = {}, {}
-    for t, (a, b) in enumerate(arrays["thread_segs"]):
-        for s in range(a, b):
-            first, r, w = seg_arr[s, K.FIRST_OP], seg_arr[s, K.READS], seg_arr[s, K.WRITES]
-            for o in range(first, first + r):
-                reader.setdefault(int(op_arr[o, K.O_FIFO]), t)
-            for o in range(first + r, first + r + w):
-                writer.setdefault(int(op_arr[o, K.O_FIFO]), t)
-
-    def fifo_name(f: int) -> str:
-        if f < n_streams:
-            return stream_names.get(f, f"stream {f}")
-        t, kind = divmod(f - n_streams, 2)
-        return f"{'start' if kind == 0 else 'done'} token of {names.get(t, t)}"
-
-    t = int(np.nonzero(~done)[0][0])
-    path, seen = [], set()
-    while t not in seen:
-        seen.add(t)
-        f, side = int(state[t, K.WAIT_FIFO]), int(state[t, K.WAIT_SIDE])
-        if f < 0:
-            path.append(f"{names.get(t, t)} (not blocked)")
-            break
-        path.append(f"{names.get(t, t)} waits on {'empty' if side == 0 else 'full'} {fifo_name(f)}")
-        other = writer.get(f) if side == 0 else reader.get(f)
-        if other is None or done[other]:
-            path.append(f"whose {'producer' if side == 0 else 'consumer'} "
-                        f"{'finished' if other is not None else 'does not exist'}")
-            break
-        t = other
-    return path
-
-
-def format_timed(result: TimedResult) -> str:
-    lines = [f"timed C simulation: {result.cycles:,} cycles{'' if result.complete else ' (incomplete)'}"
-             + (f"; model {result.model_latency:,.0f} cycles ({result.model_error:+.1%}), bottleneck "
-                f"{result.model_bottleneck}" if result.model_latency else "; no model latency in design.json"),
-             f"values: {result.csim}" + (f"; {result.passes} sequential passes (dataflow region calls), "
-                                         "replayed one after the other" if result.passes > 1 else ""),
-             f"{'process':34} {'busy':>12} {'stall in':>12} {'stall out':>12} {'end':>12} {'iterations':>12}"
-             f" {'model term':>12}"]
-    rows = []
-    for p in result.processes:
-        rows.append(p)
-        rows += p.helpers
-    for s in rows:
-        mark = "  <- slowest" if s.name == result.slowest else ""
-        name = s.name if "/" not in s.name else "  " + s.name.split("/", 1)[1]
-        term = getattr(s, "model_term", None)
-        lines.append(f"{name:34} {s.busy:>12,} {s.stall_in:>12,} {s.stall_out:>12,} {s.end:>12,} "
-                     f"{s.iterations:>12,} {'' if term is None else f'{term:,.0f}':>12}{mark}")
-    for note in result.loops:
-        lines.append(f"II {note['pragma_ii']} -> {note['ii']} in {note['function']} {note['loop']} "
-                     f"(line {note['line']}): {note['reason']}")
-    if result.deadlock:
-        lines.append("DEADLOCK: " + "; ".join(result.deadlock))
-    lines.append(f"build {'reused' if result.cached else 'made'} in {result.build_dir}; "
-                 + ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items()))
-    return "\n".join(lines)
-
+from engine.csim.timed_format import format_timed  # noqa: E402  (re-exported: its home is timed_format.py)
 
 __all__ = ["ProcessStats", "ThreadStats", "TimedCsimError", "TimedResult", "format_timed", "run_timed_csim"]

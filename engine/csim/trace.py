@@ -19,6 +19,11 @@ the error when they do not hold:
 - a helper marked `#pragma HLS inline off` called on consecutive lines of one block with other such
   calls that share no stream runs in parallel with them (double buffering).
 
+The copy runs each dataflow process of a region call as a coroutine (SYSTOLIC_TRACE_SPAWN, all of
+them run by SYSTOLIC_TRACE_RUN before the region returns: bounded streams, systolic_trace.h), and
+passes kernel0's m_axi pointers to the functions that use them as traced `dram_ptr`s (every bus word
+read or written on DRAM is reported, `_dram_pointers`).
+
 The copy (only in the build folder; the export stays as Vitis reads it) carries `#line` directives,
 so g++ reports errors at the lines of the user's file.
 """
@@ -28,13 +33,18 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import EngineError
+from engine.csim.cpp_source import (
+    balanced,
+    function_at,
+    Function,
+    parse_functions,
+    indent,
+    Source,
+    split_args,
+    TraceError,
+)
 
 FLOAT_TYPES = {"float": "float", "double": "double"}
-
-
-class TraceError(EngineError):
-    """The kernel source does not follow the conventions the instrumentation relies on."""
 
 
 @dataclass(frozen=True)
@@ -85,10 +95,11 @@ class Instrumented:
     sites: dict[int, Site]
     groups: dict[int, Group]
     functions: list[str] = field(default_factory=list)
+    ports: list[str] = field(default_factory=list)  # kernel0's m_axi pointer arguments, in order (port ids)
+    dram_params: dict[str, list[str]] = field(default_factory=dict)  # function -> its traced pointer parameters
 
 
 _CALL = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*;\s*$")
-_FUNCTION = re.compile(r"^\s*(?:static\s+|inline\s+|extern\s+\"C\"\s+)*[\w:<>,\s*&]+?\b(\w+)\s*\((.*)\)\s*\{\s*$")
 _LABEL = re.compile(r"^\s*\w+\s*:\s*$")
 _FOR = re.compile(r"^\s*for\s*\(")
 _PIPELINE = re.compile(r"^\s*#\s*pragma\s+HLS\s+pipeline\b(.*)$", re.IGNORECASE)
@@ -105,124 +116,7 @@ _TYPEDEF = re.compile(r"\btypedef\s+([\w\s]+?)\s+(\w+)\s*;")
 DEFAULT_DEPTH = 2  # Vitis HLS's default FIFO depth
 
 
-def _strip(text: str) -> str:
-    """Comments and the contents of string / character literals blanked (same length, same lines)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _split_args(text: str) -> list[str]:
-    args, depth, current = [], 0, []
-    for ch in text:
-        if ch in "(<[":
-            depth += 1
-        elif ch in ")>]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        args.append("".join(current).strip())
-    return args
-
-
-@dataclass
-class _Function:
-    name: str
-    params: list[str]
-    open: int
-    close: int
-    inline_off: bool
-
-
-class _Source:
-    def __init__(self, text: str, path: str):
-        self.path = path
-        self.lines = text.split("\n")
-        self.code = _strip(text).split("\n")
-        self.close: dict[int, int] = {}  # line -> line of the '}' matching the line's last '{'
-        self.depth: list[int] = []  # brace depth at the start of each line
-        stack: list[tuple[int, int]] = []
-        closes: dict[tuple[int, int], int] = {}
-        last_open: dict[int, int] = {}
-        for k, line in enumerate(self.code):
-            self.depth.append(len(stack))
-            for col, ch in enumerate(line):
-                if ch == "{":
-                    stack.append((k, col))
-                    last_open[k] = col
-                elif ch == "}":
-                    if not stack:
-                        raise TraceError(f"{path}:{k + 1}: unbalanced '}}'")
-                    closes[stack.pop()] = k
-        if stack:
-            raise TraceError(f"{path}:{stack[-1][0] + 1}: '{{' is never closed")
-        self.close = {k: closes[(k, col)] for k, col in last_open.items()}
-
-    def code_line(self, k: int) -> str:
-        return self.code[k].strip()
-
-    def prev_code(self, k: int) -> int:
-        k -= 1
-        while k >= 0 and not self.code_line(k):
-            k -= 1
-        return k
-
-    def next_code(self, k: int) -> int:
-        k += 1
-        while k < len(self.code) and not self.code_line(k):
-            k += 1
-        return k
-
-    def where(self, k: int) -> str:
-        return f"{self.path}:{k + 1}"
-
-
-def _functions(src: _Source) -> dict[str, _Function]:
-    functions = {}
-    for k, line in enumerate(src.code):
-        if src.depth[k] != 0 or not line.rstrip().endswith("{"):
-            continue
-        m = _FUNCTION.match(src.lines[k])
-        if not m or m.group(1) in ("if", "for", "while", "switch", "struct", "class", "namespace"):
-            continue
-        close = src.close.get(k)
-        if close is None:
-            continue
-        body = range(k + 1, close)
-        inline_off = any(re.match(r"^\s*#\s*pragma\s+HLS\s+inline\s+off\b", src.lines[j], re.IGNORECASE) for j in body)
-        functions[m.group(1)] = _Function(m.group(1), _split_args(m.group(2)), k, close, inline_off)
-    return functions
-
-
-def _function_at(functions: dict[str, _Function], k: int) -> _Function | None:
-    return next((f for f in functions.values() if f.open < k < f.close), None)
-
-
-def _stream_params(f: _Function) -> list[bool]:
+def _stream_params(f: Function) -> list[bool]:
     return ["hls::stream" in p for p in f.params]
 
 
@@ -239,8 +133,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
     """The instrumented copy of a kernel source (`path` is what `#line` and errors name).
     `statements`: the descriptor's `compute.statements` (their operator latencies from each array
     they read, `from`), to time straight-line PE statements (`_straight_line`)."""
-    src = _Source(text, path)
-    functions = _functions(src)
+    src = Source(text, path)
+    functions = parse_functions(src)
     if top not in functions:
         raise TraceError(f"{path}: no definition of {top}")
     kernel = _region(src, functions, top)
@@ -281,7 +175,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
             continue
         m = _CALL.match(src.code[k])
         if m and k > dataflow and src.depth[k] == src.depth[kernel.open] + 1 and m.group(1) in functions:
-            args = _split_args(m.group(2))
+            args = split_args(m.group(2))
             ints = []
             for a in args:
                 if not re.fullmatch(r"-?\d+", a):
@@ -296,10 +190,13 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
                                      any(a in ports and ports[a] and _reads_port(src, functions[m.group(1)], args, a)
                                          for a in args),
                                      any(a in ports and ports[a] for a in args)))
-            before.setdefault(k, []).append(f"SYSTOLIC_TRACE_PROCESS({len(processes) - 1});")
+            # each process runs as a coroutine of the region call (systolic_trace.h `spawn`), all of them
+            # by SYSTOLIC_TRACE_RUN before the region returns: streams hold a bounded number of words
+            replace[k] = f"{indent(src.lines[k])}SYSTOLIC_TRACE_SPAWN({len(processes) - 1}, {src.code[k].strip()});"
     if not processes:
         raise TraceError(f"{src.where(dataflow)}: no dataflow process call (`Name(args);` on a line of its own) "
                          f"after '#pragma HLS dataflow'")
+    before.setdefault(kernel.close, []).append("SYSTOLIC_TRACE_RUN();")
     streams = {}
     for var, name in declared.items():
         streams[name] = depths.get(var, DEFAULT_DEPTH)
@@ -317,7 +214,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
             inner = src.prev_code(inner)
         if inner < 0 or not _FOR.match(src.code[inner]) or not src.code[inner].rstrip().endswith("{"):
             raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' is not the first line of a for loop's body")
-        function = _function_at(functions, k)
+        function = function_at(functions, k)
         if function is None:
             raise TraceError(f"{src.where(k)}: '#pragma HLS pipeline' outside a function")
         start, end, nest_labels = inner, src.close[inner], []
@@ -382,6 +279,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
             replace[j] = f"{guard}{{ {statement} SYSTOLIC_TRACE_UPDATE({site.id}, {array}{index}); }}"
 
     _straight_line(src, functions, bodies, statements or [], before, replace)
+    top_ports, dram_params = _dram_pointers(src, functions, top, replace, after)
 
     # -- parallel helper calls -------------------------------------------------------------------------
     groups: dict[int, Group] = {}
@@ -401,7 +299,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
                     p = src.prev_code(j)
                     if p >= 0 and not src.code[p].rstrip().endswith((";", "{", "}", ":")):
                         break  # the body of an if / for without braces: not a statement of the block
-                args = _split_args(m.group(2))
+                args = split_args(m.group(2))
                 mine = {a for a, s in zip(args, _stream_params(callee)) if s}
                 if any(mine & other for _, _, other in run):
                     break
@@ -415,7 +313,7 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
                 groups[g] = Group(g, f.name, run[0][0] + 1, tuple(name for _, name, _ in run))
                 before.setdefault(run[0][0], []).append(f"SYSTOLIC_TRACE_FORK({g}, {len(run)});")
                 for member, (line, _, _) in enumerate(run):
-                    replace[line] = (f"{_indent(src.lines[line])}SYSTOLIC_TRACE_CALL({g}, {member}); "
+                    replace[line] = (f"{indent(src.lines[line])}SYSTOLIC_TRACE_CALL({g}, {member}); "
                                      f"{src.lines[line].strip()} SYSTOLIC_TRACE_RETURN();")
                 after.setdefault(run[-1][0], []).append(f"SYSTOLIC_TRACE_JOIN({g}, {len(run)});")
                 k = run[-1][0] + 1
@@ -429,7 +327,8 @@ def instrument(text: str, *, path: str, header: str = "", top: str = "kernel0",
         out.append(replace.get(k, line))
         if k in after:
             out += after[k] + [f'#line {k + 2} "{path}"']
-    return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions))
+    return Instrumented("\n".join(out), processes, loops, streams, sites, groups, list(functions), top_ports,
+                        dram_params)
 
 
 # `[if (guard)] target[..] = expression;  /* S3 */`: a statement of the scop as the exporter writes it
@@ -447,7 +346,7 @@ def _array_of(name: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _straight_line(src: _Source, functions: dict[str, _Function], bodies: list[tuple[int, int, int]],
+def _straight_line(src: Source, functions: dict[str, Function], bodies: list[tuple[int, int, int]],
                    statements: list[dict], before: dict[int, list[str]], replace: dict[int, str]) -> None:
     """Operator latencies on the dependence path of straight-line code: a PE body outside any
     pipelined loop (a PE with no time loop) runs as a sequence of states, and a value it computes
@@ -499,10 +398,10 @@ def _straight_line(src: _Source, functions: dict[str, _Function], bodies: list[t
                 before.setdefault(k, []).append(f"SYSTOLIC_TRACE_AT({ready([n for n in names if n in ids], None)});")
 
 
-def _region(src: _Source, functions: dict[str, _Function], top: str) -> _Function:
+def _region(src: Source, functions: dict[str, Function], top: str) -> Function:
     """The function holding the dataflow region: `top` itself, or the one function with
     `#pragma HLS dataflow` that `top` calls (once per pass, engine/compiler/architecture/passes.py)."""
-    def has_dataflow(f: _Function) -> bool:
+    def has_dataflow(f: Function) -> bool:
         return any(_DATAFLOW.match(src.lines[k]) for k in range(f.open + 1, f.close))
     if has_dataflow(functions[top]):
         return functions[top]
@@ -515,11 +414,59 @@ def _region(src: _Source, functions: dict[str, _Function], top: str) -> _Functio
     return regions[0]
 
 
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
+_POINTER = re.compile(r"^((?:const\s+)?[\w:<>, ]+?)\s*\*\s*(?:__restrict\w*\s+)?(\w+)$")
 
 
-def _array_type(src: _Source, function: _Function, array: str, typedefs: dict[str, str]) -> str:
+def _dram_pointers(src: Source, functions: dict[str, Function], top: str, replace: dict[int, str],
+                   after: dict[int, list[str]]) -> tuple[list[str], dict[str, list[str]]]:
+    """DRAM accesses traced: `top` registers its pointer arguments (the m_axi ports) on entry, and
+    every function they are handed to (transitively, by position in a call) takes them as a
+    `systolic_trace::dram_ptr`, which reports each word it reads or writes. Returns (the ports in
+    order, function -> its traced parameters)."""
+    kernel = functions[top]
+    ports = [m.group(2) for m in (_POINTER.match(p.strip()) for p in kernel.params) if m]
+    if not ports:
+        return [], {}
+    after.setdefault(kernel.open, []).extend(f"SYSTOLIC_TRACE_DRAM_PORT({k}, {name});" for k, name in enumerate(ports))
+    traced: dict[str, set[int]] = {}  # function -> positions of its parameters that hold a port
+    work = [(top, set(ports))]
+    while work:
+        name, pointers = work.pop()
+        f = functions[name]
+        for k in range(f.open + 1, f.close):
+            for m in re.finditer(r"\b(\w+)\s*\(", src.code[k]):
+                callee = functions.get(m.group(1))
+                if callee is None or callee.name == top:
+                    continue
+                args = split_args(balanced(src.code[k], m.end()))
+                positions = {i for i, a in enumerate(args) if a in pointers and i < len(callee.params)}
+                new = positions - traced.get(callee.name, set())
+                if not new:
+                    continue
+                traced.setdefault(callee.name, set()).update(new)
+                names = set()
+                for i in traced[callee.name]:
+                    pm = _POINTER.match(callee.params[i].strip())
+                    if pm:
+                        names.add(pm.group(2))
+                work.append((callee.name, names))
+    dram_params = {}
+    for name, positions in traced.items():
+        f = functions[name]
+        line = replace.get(f.open, src.lines[f.open])
+        params = []
+        for i in sorted(positions):
+            pm = _POINTER.match(f.params[i].strip())
+            if pm is None:
+                continue
+            line = line.replace(f.params[i].strip(), f"systolic_trace::dram_ptr<{pm.group(1)}> {pm.group(2)}", 1)
+            params.append(pm.group(2))
+        replace[f.open] = line
+        dram_params[name] = params
+    return ports, dram_params
+
+
+def _array_type(src: Source, function: Function, array: str, typedefs: dict[str, str]) -> str:
     """The resolved element type of a local array or an array parameter of `function`."""
     pattern = re.compile(rf"\b([\w:]+)\s+{re.escape(array)}\s*\[")
     for p in function.params:
@@ -533,7 +480,7 @@ def _array_type(src: _Source, function: _Function, array: str, typedefs: dict[st
     return ""
 
 
-def _reads_port(src: _Source, function: _Function, args: list[str], port: str) -> bool:
+def _reads_port(src: Source, function: Function, args: list[str], port: str) -> bool:
     """A writable m_axi port the process also reads (`x = PORT[...]` in its body)."""
     if args.index(port) >= len(function.params):
         return False

@@ -71,7 +71,7 @@ $(XO): src/kernel_kernel.cpp src/kernel_kernel.h
 $(XCLBIN): $(XO) connectivity.cfg
 \t$(VPP) -l $(VPP_FLAGS) --config connectivity.cfg -o $@ $(XO)
 
-$(HOST): src/kernel_host.cpp
+$(HOST): src/kernel_host.cpp src/kernel_kernel.h
 \t$(CXX) $(HOST_CXXFLAGS) -o $@ src/kernel_host.cpp $(HOST_LDFLAGS)
 
 emconfig.json:

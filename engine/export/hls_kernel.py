@@ -23,28 +23,44 @@ from engine.export.plan import (
     build_plan,
     references,
 )
+from engine.export.dram_layout import DramLayout, port_layout
 from engine.export.io_modules import IOModules, _tidy
+from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.export.owned_drain import OwnedDrain
 from engine.export.pe_statements import StatementsPE
 from engine.export.target import Target
 
 
-def kernel_sources(descriptor: dict, values: dict[str, int], *, report: dict | None = None) -> dict[str, str]:
-    """{"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}. `report` (engine.models.report's
-    evaluate_configuration) adds the predicted latency and resources to the header comment."""
-    return VitisHLSTarget().sources(build_plan(descriptor, values), report=report)
+def kernel_export(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
+                  layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> tuple[dict[str, str], dict]:
+    """({"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}, each port's DRAM layout and words:
+    `DramLayout.dram_summary`). `report` (engine.models.report's evaluate_configuration) adds the
+    predicted latency and resources to the header comment; `layout` and `axi` are the DRAM layout and
+    the m_axi settings (engine/export/dram_layout.py)."""
+    target = VitisHLSTarget(layout=layout, axi=axi)
+    return target.sources(build_plan(descriptor, values), report=report), target.dram_summary()
+
+
+def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[str, str]:
+    """The sources of `kernel_export` alone."""
+    return kernel_export(descriptor, values, **options)[0]
 
 
 def _pack_type(array: str, pack: int) -> str:
     return f"{array}_x{pack}"
 
 
-class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
+class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
+
+    def __init__(self, *, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()):
+        port_layout(layout, "in")  # an unknown layout is refused before any code is written
+        self.layout, self.axi = layout, axi
 
     def sources(self, plan: KernelPlan, *, report: dict | None = None) -> dict[str, str]:
         self.plan = plan
         self.code = Code()
+        self._reset_nests()
         self._preamble(report)
         emitted: set[str] = set()
         for inst in plan.instances:
@@ -141,12 +157,10 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
         c.line("")
         c.line(f'extern "C" void kernel0({self._ports()});')
         c.line("")
+        self._layout_header(c)
+        c.line("")
         c.line("#endif")
         return c.text()
-
-    def _ports(self) -> str:
-        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}"
-                         for p in self.plan.interface.ports)
 
     def _preamble(self, report: dict | None) -> None:
         c = self.code
@@ -553,6 +567,8 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
             c.line(f'extern "C" void kernel0({self._ports()}) {{')
             c.depth += 1
             self._interface_pragmas()
+        if plan.reloads and not plan.pass_loops:  # no initialisation: every event reads its block back
+            c.line("const int reload = 1;")
         c.line("")
         c.pragma("HLS dataflow")
         c.line("")
@@ -584,11 +600,3 @@ class VitisHLSTarget(StatementsPE, OwnedDrain, IOModules, Target):
             c.line(f"{region}({ports}, {', '.join(a for _, a in passes)});")
         c.depth -= 1
         c.line("}")
-
-    def _interface_pragmas(self) -> None:
-        c = self.code
-        for p in self.plan.interface.ports:
-            c.pragma(f"HLS INTERFACE m_axi port={p.name} offset=slave bundle={p.bundle}")
-        for p in self.plan.interface.ports:
-            c.pragma(f"HLS INTERFACE s_axilite port={p.name} bundle=control")
-        c.pragma("HLS INTERFACE s_axilite port=return bundle=control")

@@ -5,9 +5,12 @@ Both fill every array of the loop nest with deterministic values, compute the go
 (`descriptor["kernel"]["golden"]`) on the CPU, copy the inputs into zero-padded row-major buffers of
 the tiled sizes kernel0 works on, run it, and compare the unpadded outputs with the golden results
 (floating-point types within a relative tolerance). They differ only in how kernel0 is run: through
-XRT buffers on a device, or by a direct call. The host times the run as AutoSA's host does (from the
-launch to the end of `run.wait()`, whose state must be COMPLETED) and prints the wall time and the
-achieved GOP/s (2 operations per point of the problem, the models' count).
+XRT buffers on a device, or by a direct call. Ports in the serialized DRAM layout are gathered from
+the padded buffer into kernel0's read order (`serialize_<port>` of kernel_kernel.h) and scattered
+back from its write order (`deserialize_<port>`). The host times the run as AutoSA's host does (from
+the launch to the end of `run.wait()`, whose state must be COMPLETED) and prints the kernel's wall
+time and GOP/s (2 operations per point of the problem, the models' count) between the serialization
+and deserialization times, then the total.
 """
 from __future__ import annotations
 
@@ -122,13 +125,28 @@ def _verdict(interface, checks: list[str]) -> list[str]:
             f"  std::printf(\"PASS: all {total} output elements match the loop nest\\n\");", "  return 0;"]
 
 
-def host_program(descriptor: dict, interface) -> str:
-    """The XRT host program (native xrt::device / xrt::kernel / xrt::bo API): `./host KERNEL.xclbin`."""
+TOTAL = "(serialize_seconds + kernel_seconds + deserialize_seconds)"
+
+
+def _serialized(dram: dict | None, port) -> bool:
+    return bool(dram) and dram[port.name]["layout"] == "serialized"
+
+
+def _elapsed(name: str) -> list[str]:
+    return [f"    const double {name}_seconds =",
+            f"        std::chrono::duration<double>(std::chrono::steady_clock::now() - {name}_start).count();"]
+
+
+def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
+    """The XRT host program (native xrt::device / xrt::kernel / xrt::bo API): `./host KERNEL.xclbin`.
+    `dram` (design.json's per-port layout) says which ports it serializes (kernel_kernel.h's
+    `serialize_<port>` / `deserialize_<port>`); it times that repacking apart from the kernel."""
     lines = _common(descriptor, interface, purpose="XRT host program")
     at = lines.index("#include <cstring>") + 1
-    lines[at:at] = ["#include <chrono>", "#include <exception>"]
+    lines[at:at] = ["#include <chrono>", "#include <exception>", "#include <vector>"]
     at = lines.index("#include <type_traits>") + 1
-    lines[at:at] = ["", "#include <xrt/xrt_bo.h>", "#include <xrt/xrt_device.h>", "#include <xrt/xrt_kernel.h>"]
+    lines[at:at] = ["", "#include <xrt/xrt_bo.h>", "#include <xrt/xrt_device.h>", "#include <xrt/xrt_kernel.h>", "",
+                    '#include "kernel_kernel.h"  /* word types, DRAM word counts, serialize_* / deserialize_* */']
     ports = interface.ports
     lines += ["int main(int argc, char** argv) {",
               "  if (argc != 2) {",
@@ -137,33 +155,51 @@ def host_program(descriptor: dict, interface) -> str:
               "    xrt::device device(0);", "    auto uuid = device.load_xclbin(argv[1]);",
               f"    xrt::kernel kernel(device, uuid, \"{interface.top}\");"]
     for k, p in enumerate(ports):
-        lines.append(f"    xrt::bo {p.name}_bo(device, sizeof({p.c_type}) * {p.name}_ELEMENTS, kernel.group_id({k}));")
+        lines.append(f"    xrt::bo {p.name}_bo(device, sizeof({p.word_type}) * {p.name}_DRAM_WORDS, "
+                     f"kernel.group_id({k}));")
+    for p in ports:
+        if _serialized(dram, p):
+            lines.append(f"    std::vector<{p.c_type}> {p.name}_natural({p.name}_ELEMENTS);  /* padded, row-major */")
     for p in ports:
         if p.direction in ("in", "inout"):
-            lines += [f"    pad_{p.name}({p.name}_bo.map<{p.c_type}*>());",
-                      f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);"]
+            lines.append(f"    pad_{p.name}({f'{p.name}_natural.data()' if _serialized(dram, p) else f'{p.name}_bo.map<{p.c_type}*>()'});")
+    lines += ["    /* the inputs in the order kernel0 reads them (docs/export.md, DRAM layout) */",
+              "    const auto serialize_start = std::chrono::steady_clock::now();"]
+    lines += [f"    serialize_{p.name}(reinterpret_cast<const {p.word_type}*>({p.name}_natural.data()), "
+              f"{p.name}_bo.map<{p.word_type}*>());" for p in ports if _serialized(dram, p) and p.direction == "in"]
+    lines += _elapsed("serialize")
+    lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);" for p in ports if p.direction in ("in", "inout")]
     operations = 2 * prod(int(n) for n in descriptor["design"]["problem_size"].values())
-    lines += ["    const auto start = std::chrono::steady_clock::now();",
+    lines += ["    const auto kernel_start = std::chrono::steady_clock::now();",
               f"    auto run = kernel({', '.join(f'{p.name}_bo' for p in ports)});",
-              "    const auto state = run.wait();",
-              "    const double seconds =",
-              "        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();",
+              "    const auto state = run.wait();", *_elapsed("kernel"),
               "    if (state != ERT_CMD_STATE_COMPLETED) {",
               f"      std::fprintf(stderr, \"error: {interface.top} ended in state %d, not completed\\n\",",
               "                   (int)state);",
-              "      return 2;", "    }",
-              f"    std::printf(\"kernel time: %.3f ms, %.2f GOP/s ({operations} operations)\\n\", seconds * 1e3, "
-              f"{operations}.0 / seconds / 1e9);"]
+              "      return 2;", "    }"]
     lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);" for p in ports if p.direction in ("out", "inout")]
-    checks = [f"check_{p.name}({p.name}_bo.map<{p.c_type}*>())" for p in ports if p.direction in ("out", "inout")]
+    lines += ["    const auto deserialize_start = std::chrono::steady_clock::now();"]
+    lines += [f"    deserialize_{p.name}({p.name}_bo.map<const {p.word_type}*>(), "
+              f"reinterpret_cast<{p.word_type}*>({p.name}_natural.data()));"
+              for p in ports if _serialized(dram, p) and p.direction == "out"]
+    lines += _elapsed("deserialize")
+    lines += ["    std::printf(\"serialize time: %.3f ms (host)\\n\", serialize_seconds * 1e3);",
+              f"    std::printf(\"kernel time: %.3f ms, %.2f GOP/s ({operations} operations)\\n\", kernel_seconds * 1e3, "
+              f"{operations}.0 / kernel_seconds / 1e9);",
+              "    std::printf(\"deserialize time: %.3f ms (host)\\n\", deserialize_seconds * 1e3);",
+              "    std::printf(\"total: %.3f ms, %.2f GOP/s with the host's repacking\\n\", "
+              f"{TOTAL} * 1e3, {operations}.0 / {TOTAL} / 1e9);"]
+    checks = [f"check_{p.name}({f'{p.name}_natural.data()' if _serialized(dram, p) else f'{p.name}_bo.map<{p.c_type}*>()'})"
+              for p in ports if p.direction in ("out", "inout")]
     lines += ["  " + line for line in _verdict(interface, checks)]
     lines += ["  } catch (const std::exception& error) {",
               "    std::fprintf(stderr, \"error: %s\\n\", error.what());", "    return 2;", "  }", "}"]
     return "\n".join(lines) + "\n"
 
 
-def hls_testbench(descriptor: dict, interface) -> str:
-    """The Vitis HLS C testbench: calls kernel0 directly on word buffers (csim_design, cosim_design)."""
+def hls_testbench(descriptor: dict, interface, dram: dict | None = None) -> str:
+    """The Vitis HLS C testbench: calls kernel0 directly on word buffers (csim_design, cosim_design),
+    serialized as `dram` says (the host program's layout)."""
     lines = _common(descriptor, interface, purpose="Vitis HLS testbench")
     at = lines.index("#include <type_traits>") + 1
     lines[at:at] = ["", '#include "kernel_kernel.h"']
@@ -173,9 +209,15 @@ def hls_testbench(descriptor: dict, interface) -> str:
         lines += [f"  static_assert(sizeof({p.word_type}) == {p.word_elements} * sizeof({p.c_type}), "
                   f"\"{p.word_type} packs {p.word_elements} elements\");",
                   f"  static {p.word_type} {p.name}_words[{words}];"]
+        if _serialized(dram, p):
+            lines.append(f"  static {p.word_type} {p.name}_dram[{p.name}_DRAM_WORDS];  /* in kernel0's order */")
         if p.direction in ("in", "inout"):
             lines.append(f"  pad_{p.name}(reinterpret_cast<{p.c_type}*>({p.name}_words));")
-    lines.append(f"  {interface.top}({', '.join(f'{p.name}_words' for p in interface.ports)});")
+        if _serialized(dram, p) and p.direction == "in":
+            lines.append(f"  serialize_{p.name}({p.name}_words, {p.name}_dram);")
+    lines.append(f"  {interface.top}({', '.join(f'{p.name}_dram' if _serialized(dram, p) else f'{p.name}_words' for p in interface.ports)});")
+    lines += [f"  deserialize_{p.name}({p.name}_dram, {p.name}_words);" for p in interface.ports
+              if _serialized(dram, p) and p.direction == "out"]
     checks = [f"check_{p.name}(reinterpret_cast<const {p.c_type}*>({p.name}_words))"
               for p in interface.ports if p.direction in ("out", "inout")]
     lines += _verdict(interface, checks) + ["}"]

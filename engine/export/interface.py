@@ -20,6 +20,7 @@ import sympy
 
 from engine.compiler.expressions import evaluate
 from engine.errors import EngineError
+from engine.models.dram import port_directions
 
 C_TYPES = {"float": "float", "double": "double", "int64": "int64_t", "int32": "int32_t", "uint32": "uint32_t",
            "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t"}  # tuning.DTYPE_BITS
@@ -119,14 +120,8 @@ def word_elements(descriptor: dict, values: dict[str, int], group: str, directio
 
 def _port(descriptor: dict, values: dict[str, int], array: str, groups: list[dict]) -> Port:
     info = descriptor["kernel"]["arrays"][array]
-    kinds = {g["kind"] for g in groups}
-    if kinds == {"in"}:
-        direction = "in"
-    elif any(g["kind"] == "in" for g in groups) or any(
-            g["kind"] == "acc" and (g["reload_events"] != "0" or not g["initialised_on_chip"]) for g in groups):
-        direction = "inout"  # partial results are read back (or the array holds the first one)
-    else:
-        direction = "out"
+    direction = port_directions((g["array"], g["kind"], g["reload_events"] != "0", g["initialised_on_chip"])
+                                for g in groups)[array]
     out_kind = "io" if direction == "in" else "drain"
     module = dram_module(descriptor, array, out_kind)
     group = groups[0]["name"] if module is None else next(

@@ -279,7 +279,9 @@ class IOModules:
             position = self._chunk_position(last, chunk, incoming[-1] // chunk)
             coords = [_tidy(total([self.origin(group, d), f"d{d}"])) for d in range(len(incoming))]
             if module["dram"]:
-                address = self._word_address(group, port, coords, f"w{last}")
+                nest = self._event_nest(group) + [(f"d{d}", n) for d, n in enumerate(incoming[:-1])]
+                address = self._dram_address(port, nest + [(f"w{last}", incoming[-1] // chunk)],
+                                             self._word_address(group, port, coords, f"w{last}"), writes=False)
                 c.line(f"const packed<{t}, {chunk}> chunk = {port.name}[{address}];")
             else:
                 c.line(f"const packed<{t}, {chunk}> chunk = from_parent.get(in);")
@@ -542,7 +544,10 @@ class IOModules:
                 pe_words = [product([f"{l}_pe", str(k * plan.loops[l].extent_per_pe // word)])
                             for l, k in group.reference.coefficients(last).items()
                             if l in pe_dims and plan.loops[l].pes > 1]
-                address = self._word_address(group, port, coords, total(pe_words + [f"w{last}"]))
+                nest = (self._event_nest(group) + [(v, n) for _, v, n in segment_loops if n > 1]
+                        + [(v, n) for _, v, n in loops])
+                address = self._dram_address(port, nest, self._word_address(
+                    group, port, coords, total(pe_words + [f"w{last}"])), writes=True)
                 c.line(f"{port.name}[{address}] = value;")
                 self._drop_if_unused(position, f"d{last}")
 

@@ -226,7 +226,9 @@ class OwnedDrain:
                 c.pragma("HLS unroll")
                 c.line(f"value.lane[k] = block{''.join(f'[d{d}]' for d in range(last))}[w{last} * {word} + k];")
             coords = [total([self.origin(group, d), f"d{d}"]) for d in range(len(block))]
-            c.line(f"{port.name}[{self._word_address(group, port, coords, f'w{last}')}] = value;")
+            nest = self._event_nest(group) + [(v, n) for _, v, n in loops]
+            address = self._dram_address(port, nest, self._word_address(group, port, coords, f"w{last}"), writes=True)
+            c.line(f"{port.name}[{address}] = value;")
 
 
 def _grid(extents: list[int]) -> list[tuple[int, ...]]:

@@ -1,6 +1,7 @@
 """A design + a configuration -> an exported project directory, AutoSA's layout:
 
-    design.json                 descriptor, parameter values (packing included), platform, model report
+    design.json                 descriptor, parameter values (packing included), platform, DRAM layout
+                                (per port: layout, words), AXI settings, host repacking estimate, model report
     src/kernel_kernel.cpp, .h   the HLS kernel (hls_kernel.kernel_sources)
     src/kernel_host.cpp         XRT host program; src/kernel_tb.cpp, the HLS testbench (host.py)
     Makefile, connectivity.cfg, hls_script.tcl (build_files.py), README.md (readme.py)
@@ -13,6 +14,7 @@ touched with `force`, and then only the files listed above are replaced.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -21,13 +23,16 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
-from engine.export.hls_kernel import kernel_sources
+from engine.export.dram_layout import port_layout
+from engine.export.hls_kernel import kernel_export
 from engine.export.host import host_program, hls_testbench
 from engine.export.interface import kernel_interface
 from engine.export.readme import design_readme
 from engine.export.swap import existing_ancestor_problem, write_folder
 from engine.errors import EngineError
 from engine.models.device import Device, load_device
+from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
+from engine.models.host_time import host_repack
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration
 
@@ -56,38 +61,43 @@ def _check_output(out_dir: Path, force: bool) -> None:
 
 
 def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
-                  over_budget: bool) -> dict[str, str]:
+                  over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> dict[str, str]:
     """Relative path -> text of every file of the project."""
     interface = kernel_interface(descriptor, values)
-    sources = kernel_sources(descriptor, values, report=report)
+    sources, dram = kernel_export(descriptor, values, report=report, layout=layout, axi=axi)
     clock = report["device"]["clock_mhz"]
+    repack = host_repack(dram)
     design_json = {"descriptor": descriptor, "values": values, "platform": platform, "over_budget": over_budget,
+                   "layout": layout, "axi": dataclasses.asdict(axi), "dram": dram, "host_repack": repack,
                    "report": report}
     return {
         "design.json": json.dumps(design_json, indent=2) + "\n",
         "src/kernel_kernel.cpp": sources["kernel_kernel.cpp"],
         "src/kernel_kernel.h": sources["kernel_kernel.h"],
-        "src/kernel_host.cpp": host_program(descriptor, interface),
-        "src/kernel_tb.cpp": hls_testbench(descriptor, interface),
+        "src/kernel_host.cpp": host_program(descriptor, interface, dram),
+        "src/kernel_tb.cpp": hls_testbench(descriptor, interface, dram),
         "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock),
         "connectivity.cfg": connectivity_cfg(descriptor, interface),
         "hls_script.tcl": hls_script(descriptor, interface, clock),
         "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
-                                   interface=interface),
+                                   interface=interface, dram={"layout": layout, "axi": axi, "ports": dram,
+                                                              "host_repack": repack}),
     }
 
 
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
-                   allow_over_budget: bool = False) -> Path:
+                   allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT) -> Path:
     """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
-    given) to `out_dir`; returns its path."""
+    given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path."""
     out_dir = Path(out_dir)
+    port_layout(layout, "in")  # an unknown layout: one line, nothing written
     _check_output(out_dir, force)
+    device = device or load_device()
     platform = platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):
         raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
-    model = PerformanceModel(space, design, device or load_device())
+    model = PerformanceModel(space, design, device, layout=layout)
     report = evaluate_configuration(model, as_int_params(values))
     over_budget = not report["fits"]
     if over_budget and not allow_over_budget:
@@ -96,7 +106,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
         files = project_files(descriptor, dict(report["params"]), report, platform=platform,
-                              over_budget=over_budget)
+                              over_budget=over_budget, layout=layout, axi=device.axi)
         write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None

@@ -35,8 +35,35 @@ def _over_budget_note(report: dict) -> list[str]:
             "or to miss the clock.", ""]
 
 
+def _dram_section(dram: dict, interface) -> list[str]:
+    """The DRAM layout, each port's layout and words, the pinned AXI settings, the host's repacking."""
+    axi, ports, repack = dram["axi"], dram["ports"], dram["host_repack"]
+    lines = ["", f"### DRAM layout: {dram['layout']}", ""]
+    if dram["layout"] == "serialized":
+        lines += ["The host packs each input into a buffer in exactly the order the kernel's DRAM loader reads it "
+                  "(tile by tile, row by row, word by word, padding included; data read for several tiles appears "
+                  "once per tile), so the DRAM loop of every serialized port reads one incrementing word index and "
+                  "Vitis makes maximal bursts; outputs are written in order and unpacked by the host (`serialize_<port>` / "
+                  "`deserialize_<port>` in `src/kernel_kernel.h`).", ""]
+    else:
+        lines += ["The kernel reads and writes the padded row-major arrays; each row segment of a tile is one burst.",
+                  ""]
+    lines += _table(("port", "layout", "words (m_axi depth)", "bytes", "note"),
+                    [(f"`{name}`", p["layout"], f"{p['words']:,}", f"{p['words'] * p['word_bytes']:,}",
+                      p.get("reason", "")) for name, p in ports.items()])
+    lines += ["", f"Every m_axi interface states max_read_burst_length = max_write_burst_length = "
+                  f"{axi.max_burst_beats}, num_read_outstanding = num_write_outstanding = {axi.outstanding}, "
+                  f"latency = {axi.latency} (the device file's `memory.axi`) and depth = the port's words."]
+    if repack["serialize_bytes"] or repack["deserialize_bytes"]:
+        lines += ["", f"Host repacking (estimated at {repack['gbytes_per_s']:g} GB/s, a single core's memory-copy "
+                      f"rate, engine/models/host_time.py): serialize {repack['serialize_seconds'] * 1e3:,.3f} ms, "
+                      f"deserialize {repack['deserialize_seconds'] * 1e3:,.3f} ms; `./host` prints the measured "
+                      "times beside the kernel's."]
+    return lines
+
+
 def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, platform: str, over_budget: bool,
-                  interface=None) -> str:
+                  interface=None, dram: dict | None = None) -> str:
     kernel, design, topo = descriptor["kernel"], descriptor["design"], descriptor["topology"]
     dev = report["device"]
     shape, pes = _pe_array(descriptor, values)
@@ -85,6 +112,8 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
                         [(f"`{p.name}`", p.array, p.direction, " x ".join(map(str, p.shape)),
                           " x ".join(map(str, p.padded_shape)), p.word_elements, f"`{p.bundle}`")
                          for p in interface.ports])
+    if dram is not None:
+        lines += _dram_section(dram, interface)
     lines += ["", "## Build and run (Vitis, XRT)", "",
               "With Vitis and XRT set up (`source <Vitis>/settings64.sh`, `source /opt/xilinx/xrt/setup.sh`):", "",
               "    make all TARGET=sw_emu      # software emulation: minutes",

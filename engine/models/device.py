@@ -1,5 +1,6 @@
-"""Device description files (resources/devices/*.json) -> Device: resources, usable ratio, clock, and
-the memory system the DRAM ports see (DDR banks and their bandwidth, the pinned AXI settings).
+"""Device description files (resources/devices/*.json) -> Device: resources, usable ratio, clock, the
+memory system the DRAM ports see (DDR banks and their bandwidth, the pinned AXI settings) and the
+dies (SLRs): what each offers the kernel, which DRAM banks sit in it and the wires between neighbours.
 
 A device file is checked against SCHEMA before use: a file that is not UTF-8 JSON, lacks a field or
 has one of the wrong type or range is an EngineError naming the file, the field and what is accepted."""
@@ -37,6 +38,9 @@ SCHEMA = {
     **{("resources", r): (_count, "a non-negative integer") for r in RESOURCE_NAMES},
     ("usable_ratio",): (lambda v: _positive(v) and v <= 1, "a number in (0, 1]"),
     ("clock_mhz",): (_positive, "a positive number"),
+    ("clock_mhz_max",): (_positive, "a positive number of MHz (the fastest kernel clock the platform offers)"),
+    ("slrs", "sll_per_boundary"): (lambda v: type(v) is int and v > 0,
+                                   "a positive integer (wires crossing between neighbouring SLRs)"),
     ("memory", "axi_bus_bits_max"): (lambda v: type(v) is int and v > 0 and v & (v - 1) == 0,
                                      "a positive power-of-two integer"),
     ("memory", "banks"): (lambda v: type(v) is int and v > 0, "a positive integer (DDR or HBM banks)"),
@@ -61,6 +65,53 @@ def check_device(data, where: str) -> None:
             value = value[key]
         if not ok(value):
             raise EngineError(f"{where}: device field '{name}' is {json.dumps(value)}; expected {accepted}")
+    if data["clock_mhz"] > data["clock_mhz_max"]:
+        raise EngineError(f"{where}: device field 'clock_mhz' is {json.dumps(data['clock_mhz'])}, above "
+                          f"'clock_mhz_max' {json.dumps(data['clock_mhz_max'])}")
+    _check_slrs(data, where)
+
+
+def _check_slrs(data: dict, where: str) -> None:
+    """slrs.dies: a non-empty list, bottom SLR first, each with positive integer `resources` (what the
+    kernel may use: the platform's static region removed) adding up to at most the device's, and
+    `banks`, the DRAM banks wired to it: together every bank 0..memory.banks-1 exactly once."""
+    dies = data["slrs"].get("dies") if isinstance(data["slrs"], dict) else None
+    if not isinstance(dies, list) or not dies:
+        raise EngineError(f"{where}: device field 'slrs.dies' is {json.dumps(dies)}; expected a non-empty list "
+                          f"of SLRs, bottom first")
+    seen: list[int] = []
+    for k, die in enumerate(dies):
+        die = die if isinstance(die, dict) else {}
+        resources = die.get("resources") if isinstance(die.get("resources"), dict) else {}
+        for r in RESOURCE_NAMES:
+            value = resources.get(r)
+            if value is None:
+                raise EngineError(f"{where}: device file lacks the field 'slrs.dies[{k}].resources.{r}' "
+                                  f"(a positive integer: what SLR{k} offers the kernel)")
+            if type(value) is not int or value <= 0:
+                raise EngineError(f"{where}: device field 'slrs.dies[{k}].resources.{r}' is {json.dumps(value)}; "
+                                  f"expected a positive integer")
+        banks = die.get("banks")
+        if not isinstance(banks, list) or not all(type(b) is int for b in banks):
+            raise EngineError(f"{where}: device field 'slrs.dies[{k}].banks' is {json.dumps(banks)}; expected a "
+                              f"list of DRAM bank numbers (possibly empty)")
+        seen += banks
+    for r in RESOURCE_NAMES:
+        total = sum(die["resources"][r] for die in dies)
+        if total > data["resources"][r]:
+            raise EngineError(f"{where}: the SLRs' {r} add up to {total}, more than the device's "
+                              f"'resources.{r}' {data['resources'][r]}")
+    if sorted(seen) != list(range(data["memory"]["banks"])):
+        raise EngineError(f"{where}: device field 'slrs.dies[*].banks' lists banks {sorted(seen)}; expected each "
+                          f"of the {data['memory']['banks']} banks of 'memory.banks' in exactly one SLR")
+
+
+@dataclass(frozen=True)
+class Slr:
+    """One die: what it offers the kernel and the DRAM banks wired to it."""
+
+    resources: dict[str, int]
+    banks: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -74,6 +125,13 @@ class Device:
     axi: AxiSettings = AxiSettings()
     banks: int = 4
     bank_bytes_per_s: float = 19.2e9
+    slrs: tuple[Slr, ...] = ()
+    sll_per_boundary: int = 0  # wires between neighbouring SLRs
+    clock_mhz_max: float = 0.0
+
+    def slr_of_bank(self, bank: int) -> int:
+        """The SLR a DRAM bank is wired to."""
+        return next(k for k, slr in enumerate(self.slrs) if bank in slr.banks)
 
     def budget(self, resource: str) -> float:
         return self.resources[resource] * self.usable_ratio
@@ -102,11 +160,17 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
     except json.JSONDecodeError as exc:
         raise EngineError(f"{path}:{exc.lineno}:{exc.colno}: device file is not JSON: {exc.msg}") from None
     check_device(data, str(path))
+    if clock_mhz is not None and not (math.isfinite(clock_mhz) and 0 < clock_mhz <= data["clock_mhz_max"]):
+        raise EngineError(f"--clock {clock_mhz:g} MHz: expected a positive clock of at most {data['clock_mhz_max']:g} "
+                          f"MHz, the fastest kernel clock of {data['name']} ('clock_mhz_max' in {path})")
     return Device(data["name"], data["part"], {k: int(v) for k, v in data["resources"].items()},
                   usable_ratio if usable_ratio is not None else float(data["usable_ratio"]),
                   clock_mhz if clock_mhz is not None else float(data["clock_mhz"]),
                   int(data["memory"]["axi_bus_bits_max"]), _axi(data["memory"]["axi"]),
-                  int(data["memory"]["banks"]), float(data["memory"]["bank_bandwidth_gbytes_per_s"]) * 1e9)
+                  int(data["memory"]["banks"]), float(data["memory"]["bank_bandwidth_gbytes_per_s"]) * 1e9,
+                  tuple(Slr({r: int(die["resources"][r]) for r in RESOURCE_NAMES}, tuple(die["banks"]))
+                        for die in data["slrs"]["dies"]),
+                  int(data["slrs"]["sll_per_boundary"]), float(data["clock_mhz_max"]))
 
 
 def _axi(data: dict) -> AxiSettings:

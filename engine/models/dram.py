@@ -111,6 +111,37 @@ def port_cycles(bursts: np.ndarray, axi: AxiSettings, share: float = 1.0) -> flo
     return float(np.sum(bursts * cycles_per_beat(bursts, axi, share)))
 
 
+INOUT_REASON = "partial results are read back through this port (loader and storer share it)"
+
+
+def port_directions(groups) -> dict[str, str]:
+    """Array -> its port's direction, "in", "out" or "inout" (partial results read back, or an
+    accumulator without an initialisation, whose first value comes from DRAM). `groups`: (array,
+    kind, reloads (True when partial results come back), initialised on chip) per I/O group."""
+    kinds: dict[str, list[tuple]] = {}
+    for array, kind, reloads, initialised in groups:
+        kinds.setdefault(array, []).append((kind, reloads, initialised))
+    directions = {}
+    for array, gs in kinds.items():
+        if all(k == "in" for k, _, _ in gs):
+            directions[array] = "in"
+        elif any(k == "in" for k, _, _ in gs) or any(k == "acc" and (r or not i) for k, r, i in gs):
+            directions[array] = "inout"
+        else:
+            directions[array] = "out"
+    return directions
+
+
+def port_layout(layout: str, direction: str) -> tuple[str, str]:
+    """(the layout a port of `direction` gets in an export in `layout`, why it differs): an inout
+    port stays natural, since its loader and its storer would need one serialized order for a block,
+    which they do not share (the storer writes PE box by PE box, the loader reads the block row by
+    row)."""
+    if layout == "serialized" and direction == "inout":
+        return "natural", INOUT_REASON
+    return layout, ""
+
+
 def port_arrays(groups) -> list[str]:
     """The arrays in kernel0's port order (engine/export/interface.py kernel_interface): arrays only
     read first, then the arrays written, each in the order of their I/O groups. `groups`: (array,

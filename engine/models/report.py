@@ -4,10 +4,13 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import sympy
 
 from engine.models.constraints import violations
 from engine.models.device import RESOURCE_NAMES
+from engine.models.dram import port_directions, port_layout
 from engine.models.evaluate import PerformanceModel
+from engine.models.host_time import HOST_COPY_GBYTES_PER_S, repack_seconds
 from engine.errors import DesignError
 
 
@@ -64,10 +67,28 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         "fits": scalar["fits"],
         "violations": model.over_budget(ev),
         "dram": {"layout": model.layout, "axi": dataclasses.asdict(model.device.axi)},
+        "host": _host_time(model, scalar),
         "device": {"name": model.device.name, "usable_ratio": model.device.usable_ratio,
                    "clock_mhz": model.device.clock_mhz,
                    "budget": {r: model.device.budget(r) for r in RESOURCE_NAMES}},
     }
+
+
+def _host_time(model: PerformanceModel, scalar: dict) -> dict:
+    """The host's repacking estimate (engine/models/host_time.py) beside the kernel's time: every
+    serialized port's words are gathered (inputs) or scattered (outputs) once; a serialized buffer
+    holds exactly the off-chip traffic the model counts for its array."""
+    groups = model.architecture.groups
+    directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
+                                 for g in groups)
+    bits = {g.array: g.element_bits for g in groups}
+    moved = {"in": 0.0, "out": 0.0}
+    for array, direction in directions.items():
+        if port_layout(model.layout, direction)[0] == "serialized":
+            moved[direction] += 2 * scalar.get(f"offchip:{array}", 0.0) * bits[array] / 8
+    kernel = scalar["latency_cycles"] / (model.device.clock_mhz * 1e6)
+    return {"serialize_seconds": repack_seconds(moved["in"]), "deserialize_seconds": repack_seconds(moved["out"]),
+            "kernel_seconds": kernel, "gbytes_per_s": HOST_COPY_GBYTES_PER_S}
 
 
 def format_report(result: dict) -> str:
@@ -90,6 +111,10 @@ def format_report(result: dict) -> str:
     axi = dram["axi"]
     lines.append(f"DRAM: {dram['layout']} layout; AXI bursts of at most {axi['max_burst_beats']} beats, "
                  f"{axi['outstanding']} outstanding, {axi['latency']}-cycle latency")
+    host = result["host"]
+    lines.append(f"host: serialize {host['serialize_seconds'] * 1e3:,.2f} ms + kernel {host['kernel_seconds'] * 1e3:,.2f} ms"
+                 f" + deserialize {host['deserialize_seconds'] * 1e3:,.2f} ms (repacking at an assumed "
+                 f"{host['gbytes_per_s']:g} GB/s host copy rate)")
     lines.append("fits the device" if result["fits"] else "does NOT fit: " + "; ".join(result["violations"]))
     return "\n".join(lines)
 

@@ -52,7 +52,14 @@ from engine.compiler.fifo_depths import (
     architecture_row_block_depth,
     architecture_skew_depth,
 )
-from engine.models.dram import DramPorts, cycles_per_word_expr, port_arrays, ports_on_bank
+from engine.models.dram import (
+    DramPorts,
+    cycles_per_word_expr,
+    port_arrays,
+    port_directions,
+    port_layout,
+    ports_on_bank,
+)
 from engine.models.memory import bram18k, uram
 from engine.models.recurrence import late_band
 
@@ -243,6 +250,8 @@ def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
     """The architecture with each DRAM-facing module's transfer loop at the II its AXI port sustains:
     smax(its II, the port's cycles per word for the runs it touches in `dram.layout`)."""
     arrays = port_arrays((g.array, g.kind) for g in arch.groups)
+    directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
+                                 for g in arch.groups)
     modules = []
     for m in arch.modules:
         if not m.dram or m.array not in arrays:
@@ -252,7 +261,8 @@ def dram_paced(arch: Architecture, dram: DramPorts) -> Architecture:
         packing = dram_packing(arch, m)
         word_bytes = (sympy.Symbol(packing.name) if packing else 1) * sympy.Rational(bits, 8)
         widest = (packing.upper if packing else 1) * bits // 8
-        pace = cycles_per_word_expr(dram_runs(arch, m)[dram.layout], word_bytes, dram,
+        layout, _ = port_layout(dram.layout, directions[m.array])
+        pace = cycles_per_word_expr(dram_runs(arch, m)[layout], word_bytes, dram,
                                     ports_on_bank(dram, arrays, m.array), widest_word_bytes=max(1, widest),
                                     maximum=smax)
         first = m.phases[0]

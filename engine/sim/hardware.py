@@ -40,7 +40,7 @@ from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
 from engine.models.device import load_device
-from engine.models.dram import DramPorts, cycles_per_beat, port_arrays, ports_on_bank
+from engine.models.dram import DramPorts, cycles_per_beat, port_arrays, port_directions, port_layout, ports_on_bank
 from engine.sim.kernel import Fifo, Op, Segment, Thread
 
 IO_LATENCY = 2  # cycles from an I/O iteration's issue to its word arriving downstream
@@ -80,7 +80,10 @@ class DramModel:
         name = dram_pack_name(module["name"], module["kind"], module["level"])
         bits = descriptor["kernel"]["arrays"][module["array"]]["element_bits"]
         word_bytes = max(1, values.get(name, 1) * bits // 8)
-        run = evaluate(module["dram_runs"][ports.layout], values)
+        directions = port_directions((g["array"], g["kind"], g["reload_events"] != "0", g["initialised_on_chip"])
+                                     for g in descriptor["io_groups"])
+        layout, _ = port_layout(ports.layout, directions[module["array"]])
+        run = evaluate(module["dram_runs"][layout], values)
         beats = max(1.0, min(ports.axi.burst_cap(word_bytes), run))
         share = ports.bank_share(word_bytes, ports_on_bank(ports, arrays, module["array"]))
         return float(cycles_per_beat(beats, ports.axi, share))

@@ -6,7 +6,9 @@
  * the stream instead of hanging. Words left in a stream when it is destroyed are counted
  * (hls::leftover_words) so a test harness can report a producer that wrote too much.
  * With SYSTOLIC_TRACE defined, every read and write is reported to systolic_trace.h (the timed
- * C simulation, engine/csim/timed.py), keyed by the stream's name.
+ * C simulation, engine/csim/timed.py), keyed by the stream's name, and the dataflow processes run
+ * as coroutines (systolic_trace.h `spawn`): a read of an empty stream or a write to a stream holding
+ * `limit` words switches to another process instead, so streams hold a bounded number of words.
  */
 #ifndef SYSTOLIC_HLS_STREAM_SHIM_H
 #define SYSTOLIC_HLS_STREAM_SHIM_H
@@ -19,7 +21,9 @@
 #include "systolic_trace.h"
 #define SYSTOLIC_STREAM_OP(id, dir) systolic_trace::op(id, dir)
 #define SYSTOLIC_STREAM_ID(name) systolic_trace::register_stream(name)
+#define SYSTOLIC_STREAM_BASE : public systolic_trace::waitable
 #else
+#define SYSTOLIC_STREAM_BASE
 #define SYSTOLIC_STREAM_OP(id, dir)
 #define SYSTOLIC_STREAM_ID(name) 0
 #endif
@@ -33,11 +37,15 @@ inline long &leftover_words() {
 
 /* A FIFO of unbounded depth; plain arrays rather than std::deque keep g++ fast. */
 template <typename T>
-class stream {
+class stream SYSTOLIC_STREAM_BASE {
  public:
-  stream() : name_("unnamed"), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID("unnamed")) {}
+  stream() : name_("unnamed"), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID("unnamed")) {
+    bound();
+  }
   explicit stream(const char *name)
-      : name_(name), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID(name)) {}
+      : name_(name), data_(0), head_(0), tail_(0), capacity_(0), id_(SYSTOLIC_STREAM_ID(name)) {
+    bound();
+  }
   ~stream() {
     if (tail_ > head_) {
       std::fprintf(stderr, "WARNING: hls::stream '%s' contains %lu leftover word(s)\n", name_, tail_ - head_);
@@ -47,18 +55,29 @@ class stream {
   }
 
   T read() {
+#ifdef SYSTOLIC_TRACE
+    while (head_ == tail_ && systolic_trace::block(this, 0)) {
+    }
+#endif
     if (head_ == tail_) {
       std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", name_);
       std::exit(3);
     }
     SYSTOLIC_STREAM_OP(id_, 0);
-    return data_[head_++];
+    T value = data_[head_++];
+    counted();
+    return value;
   }
   void read(T &value) { value = read(); }
   void write(const T &value) {
+#ifdef SYSTOLIC_TRACE
+    while (tail_ - head_ >= limit && systolic_trace::block(this, 1)) {
+    }
+#endif
     if (tail_ == capacity_) make_room();
     SYSTOLIC_STREAM_OP(id_, 1);
     data_[tail_++] = value;
+    counted();
   }
   bool empty() const { return head_ == tail_; }
   bool full() const { return false; }
@@ -73,6 +92,17 @@ class stream {
   }
 
  private:
+#ifdef SYSTOLIC_TRACE
+  void bound() {
+    wait_name = name_;
+    count = 0;
+    limit = systolic_trace::fifo_words();
+  }
+  void counted() { count = tail_ - head_; }
+#else
+  void bound() {}
+  void counted() {}
+#endif
   stream(const stream &);
   stream &operator=(const stream &);
   void make_room() {

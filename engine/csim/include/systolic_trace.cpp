@@ -1,6 +1,9 @@
 /* systolic_trace.cpp - the recorder declared in systolic_trace.h (see there for the file format). */
 #include "systolic_trace.h"
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -17,6 +20,18 @@ struct Op {
   long stream, dir, count, first, last;
 };
 
+/* The bursts one (port, direction) forms in the current loop invocation. */
+struct Bursts {
+  long last, length;          // address of the last word, length of the burst it extends
+  std::map<long, long> count; // burst length -> bursts of that length (closed ones)
+};
+
+struct Port {
+  std::string name;
+  const char *base;
+  long word_bytes;
+};
+
 struct Thread {
   long process, parent, group, member;
   long loop;        // the pipelined nest being run, -1 outside one
@@ -26,6 +41,7 @@ struct Thread {
   std::vector<Op> ops;
   std::map<long, long> ready;  // straight-line code: value id -> cycles its operators take after the reads
   long pending;                // the ready cycle of the value the next record waits for
+  std::map<long, Bursts> dram; // port * 2 + dir -> the bursts of the current invocation
 };
 
 struct Entry {
@@ -38,7 +54,9 @@ struct Site {
 };
 
 struct State {
-  FILE *segs, *ops;
+  FILE *segs, *ops, *dram, *dram_log;
+  std::vector<Port> ports;
+  long max_burst, boundary;
   long nsegs, nops, budget, seg_bytes, op_bytes, generation, current;
   std::vector<long> stack;
   std::vector<Thread> threads;
@@ -47,13 +65,14 @@ struct State {
   std::vector<std::string> streams;
   std::vector<long> passes;  // first thread of each call of the dataflow region after the first
   std::map<long, Site> sites;
-  std::string dir;
-  State() : segs(0), ops(0), nsegs(0), nops(0), budget(0), seg_bytes(1), op_bytes(1), generation(0), current(-1) {
+  std::string dir, log_path;
+  State() : segs(0), ops(0), dram(0), dram_log(0), max_burst(64), boundary(4096), nsegs(0), nops(0), budget(0), seg_bytes(1), op_bytes(1), generation(0), current(-1) {
     const char *d = std::getenv("SYSTOLIC_TRACE_DIR");
     dir = d ? d : ".";
     segs = std::fopen((dir + "/segments.bin").c_str(), "wb");
     ops = std::fopen((dir + "/ops.bin").c_str(), "wb");
-    if (!segs || !ops) {
+    dram = std::fopen((dir + "/dram.bin").c_str(), "wb");
+    if (!segs || !ops || !dram) {
       std::fprintf(stderr, "ERROR: systolic trace: cannot write in %s\n", dir.c_str());
       std::exit(4);
     }
@@ -66,6 +85,17 @@ struct State {
     const char *ob = std::getenv("SYSTOLIC_TRACE_OP_BYTES");
     if (sb) seg_bytes = std::atol(sb);
     if (ob) op_bytes = std::atol(ob);
+    const char *axi = std::getenv("SYSTOLIC_TRACE_AXI");
+    if (axi) std::sscanf(axi, "%ld %ld", &max_burst, &boundary);
+    const char *log = std::getenv("SYSTOLIC_TRACE_DRAM_LOG");
+    if (log && *log) {
+      log_path = log;
+      dram_log = std::fopen(log, "wb");
+      if (!dram_log) {
+        std::fprintf(stderr, "ERROR: systolic trace: cannot write %s\n", log);
+        std::exit(4);
+      }
+    }
   }
 };
 
@@ -75,7 +105,8 @@ static State &state() {
 }
 
 static long new_thread(long process, long parent, long group, long member) {
-  Thread t = {process, parent, group, member, -1, 0, 0, 0, std::vector<Op>(), std::map<long, long>(), 0};
+  Thread t = {process, parent, group, member, -1, 0, 0, 0, std::vector<Op>(), std::map<long, long>(), 0,
+              std::map<long, Bursts>()};
   state().threads.push_back(t);
   return (long)state().threads.size() - 1;
 }
@@ -89,6 +120,17 @@ static void emit(long thread, long kind, long a, long n, const Op *ops, long cou
   for (int pass = 0; pass < 2; pass++)  // reads first, then writes
     for (long k = 0; k < count; k++)
       if (ops[k].dir == pass) std::fwrite(&ops[k], sizeof(Op), 1, s.ops);
+  if (kind == LOOP) {
+    std::map<long, Bursts> &dram = s.threads[thread].dram;
+    for (std::map<long, Bursts>::iterator it = dram.begin(); it != dram.end(); ++it) {
+      if (it->second.length > 0) it->second.count[it->second.length]++;
+      for (std::map<long, long>::iterator b = it->second.count.begin(); b != it->second.count.end(); ++b) {
+        long burst[4] = {s.nsegs, it->first, b->first, b->second};
+        std::fwrite(burst, sizeof burst, 1, s.dram);
+      }
+    }
+    dram.clear();
+  }
   s.nsegs++;
   s.nops += count;
   if (s.budget > 0 && s.nsegs * s.seg_bytes + s.nops * s.op_bytes > s.budget) {
@@ -138,6 +180,7 @@ void enter(long loop) {
   t.loop = loop;
   t.iter = 0;
   t.ops.clear();
+  t.dram.clear();
   t.hint = 0;
   t.generation = ++state().generation;
 }
@@ -261,11 +304,198 @@ void at(long ready) {
   if (ready > t.pending) t.pending = ready;
 }
 
+void dram_port(long port, const char *name, const void *base, long word_bytes) {
+  State &s = state();
+  if ((long)s.ports.size() <= port) s.ports.resize(port + 1);
+  Port p = {name, (const char *)base, word_bytes};
+  s.ports[port] = p;
+}
+
+/* The port a pointer lies in (the registered base at or below it) and its word offset there. */
+long dram_port_of(const void *pointer, long word_bytes, long *offset) {
+  State &s = state();
+  const char *at = (const char *)pointer;
+  long best = -1;
+  for (size_t k = 0; k < s.ports.size(); k++)
+    if (s.ports[k].base && s.ports[k].base <= at && (best < 0 || s.ports[k].base > s.ports[best].base))
+      best = (long)k;
+  *offset = best < 0 ? 0 : (long)(at - s.ports[best].base) / (word_bytes > 0 ? word_bytes : 1);
+  return best;
+}
+
+void dram(long port, long index, long dir) {
+  State &s = state();
+  if (port < 0) return;
+  Thread &t = current();
+  const long channel = port * 2 + dir;
+  const bool looping = t.loop >= 0 && t.iter > 0;
+  if (s.dram_log) {
+    long row[3] = {channel, index, looping ? t.generation : -(++s.generation)};
+    std::fwrite(row, sizeof row, 1, s.dram_log);
+  }
+  if (!looping) return;
+  const long word = s.ports[port].word_bytes > 0 ? s.ports[port].word_bytes : 1;
+  const long page = s.boundary / word > 0 ? s.boundary / word : 1;
+  const long cap = std::max(1L, std::min(s.max_burst, page));
+  std::map<long, Bursts>::iterator it = t.dram.find(channel);
+  if (it == t.dram.end()) {
+    Bursts fresh;
+    fresh.last = index;
+    fresh.length = 1;
+    t.dram[channel] = fresh;
+    return;
+  }
+  Bursts &b = it->second;
+  if (index == b.last + 1 && index % page != 0 && b.length < cap) {
+    b.length++;
+  } else {
+    b.count[b.length]++;
+    b.length = 1;
+  }
+  b.last = index;
+}
+
+/* -- the processes of a region call as coroutines ------------------------------------------------ */
+
+struct Task {
+  long process;
+  std::function<void()> body;
+  ucontext_t context;
+  char *stack;
+  bool started, done;
+  waitable *wait;
+  int dir;
+  long current;              // the recorder's thread while the task is switched out
+  std::vector<long> calls;   // and its stack of helper calls
+};
+
+static const size_t STACK_BYTES = 64ul << 20;  // reserved, not committed: only the pages used count
+static std::vector<Task *> tasks;
+static ucontext_t scheduler;
+static long running = -1;
+
+unsigned long fifo_words() {
+  static unsigned long words = 0;
+  if (!words) {
+    const char *w = std::getenv("SYSTOLIC_TRACE_FIFO_WORDS");
+    words = w && std::atol(w) > 0 ? (unsigned long)std::atol(w) : 1024;
+  }
+  return words;
+}
+
+void spawn(long process, std::function<void()> body) {
+  Task *t = new Task();
+  t->process = process;
+  t->body = body;
+  t->stack = 0;
+  t->started = t->done = false;
+  t->wait = 0;
+  t->dir = 0;
+  t->current = -1;
+  tasks.push_back(t);
+}
+
+static void start_task() {
+  Task *t = tasks[running];
+  systolic_trace::process(t->process);
+  t->body();
+  t->done = true;
+}  // returns to `scheduler` (uc_link)
+
+bool block(waitable *stream, int dir) {
+  if (running < 0) return false;
+  Task *t = tasks[running];
+  t->wait = stream;
+  t->dir = dir;
+  swapcontext(&t->context, &scheduler);
+  t->wait = 0;
+  return true;
+}
+
+static bool ready(const Task *t) {
+  if (t->done) return false;
+  if (!t->started || !t->wait) return true;
+  return t->dir == 0 ? t->wait->count > 0 : t->wait->count < t->wait->limit;
+}
+
+static void resume(long k) {
+  State &s = state();
+  Task *t = tasks[k];
+  s.current = t->current;
+  s.stack.swap(t->calls);
+  running = k;
+  if (!t->started) {
+    t->started = true;
+    t->stack = (char *)mmap(0, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (t->stack == (char *)MAP_FAILED) {
+      std::fprintf(stderr, "ERROR: systolic trace: cannot reserve a stack for process %ld\n", t->process);
+      std::exit(4);
+    }
+    mprotect(t->stack, 4096, PROT_NONE);  // an overflow faults instead of corrupting a neighbour
+    getcontext(&t->context);
+    t->context.uc_stack.ss_sp = t->stack;
+    t->context.uc_stack.ss_size = STACK_BYTES;
+    t->context.uc_link = &scheduler;
+    makecontext(&t->context, start_task, 0);
+  }
+  swapcontext(&scheduler, &t->context);
+  running = -1;
+  t->current = s.current;
+  s.stack.swap(t->calls);
+  s.stack.clear();
+}
+
+void run_all() {
+  const long n = (long)tasks.size();
+  long next = 0, finished = 0;
+  while (finished < n) {
+    long k = -1;
+    for (long step = 0; step < n; step++) {
+      const long j = (next + step) % n;
+      if (ready(tasks[j])) {
+        k = j;
+        break;
+      }
+    }
+    if (k < 0) {  // every unfinished process waits: a writer's FIFO is deeper than the limit, or a deadlock
+      for (long j = 0; j < n && k < 0; j++)
+        if (!tasks[j]->done && tasks[j]->wait && tasks[j]->dir == 1) k = j;
+      if (k < 0) {
+        for (long j = 0; j < n; j++)
+          if (!tasks[j]->done && tasks[j]->wait) {
+            std::fprintf(stderr, "ERROR: hls::stream '%s' read while empty\n", tasks[j]->wait->wait_name);
+            std::exit(3);
+          }
+        break;
+      }
+      tasks[k]->wait->limit *= 2;
+    }
+    resume(k);
+    if (tasks[k]->done) {
+      finished++;
+      munmap(tasks[k]->stack, STACK_BYTES);
+      tasks[k]->stack = 0;
+    }
+    next = k + 1;
+  }
+  for (size_t j = 0; j < tasks.size(); j++) delete tasks[j];
+  tasks.clear();
+  state().current = -1;
+}
+
 /* Called by the harness after kernel0 returns: flush the records, name the ids. */
 void finish() {
   State &s = state();
   std::fclose(s.segs);
   std::fclose(s.ops);
+  std::fclose(s.dram);
+  if (s.dram_log) std::fclose(s.dram_log);
+  for (int copy = 0; copy < (s.dram_log ? 2 : 1); copy++) {  // the log's own copy names its ports too
+    FILE *pf = std::fopen(copy ? (s.log_path + ".ports.tsv").c_str() : (s.dir + "/ports.tsv").c_str(), "w");
+    for (size_t k = 0; k < s.ports.size(); k++)
+      std::fprintf(pf, "%lu\t%s\t%ld\n", (unsigned long)k, s.ports[k].name.c_str(), s.ports[k].word_bytes);
+    std::fclose(pf);
+  }
   FILE *f = std::fopen((s.dir + "/streams.tsv").c_str(), "w");
   for (size_t k = 0; k < s.streams.size(); k++) std::fprintf(f, "%lu\t%s\n", (unsigned long)k, s.streams[k].c_str());
   std::fclose(f);

@@ -90,13 +90,48 @@ def cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SYSTOLIC_STUDIO_CACHE", str(tmp_path_factory.getbasetemp() / "csim-cache"))
 
 
-def test_timed_prints_the_cycles_the_processes_and_the_model(mm_project, capsys, cache):
+def test_timed_prints_one_summary_line_and_the_table_only_when_verbose(mm_project, capsys, cache):
     assert main(["csim", str(mm_project), "--timed"]) == 0
     out = capsys.readouterr().out
-    assert re.match(r"timed C simulation: [\d,]+ cycles; model [\d,]+ cycles \([+-]\d+\.\d%\), bottleneck PE", out)
-    assert "values: PASS" in out and "<- slowest" in out
+    assert out.count("\n") == 1
+    assert re.match(r"timed C simulation: [\d,]+ cycles; model [\d,]+ cycles \([+-]\d+\.\d%\), bottleneck PE; "
+                    r"values PASS; slowest process \S+; slowest DRAM port \w+ \((read|write)\): [\d,]+ words", out)
+    assert main(["csim", str(mm_project), "--timed", "--verbose"]) == 0
+    verbose = capsys.readouterr().out
+    assert verbose.splitlines()[0] == out.strip() and "values: PASS" in verbose and "<- slowest" in verbose
     for name in ("A_L3_in", "PE(0,0)", "C_L3_out"):
-        assert re.search(rf"^{re.escape(name)} +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+", out, re.MULTILINE), name
+        assert re.search(rf"^{re.escape(name)} +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+ +[\d,]+", verbose, re.MULTILINE), name
+    for port in ("A (read)", "B (read)", "C (write)"):
+        assert re.search(rf"^DRAM {re.escape(port)} +[\d,]+ words +[\d,]+ bursts", verbose, re.MULTILINE), port
+
+
+def test_the_time_limit_reaches_both_simulations(tmp_path, capsys, monkeypatch):
+    seen = {}
+    passed = CsimResult(passed=True, summary="PASS: 1 elements of C match", log="", mismatch=None, command="")
+    monkeypatch.setattr(csim, "run_csim", lambda folder, **kw: seen.setdefault("plain", kw) and passed)
+    assert main(["csim", str(tmp_path), "--time-limit", "42.5"]) == 0
+    assert seen["plain"]["time_limit"] == 42.5
+
+    def timed(folder, **kw):
+        seen["timed"] = kw
+        raise csim.TimedCsimError("stopped here")
+    monkeypatch.setattr(csim, "run_timed_csim", timed)
+    assert main(["csim", str(tmp_path), "--timed", "--time-limit", "7"]) == 1
+    assert seen["timed"]["time_limit"] == 7
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "inf"])
+def test_a_time_limit_that_is_not_a_positive_number_is_one_line(tmp_path, capsys, value):
+    assert main(["csim", str(tmp_path), "--time-limit", value]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "--time-limit" in captured.err and "positive number of seconds" in captured.err
+
+
+def test_the_help_states_the_default_time_limit(capsys):
+    assert main(["csim", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--time-limit SECONDS" in text and f"default {csim.RUN_TIMEOUT_S}" in text and "--verbose" in text
 
 
 def test_timed_json_is_one_object_with_every_process(mm_project, capsys, cache):
@@ -126,3 +161,5 @@ def test_timed_on_a_directory_that_is_not_a_project(tmp_path, capsys):
 def test_json_without_timed_is_refused(tmp_path, capsys):
     assert main(["csim", str(tmp_path), "--json"]) == 2
     _one_error_line(capsys, "--json prints the timing of --timed")
+    assert main(["csim", str(tmp_path), "--verbose"]) == 2
+    _one_error_line(capsys, "--verbose prints the timing of --timed")

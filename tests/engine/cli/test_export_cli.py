@@ -23,9 +23,9 @@ MM = ["--design", "i-j__i-j.k", "--param", "i_t1=4", "--param", "j_t1=4", "--par
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("SYSTOLIC_STUDIO_DB", str(tmp_path / "default" / "runs.sqlite"))
-    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values, report=None: {
+    monkeypatch.setattr(project, "kernel_export", lambda descriptor, values, report=None, **_: ({
         "kernel_kernel.cpp": f"// stand-in kernel for {descriptor['design']['id']}\n",
-        "kernel_kernel.h": "// stand-in header\n"})
+        "kernel_kernel.h": "// stand-in header\n"}, {}))
     monkeypatch.chdir(tmp_path)
 
 

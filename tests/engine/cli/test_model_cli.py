@@ -94,3 +94,17 @@ def test_a_duplicated_param_is_an_error(bundled, capsys):
     assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", *TABLE_3, "--param", "i_t1=64"]) == 2
     err = capsys.readouterr().err
     assert "--param i_t1 is given twice (i_t1=129 and i_t1=64)" in err and err.count("\n") == 1
+
+
+def test_the_report_estimates_the_clock_and_the_hosts_repacking(bundled, capsys):
+    args = ["model", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k", "--param", "i_t1=8",
+            "--param", "j_t1=8", "--param", "k_t1=8", "--param", "i_t2=4", "--param", "j_t2=4", "--param", "k_t2=4"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "host: serialize" in out and "DRAM: serialized layout" in out
+    assert "floorplanned" in out and "not a Vivado result" in out
+    assert main(args + ["--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    clock = result["clock_estimate"]
+    assert 0 < clock["unfloorplanned_mhz"] <= clock["floorplanned_mhz"] <= result["device"]["clock_mhz"]
+    assert result["host"]["serialize_seconds"] > 0 and result["dram"]["layout"] == "serialized"

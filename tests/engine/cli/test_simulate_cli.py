@@ -53,12 +53,13 @@ def test_check_values_c_simulates_the_exported_code(bundled, capsys):
 def test_check_values_reports_wrong_values_with_exit_1(bundled, capsys, monkeypatch):
     from engine.export import project
 
-    original = project.kernel_sources
+    original = project.kernel_export
 
     def off_by_one(*args, **kwargs):  # a generator bug: the PEs' accumulators start at 1
-        return {name: text.replace("(C_t)(0)", "(C_t)(1)") for name, text in original(*args, **kwargs).items()}
+        files, dram = original(*args, **kwargs)
+        return {name: text.replace("(C_t)(0)", "(C_t)(1)") for name, text in files.items()}, dram
 
-    monkeypatch.setattr(project, "kernel_sources", off_by_one)
+    monkeypatch.setattr(project, "kernel_export", off_by_one)
     assert main(["simulate", str(bundled("mm")), *SMALL, "--check-values"]) == 1
     out = capsys.readouterr().out
     assert "values (C simulation of the exported code): FAIL" in out and "expected" in out

@@ -30,7 +30,15 @@ def test_an_exported_design_passes_with_any_seed(project):
     assert not (project / "csim").exists()
 
 
-def test_a_corrupted_output_names_the_first_mismatch_and_the_command(project):
+@pytest.fixture
+def natural_project(tmp_path):
+    """The storer writes C at its padded row-major place: C[1][5]'s word is known from the interface."""
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path / "mm_2d", layout="natural")
+
+
+def test_a_corrupted_output_names_the_first_mismatch_and_the_command(natural_project):
+    project = natural_project
     source = project / "src" / "kernel_kernel.cpp"
     text = source.read_text()
     store = re.search(r"C\[(.*)\] = value;", text)

@@ -27,8 +27,8 @@ def mm():
 
 @pytest.fixture(autouse=True)
 def stand_in_kernel(monkeypatch):
-    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values, report=None: {
-        "kernel_kernel.cpp": "// stand-in kernel\n", "kernel_kernel.h": "// stand-in header\n"})
+    monkeypatch.setattr(project, "kernel_export", lambda descriptor, values, report=None, **_: ({
+        "kernel_kernel.cpp": "// stand-in kernel\n", "kernel_kernel.h": "// stand-in header\n"}, {}))
 
 
 def _snapshot(folder: Path) -> dict:

@@ -15,11 +15,12 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.export.hls_kernel import kernel_sources
+from engine.export.hls_kernel import kernel_export
 from engine.export.host import hls_testbench, host_program
 from engine.export.interface import kernel_interface
 from engine.csim import include_dir
 from engine.models.device import load_device
+from engine.models.dram import LAYOUTS
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.models.sampling import random_configuration
@@ -83,22 +84,32 @@ def _gxx(*args, cwd):
                           capture_output=True, text=True, timeout=120)
 
 
-def test_host_program_compiles_against_the_xrt_api(exported, tmp_path):
-    descriptor, interface, _ = exported
-    text = host_program(descriptor, interface)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_host_program_compiles_against_the_xrt_api(exported, tmp_path, layout):
+    descriptor, interface, values = exported
+    files, dram = kernel_export(descriptor, values, layout=layout)
+    text = host_program(descriptor, interface, dram)
     (tmp_path / "kernel_host.cpp").write_text(text)
+    (tmp_path / "kernel_kernel.h").write_text(files["kernel_kernel.h"])
     result = _gxx("-fsyntax-only", f"-I{XRT_STUB}", "kernel_host.cpp", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     for header in ("xrt/xrt_device.h", "xrt/xrt_kernel.h", "xrt/xrt_bo.h"):
         assert f"#include <{header}>" in text
     assert f'xrt::kernel kernel(device, uuid, "{interface.top}");' in text
     for k, port in enumerate(interface.ports):
-        assert f"xrt::bo {port.name}_bo(device, sizeof({port.c_type}) * {port.name}_ELEMENTS, kernel.group_id({k}));" \
-            in text
+        assert f"xrt::bo {port.name}_bo(device, sizeof({port.word_type}) * {port.name}_DRAM_WORDS, " \
+               f"kernel.group_id({k}));" in text
+        assert f"#define {port.name}_DRAM_WORDS {dram[port.name]['words']}L" in files["kernel_kernel.h"]
+        serialized = dram[port.name]["layout"] == "serialized"
+        assert serialized == (layout == "serialized" and port.direction != "inout")
+        verb = "serialize" if port.direction == "in" else "deserialize"
+        assert (f"{verb}_{port.name}(" in text) == serialized
         assert f"{port.name}_ELEMENTS = {math.prod(port.padded_shape)}L;" in text
     call = re.search(r"auto run = kernel\((.*)\);", text).group(1)
     assert call == ", ".join(f"{p.name}_bo" for p in interface.ports)
     assert descriptor["kernel"]["golden"] in text
+    for timed in ("serialize time", "kernel time", "deserialize time"):
+        assert f'std::printf("{timed}: ' in text
 
 
 def _copy_loop(port, assignment: str) -> str:
@@ -157,11 +168,13 @@ def test_testbench_passes_a_correct_kernel_and_reports_the_first_mismatch(matvec
     assert "FAIL: 1 of" in run.stdout
 
 
-def test_testbench_passes_the_generated_kernel(exported, tmp_path):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_testbench_passes_the_generated_kernel(exported, tmp_path, layout):
     descriptor, interface, values = exported
-    for name, text in kernel_sources(descriptor, values).items():
+    files, dram = kernel_export(descriptor, values, layout=layout)
+    for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "kernel_tb.cpp").write_text(hls_testbench(descriptor, interface))
+    (tmp_path / "kernel_tb.cpp").write_text(hls_testbench(descriptor, interface, dram))
     build = _gxx("-O1", "-Wno-unknown-pragmas", "-Wno-unused-label", "-Wno-unused-parameter",
                  "-Wno-unused-variable", "-Wno-error", f"-I{include_dir()}", "-o", "tb", "kernel_tb.cpp",
                  "kernel_kernel.cpp", cwd=tmp_path)

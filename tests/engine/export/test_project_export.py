@@ -36,8 +36,8 @@ def mm():
 @pytest.fixture
 def stand_in_kernel(monkeypatch):
     """Kernel sources that say where they come from: the directory handling does not depend on them."""
-    monkeypatch.setattr(project, "kernel_sources", lambda descriptor, values, report=None: {
-        "kernel_kernel.cpp": "// stand-in kernel\n", "kernel_kernel.h": "// stand-in header\n"})
+    monkeypatch.setattr(project, "kernel_export", lambda descriptor, values, report=None, **_: ({
+        "kernel_kernel.cpp": "// stand-in kernel\n", "kernel_kernel.h": "// stand-in header\n"}, {}))
 
 
 @pytest.fixture
@@ -65,7 +65,9 @@ def test_layout_and_design_json(mm, real_kernel, tmp_path):
     out = export_project(space, design, CONFIG, tmp_path / "mm-export")
     assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == FILES
     data = json.loads((out / "design.json").read_text())
-    assert set(data) == {"descriptor", "values", "platform", "over_budget", "report"}
+    assert set(data) == {"descriptor", "values", "platform", "over_budget", "layout", "axi", "dram", "host_repack",
+                         "report"}
+    assert data["layout"] == "serialized" and set(data["dram"]) == {"A", "B", "C"}
     assert data["platform"] == DEFAULT_PLATFORM and data["over_budget"] is False
     assert data["descriptor"]["design"]["id"] == design.id
     packing = [p["name"] for p in data["descriptor"]["parameters"] if p["role"] == "data_packing"]
@@ -151,10 +153,10 @@ def test_constraint_violations_name_the_constraint(mm, stand_in_kernel, tmp_path
 def test_a_failing_generator_leaves_nothing(mm, monkeypatch, tmp_path):
     space, design = mm
 
-    def broken(descriptor, values, report=None):
+    def broken(descriptor, values, report=None, **_):
         raise ExportError("unsupported statement form")
 
-    monkeypatch.setattr(project, "kernel_sources", broken)
+    monkeypatch.setattr(project, "kernel_export", broken)
     with pytest.raises(ExportError, match="unsupported statement form"):
         export_project(space, design, CONFIG, tmp_path / "out")
     assert list(tmp_path.iterdir()) == []

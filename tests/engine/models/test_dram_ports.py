@@ -90,3 +90,13 @@ def test_the_simulator_charges_the_ports_as_the_model_does(mm, layout):
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     simulated = simulate(descriptor, values, dram=DramModel(device.dram_ports(layout))).cycles
     assert abs(simulated / latency - 1) < 0.05
+
+
+def test_a_port_whose_partial_results_come_back_stays_natural():
+    from engine.models.dram import port_directions, port_layout
+    groups = [("A", "in", False, True), ("B", "in", False, True), ("C", "acc", True, True),
+              ("D", "acc", False, False), ("E", "acc", False, True)]
+    directions = port_directions(groups)
+    assert directions == {"A": "in", "B": "in", "C": "inout", "D": "inout", "E": "out"}
+    assert port_layout("serialized", "inout")[0] == "natural"
+    assert port_layout("serialized", "out") == ("serialized", "")

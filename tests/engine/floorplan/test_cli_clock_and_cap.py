@@ -1,0 +1,63 @@
+"""`systolic floorplan` with a cap no floorplan meets (one line naming the smallest cap, exit 2), and
+`systolic model --clock` (throughput at that clock; a clock that is not positive or above the
+device's maximum is refused in one line, exit 2)."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine.cli.main import main
+
+CONFIG = ["--design", "i-j__i-j.k", "--param", "i_t1=16", "--param", "j_t1=16", "--param", "k_t1=16",
+          "--param", "i_t2=4", "--param", "j_t2=4", "--param", "k_t2=4"]
+
+
+@pytest.fixture
+def small_slrs(bundled, tmp_path):
+    """The U250 file with SLRs of 5% of their resources: the 4 x 4 array must spread over them."""
+    data = json.loads((bundled("mm").parent.parent / "devices" / "u250.json").read_text())
+    for die in data["slrs"]["dies"]:
+        die["resources"] = {r: max(1, int(v * 0.05)) for r, v in die["resources"].items()}
+    path = tmp_path / "small_slrs.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_cap_no_floorplan_meets_is_one_line_with_the_smallest_cap(bundled, small_slrs, capsys):
+    args = ["floorplan", str(bundled("mm")), "-D", "I=64", "-D", "J=64", "-D", "K=64", *CONFIG,
+            "--device", str(small_slrs)]
+    assert main(args + ["--cap", "0.3"]) == 2
+    err = capsys.readouterr().err
+    found = re.fullmatch(r"error: no floorplan keeps every SLR within --cap 0\.3; the smallest cap that works is "
+                         r"(\d\.\d\d)\n", err)
+    assert found, err
+    assert main(args + ["--cap", found.group(1), "--json"]) == 0  # the named cap works
+    data = json.loads(capsys.readouterr().out)
+    assert max(u for s in data["slrs"] for u in s["utilisation"].values()) <= float(found.group(1)) + 1e-6
+    assert all(b["wires"] <= b["capacity"] for b in data["boundaries"])
+
+
+def test_model_reports_the_throughput_at_the_given_clock(bundled, capsys):
+    args = ["model", str(bundled("mm")), "--preset", "small", *CONFIG[:2]] + [
+        "--param", "i_t1=8", "--param", "j_t1=8", "--param", "k_t1=8", "--param", "i_t2=4", "--param", "j_t2=4",
+        "--param", "k_t2=4", "--json"]
+    assert main(args) == 0
+    at_300 = json.loads(capsys.readouterr().out)
+    assert main(args + ["--clock", "150"]) == 0
+    at_150 = json.loads(capsys.readouterr().out)
+    assert at_150["latency_cycles"] == at_300["latency_cycles"]
+    assert at_150["throughput_gops"] == pytest.approx(at_300["throughput_gops"] / 2, rel=1e-6)
+
+
+@pytest.mark.parametrize("clock, phrase", [("0", "must be a positive number of MHz"),
+                                           ("-5", "must be a positive number of MHz"),
+                                           ("fast", "expected a clock in MHz"),
+                                           ("600", "at most 500 MHz, the fastest kernel clock")])
+def test_a_bad_clock_is_refused_in_one_line(bundled, capsys, clock, phrase):
+    assert main(["model", str(bundled("mm")), "--preset", "tiny", *CONFIG[:2], "--param", "i_t1=2", "--param",
+                 "j_t1=2", "--param", "k_t1=2", "--param", "i_t2=1", "--param", "j_t2=1", "--param", "k_t2=1",
+                 "--clock", clock]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and phrase in err and "--clock" in err
