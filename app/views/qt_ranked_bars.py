@@ -103,8 +103,10 @@ class QtRankedBars(QWidget):
             return
         self.shown = bars
         colour = self.colours(bars)
-        self.bars.setOpts(x0=[0.0] * len(bars), y=[b.y for b in bars], width=[b.gops for b in bars],
-                          brushes=[pg.mkBrush(colour[b.group]) for b in bars], pens=[pg.mkPen(None)] * len(bars))
+        self.bars.setVisible(bool(bars))
+        if bars:  # (pyqtgraph's BarGraphItem fails on an empty list of brushes)
+            self.bars.setOpts(x0=[0.0] * len(bars), y=[b.y for b in bars], width=[b.gops for b in bars],
+                              brushes=[pg.mkBrush(colour[b.group]) for b in bars], pen=pg.mkPen(None))
         while len(self.labels) < len(bars):
             label = pg.TextItem(color=theme.TEXT, anchor=(0, 0.5))
             label.setFont(self.font)

@@ -115,3 +115,6 @@ def test_each_design_s_best_is_a_ranked_bar_grouped_by_dataflow_and_a_click_pick
     scene = bars.plot.getViewBox().mapViewToScene(QPointF(target.gops / 2, target.y))
     qtbot.mouseClick(bars.plot.viewport(), Qt.LeftButton, pos=bars.plot.mapFromScene(scene))
     qtbot.waitUntil(lambda: clicked == ["a"], timeout=5000)
+    session.worker, session.status = None, "finished"
+    session.clear()  # another kernel opened: the bars go
+    assert bars.shown == [] and not bars.bars.isVisible() and "run a search" in bars.note.text()
