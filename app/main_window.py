@@ -41,7 +41,7 @@ from app.views.qt_kernel_panel import QtKernelPanel
 from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_compile_status import QtCompileStatus
-from app.views.qt_topology import QtTopologyPanel
+from app.views.qt_topology_panel import QtTopologyPanel
 from app.views.window_menus import WindowMenus
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
@@ -248,6 +248,7 @@ class MainWindow(QMainWindow):
         self._proof = QtProof(self.selection, self.tree_model, self.search)
         self.docks["Proof"].widget().deleteLater()  # the placeholder
         self.docks["Proof"].setWidget(self._proof)
+        self.focus.follow_proof(self._proof)
 
     def _import_plots(self) -> None:
         """pyqtgraph (and numpy) imported with the theme's colours, before any plot is made."""
@@ -264,7 +265,8 @@ class MainWindow(QMainWindow):
         self._search_panel = QtSearchPanel(self.search, self._points)
         self._middle.replaceWidget(1, self._search_panel).deleteLater()  # the placeholder
         self._search_panel.startRequested.connect(self.start_search)
-        self._search_panel.results.pointClicked.connect(self.focus.load)
+        self.focus.follow_plots(self._search_panel.results)
+        self.focus.follow_bars(self._search_panel.ranked)
 
     def _build_pods(self) -> None:
         if self._pods is not None:

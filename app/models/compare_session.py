@@ -1,7 +1,8 @@
 """CompareSession: two to four pinned (design, configuration) pairs, each a frozen copy of what the
 selection showed when it was pinned (report, descriptor, topology graph, levers), so the compare
-view needs no engine work. Evented: `changed`. A Pin also offers the attributes the topology view
-reads from a DesignSelection, so a thumbnail is a QtTopology of the pin."""
+view needs no engine work; one pin per design id (pinning a design again replaces its pin).
+Evented: `changed`. A Pin also offers the attributes the topology view reads from a
+DesignSelection, so a thumbnail is a QtTopology of the pin."""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
@@ -25,6 +26,16 @@ METRIC_ROWS = (
     ("FF", lambda r: r["ff"], True),
     ("off-chip (MiB)", lambda r: r["offchip_bytes"] / 2**20, True),
 )
+RESOURCE_ROWS = {"DSP": "DSP", "BRAM18K": "BRAM18K", "URAM": "URAM", "LUT": "LUT", "FF": "FF"}  # row -> budget key
+
+
+def budget_share(report: dict, row: str) -> float | None:
+    """A resource row's value as a share of the device's budget (None: not a resource row)."""
+    resource = RESOURCE_ROWS.get(row)
+    if resource is None:
+        return None
+    used, budget = report[resource.lower()], report["device"]["budget"][resource]
+    return used / budget if budget else (float("inf") if used else 0.0)
 
 
 class Pin(QObject):
@@ -65,12 +76,19 @@ class CompareSession(QObject):
         self.pins: list[Pin] = []
 
     def pin(self, selection: DesignSelection) -> str:
-        """Pin the selection's configuration; '' or why it cannot be pinned."""
+        """Pin the selection's configuration; '' or what became of it: refused (invalid, the same
+        configuration pinned, no room) or merged (a design pinned already takes the new
+        configuration in its column: one column per design id)."""
         if selection.report is None or selection.design is None:
             return "select a design with a valid configuration to pin it"
-        if any(p.design.id == selection.design.id and p.report["params"] == selection.report["params"]
-               for p in self.pins):
+        same = next((k for k, p in enumerate(self.pins) if p.design.id == selection.design.id), None)
+        if same is not None and self.pins[same].report["params"] == selection.report["params"]:
             return "this configuration is pinned already"
+        if same is not None:
+            self.pins[same].deleteLater()
+            self.pins[same] = Pin(selection, self)
+            self.changed.emit()
+            return f"{selection.design.id} was pinned already: its column now shows this configuration"
         if len(self.pins) >= MAX_PINS:
             return f"at most {MAX_PINS} configurations can be compared: unpin one first"
         self.pins.append(Pin(selection, self))

@@ -5,8 +5,11 @@ follow) are kept in step here, so that one configuration has one source:
 
 - a design picked in the tree is shown with the best configuration the tree holds for it (or the
   design's defaults): `pick`;
-- a configuration loaded from a plot, the best of a search when it ends, a project's or a network
-  layer's selection after a compile: `load`, `select_best`, `show_space` with a `pending` one;
+- a configuration loaded from a plot or a proof ("Load this configuration"), the best of a search
+  when it ends, a project's or a network layer's selection after a compile: `load` (which refuses,
+  with the reason, one the kernel compiled now makes illegal, and keeps the selection; a proof's
+  configuration becomes the tree's best of its design), `select_best`, `show_space` with a
+  `pending` one;
 - a search's ticks, finished designs and end, and a stored run replayed, fill the tree's bests and
   statuses (`follow_search`); the model pool's progress reaches the selection and the tree
   (`follow_models`).
@@ -37,6 +40,8 @@ class DesignFocus(QObject):
         self.tree_model, self.selection = tree_model, selection
         self.search: SearchSession | None = None
         self.pending: tuple[str, dict] | None = None  # (design, values) to show after the next compile
+        self._adopting: tuple[str, dict] | None = None  # (design, values) the tree takes once evaluated
+        selection.changed.connect(self._adopt)
 
     def pick(self, design_id: str) -> None:
         """A design picked in the tree: shown with its best known configuration (unless already shown)."""
@@ -48,12 +53,63 @@ class DesignFocus(QObject):
         except EngineError as exc:
             self.messageShown.emit(str(exc))
 
-    def load(self, design_id: str, values: dict) -> None:
-        """A configuration (picked in a plot, a search's best): shown in every view."""
-        if design_id not in self.tree_model.design_ids():
-            self.messageShown.emit(f"{design_id} is not a design of the kernel compiled now")
-            return
+    def load(self, design_id: str, values: dict, *, adopt: bool = False) -> str:
+        """A configuration (picked in a plot, a search's best, a proof's): shown in every view. One
+        that is no longer legal (the kernel changed since it was found) is refused and the selection
+        kept: the reason is returned (and shown as a message), "" when loaded. `adopt`: the tree
+        also takes it as the design's best once evaluated, if it is better (a proof's find)."""
+        why = self.refusal(design_id, values)
+        if why:
+            self.messageShown.emit(why)
+            return why
         self.selection.select(design_id, values)
+        if adopt:
+            self._adopting = (design_id, {k: int(v) for k, v in self._tunable(design_id, values).items()})
+            self._adopt()
+        return ""
+
+    def refusal(self, design_id: str, values: dict) -> str:
+        """Why this configuration cannot be shown for the kernel compiled now ("" if it can; no
+        values at all: the design's defaults)."""
+        from engine.models.constraints import violations  # numpy: not before the window paints
+
+        if design_id not in self.tree_model.design_ids() or self.selection.space is None:
+            return f"{design_id} is not a design of the kernel compiled now; the selection is unchanged"
+        if not values:
+            return ""  # the design with its defaults
+        design = self.selection.space.design(design_id)
+        problems = violations(design, self._tunable(design_id, values))
+        if problems:
+            return (f"{design_id}: this configuration is not legal for the kernel compiled now "
+                    f"({'; '.join(problems)}); the selection is unchanged")
+        return ""
+
+    def _tunable(self, design_id: str, values: dict) -> dict:
+        """The tuning parameters among `values` (packing factors are inferred, never loaded)."""
+        names = {p.name for p in self.selection.space.design(design_id).params if p.tunable}
+        return {k: v for k, v in values.items() if k in names}
+
+    def _adopt(self) -> None:
+        """The adopted configuration evaluated: the tree's best of its design, if it is better."""
+        from engine.search.progress import Candidate  # a dataclass module: cheap, but not before the paint
+
+        if self._adopting is None:
+            return
+        design_id, values = self._adopting
+        s = self.selection
+        if s.design is None or s.design.id != design_id or s.values != values:
+            if not s.busy:
+                self._adopting = None  # another configuration was selected meanwhile
+            return
+        if s.busy or s.report is None:
+            if s.error:
+                self._adopting = None
+            return
+        self._adopting = None
+        r = s.report
+        if r["fits"]:
+            self.tree_model.set_best(design_id, Candidate(dict(values), r["latency_cycles"], r["dsp"],
+                                                          r["bram18k"], r["throughput_gops"]))
 
     def select_best(self) -> None:
         """The design of the highest throughput found, with that configuration, in every panel."""
@@ -74,6 +130,30 @@ class DesignFocus(QObject):
             self.selection.select(*pending)
         elif fresh and space.designs:
             self.pick(space.designs[0].id)
+
+    # -- the views that load configurations ----------------------------------------------------
+    def follow_plots(self, plots) -> None:
+        """A clicked point (QtResultPlots.pointClicked) is loaded, or refused in place."""
+        plots.pointClicked.connect(lambda design, params: plots.show_refusal(self.load(design, params)))
+
+    def follow_bars(self, bars) -> None:
+        """A clicked bar of the ranked chart (QtRankedBars): its design's best, from the tree, in every
+        panel; the bars are grouped by the compiled designs' dataflows."""
+        def load(design: str) -> None:
+            best = self.tree_model.best.get(design)
+            bars.show_refusal(self.load(design, best.params) if best else f"{design}: no configuration found yet")
+
+        def dataflow(design: str) -> str:
+            space = self.selection.space
+            ids = self.tree_model.design_ids()
+            return str(space.design(design).dataflow) if space is not None and design in ids else ""
+
+        bars.group_of = dataflow
+        bars.designClicked.connect(load)
+
+    def follow_proof(self, proof) -> None:
+        """The proof's "Load this configuration": loaded and adopted by the tree, or refused in place."""
+        proof.loadRequested.connect(lambda design, params: proof.show_refusal(self.load(design, params, adopt=True)))
 
     # -- the search and the model pool -------------------------------------------------------
     def follow_search(self, search: SearchSession) -> None:

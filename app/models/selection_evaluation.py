@@ -52,13 +52,19 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Lever:
-    """Changing one parameter (or packing factor) of a module's term to a neighbouring value."""
+    """Changing one tuning parameter of a module's term to a neighbouring value (the packing factors,
+    which the window does not edit, are inferred for the changed configuration as for any other)."""
 
     param: str
     old: int
     new: int
     cycles: float  # the module's term with the change
     legal: bool  # the changed configuration meets every constraint
+    over: tuple[str, ...] = ()  # the resources the changed configuration needs beyond the budget ("DSP 192%")
+
+    @property
+    def fits(self) -> bool:
+        return self.legal and not self.over
 
 
 def _neighbours(value: int, lower: int, upper: int, power_of_two: bool) -> list[int]:
@@ -66,17 +72,25 @@ def _neighbours(value: int, lower: int, upper: int, power_of_two: bool) -> list[
     return sorted(v for v in out if lower <= v <= upper and v != value)
 
 
+def _over_budget(used: dict[str, float], budget: dict[str, float]) -> tuple[str, ...]:
+    """The resources above their budget, each with its share of it."""
+    return tuple(f"{r} {used[r] / budget[r]:.0%}" if budget[r] else f"{r} (none available)"
+                 for r in budget if used[r] > budget[r])
+
+
 def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever]]:
-    """For every module, the parameters its term depends on (the free symbols of its symbolic
+    """For every module, the tuning parameters its term depends on (the free symbols of its symbolic
     expression) and what the term becomes when each steps to a neighbouring value (x2, /2, +-1;
-    powers of two for SIMD and packing factors), evaluated with the model in one batch."""
+    powers of two for SIMD), evaluated with the model in one batch, with the packing factors
+    inferred for each changed configuration, and checked against the constraints and against the
+    device's full budget (every resource, as `fits` checks them)."""
     import numpy as np
 
+    from engine.models.device import RESOURCE_NAMES
     from engine.models.report import evaluate_configuration
 
-    params = dict(report["params"])
     bounds = {p.name: (p.lower, p.upper, p.role == "simd") for p in model.design.params if p.tunable}
-    bounds.update({p.name: (1, p.upper, True) for p in model.packing})
+    params = {k: v for k, v in report["params"].items() if k in bounds}
     depends = {name: sorted(str(s) for s in expr.free_symbols if str(s) in bounds)
                for name, expr in model.symbolic.module_terms.items()}
     variants = [(name, new) for name in sorted({p for names in depends.values() for p in names})
@@ -85,6 +99,8 @@ def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever
         return {m: [] for m in depends}
     columns = {k: np.array([new if name == k else v for name, new in variants]) for k, v in params.items()}
     ev = model.evaluate(columns)
+    budget = {r: model.device.budget(r) for r in RESOURCE_NAMES}
+    over = [_over_budget({r: float(np.asarray(ev[r])[k]) for r in budget}, budget) for k in range(len(variants))]
     legal = []
     for name, new in variants:
         changed = {**params, name: new}
@@ -96,7 +112,7 @@ def module_levers(model: PerformanceModel, report: dict) -> dict[str, list[Lever
     levers = {}
     for module, names in depends.items():
         row = np.asarray(ev[f"module:{module}"])
-        levers[module] = [Lever(name, params[name], new, float(row[k]), legal[k])
+        levers[module] = [Lever(name, params[name], new, float(row[k]), legal[k], over[k])
                           for k, (name, new) in enumerate(variants) if name in names]
     return levers
 

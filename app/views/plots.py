@@ -1,6 +1,7 @@
 """Plot helpers shared by the explorer's plots: a themed PlotWidget with readable axes (no SI
 scaling of the labels, which printed "(x1e+09" and cut it off; log axes labelled in decades), a
-legend drawn as one rich-text item (HtmlLegend), and saving a plot as PNG, SVG or its data as CSV."""
+legend drawn as one rich-text item under the data (HtmlLegend), and saving a plot as PNG, SVG or
+its data as CSV."""
 from __future__ import annotations
 
 import csv
@@ -13,7 +14,7 @@ import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 (registers the exporters used by save_plot)
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from app.views import theme
 from engine.errors import EngineError
@@ -72,18 +73,16 @@ def make_plot(title: str, x: str, y: str, *, log_x: bool = False, log_y: bool = 
 
 
 class HtmlLegend:
-    """A plot's legend as one rich-text item in a corner of its view box: a coloured mark and a name
-    per entry, `columns` to a row. Adding an entry to pyqtgraph's LegendItem made a label widget
-    and relaid out every entry (about 8 ms of the GUI thread per design while a search streams);
-    this sets one text (under 1 ms for 30 entries)."""
+    """A plot's legend as one rich-text item under its view box, outside the data: a coloured mark
+    and a name per entry, `columns` to a row. Adding an entry to pyqtgraph's LegendItem made a label
+    widget and relaid out every entry (about 8 ms of the GUI thread per design while a search
+    streams); this sets one text."""
 
-    def __init__(self, plot: pg.PlotWidget, *, columns: int = 3, offset: tuple[int, int] = (5, 5)):
-        self.box = plot.getViewBox()
-        self.item = QGraphicsTextItem(self.box)
-        self.item.setZValue(20)
-        self.columns, self.offset = columns, offset
+    def __init__(self, plot: pg.PlotWidget, *, columns: int = 3):
+        self.item = pg.LabelItem(justify="left")
+        plot.getPlotItem().layout.addItem(self.item, 4, 1)  # the row under the bottom axis
+        self.columns = columns
         self.entries: list[tuple[str, str, str]] = []  # name, colour, mark
-        self.box.sigResized.connect(self._place)
 
     def set_entries(self, entries: list[tuple[str, QColor | str, str]]) -> None:
         """(name, colour, mark) per entry, mark e.g. "&#9644;" for a line, "&#9632;" for a square."""
@@ -94,18 +93,12 @@ class HtmlLegend:
         cells = [f'<td><span style="color:{colour}">{mark}</span>&nbsp;{escape(name)}&nbsp;&nbsp;</td>'
                  for name, colour, mark in entries]
         rows = ["".join(cells[i:i + self.columns]) for i in range(0, len(cells), self.columns)]
-        self.item.setDefaultTextColor(QColor(theme.TEXT))  # read now: the theme may change after the plot is made
-        self.item.setHtml(f'<table cellspacing="0" style="font-size:7pt">{"".join(f"<tr>{r}</tr>" for r in rows)}'
-                          "</table>" if rows else "")
-        self._place()
+        # the colour read now: the theme may change after the plot is made
+        self.item.setText(f'<table cellspacing="0" style="font-size:7pt; color:{theme.TEXT}">'
+                          f'{"".join(f"<tr>{r}</tr>" for r in rows)}</table>' if rows else "")
 
     def names(self) -> list[str]:
         return [name for name, _, _ in self.entries]
-
-    def _place(self, *_) -> None:
-        """Bottom right of the view box."""
-        rect, size = self.box.boundingRect(), self.item.boundingRect()
-        self.item.setPos(rect.right() - size.width() - self.offset[0], rect.bottom() - size.height() - self.offset[1])
 
 
 def save_plot(plot: pg.PlotWidget, path: str | Path) -> Path:

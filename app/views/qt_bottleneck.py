@@ -2,11 +2,13 @@
 prologue / main / epilogue (a stacked bar with its legend, cycles and microseconds at the design's
 clock), then every module's term as a sorted bar in cycles and microseconds, the critical one
 marked, each with what relieves it: the parameters its symbolic term depends on and the change of
-one of them that shortens the term most (selection_evaluation.module_levers). Module names and
-terms are read from the report, whatever modules a model has."""
+one of them that shortens the term most within the device's full budget (selection_evaluation.
+module_levers; a better step that breaks the budget is named with the resources it breaks), applied
+by a click on its line. Module names and terms are read from the report, whatever modules a model
+has."""
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -24,21 +26,33 @@ def microseconds(cycles: float, clock_mhz: float) -> float:
 
 
 def best_lever(levers: list, cycles: float):
-    """The legal change that shortens the term most (None if none does)."""
-    better = [lv for lv in levers if lv.legal and lv.cycles < cycles]
+    """The legal change within the device's budget that shortens the term most (None if none does)."""
+    better = [lv for lv in levers if lv.fits and lv.cycles < cycles]
     return min(better, key=lambda lv: lv.cycles) if better else None
 
 
+def _shorter(lever, cycles: float) -> str:
+    gain = 1 - lever.cycles / cycles
+    return f"{gain:.0%}" if gain >= 0.005 else "under 1%"
+
+
 def lever_text(levers: list, cycles: float) -> str:
+    """What relieves the term: the best step that fits (applied by a click on the line), and a
+    better one that breaks the budget marked with the resources it breaks."""
     if not levers:
         return "no tuning parameter in its term"
     names = sorted({lv.param for lv in levers})
     best = best_lever(levers, cycles)
+    beyond = [lv for lv in levers if lv.legal and lv.over and lv.cycles < (best.cycles if best else cycles)]
+    note = ""
+    if beyond:
+        top = min(beyond, key=lambda lv: lv.cycles)
+        note = (f"; {top.param} -> {top.new} would be {_shorter(top, cycles)} shorter but needs "
+                f"{', '.join(top.over)} of the budget")
     if best is None:
-        return f"depends on {', '.join(names)}; no single legal step shortens it"
-    gain = 1 - best.cycles / cycles
-    return (f"{best.param} {best.old} -> {best.new}: {f'{gain:.0%}' if gain >= 0.005 else 'under 1%'} shorter"
-            f"  (depends on {', '.join(names)})")
+        return f"depends on {', '.join(names)}; no single step within the budget shortens it{note}"
+    return (f"{best.param} {best.old} -> {best.new}: {_shorter(best, cycles)} shorter, click to apply"
+            f"  (depends on {', '.join(names)}){note}")
 
 
 class PhaseBar(QWidget):
@@ -124,16 +138,22 @@ def legend_html(parts: dict[str, float], clock_mhz: float) -> str:
 
 class ModuleBars(QWidget):
     """One row per module, longest term first: name, bar (share of the bottleneck), cycles and us,
-    and what relieves it."""
+    and what relieves it; a click on that line applies its step (`applied`) when one fits."""
+
+    applied = Signal(object)  # the Lever clicked
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[tuple[str, float, str]] = []  # module, cycles, lever text
+        self.steps: list = []  # per row, the Lever a click applies (None: nothing to apply)
         self.critical = ""
         self.clock = 300.0
+        self.setMouseTracking(True)
 
-    def set_rows(self, rows: list[tuple[str, float, str]], critical: str, clock_mhz: float) -> None:
+    def set_rows(self, rows: list[tuple[str, float, str]], critical: str, clock_mhz: float,
+                 steps: list | None = None) -> None:
         self.rows, self.critical, self.clock = rows, critical, clock_mhz
+        self.steps = list(steps) if steps is not None else [None] * len(rows)
         self.setMinimumHeight(ROW * 2 * len(rows) + 4)
         self.updateGeometry()
         self.update()
@@ -147,7 +167,7 @@ class ModuleBars(QWidget):
         painter = QPainter(self)
         top = max(cycles for _, cycles, _ in self.rows) or 1.0
         text = self.palette().windowText().color()
-        muted = QColor(theme.MUTED)
+        muted, accent = QColor(theme.MUTED), QColor(theme.ACCENT)
         bold = QFont(self.font())
         bold.setBold(True)
         bar_width = max(60.0, self.width() - NAME_WIDTH - NUMBERS_WIDTH - 12)
@@ -164,9 +184,28 @@ class ModuleBars(QWidget):
             painter.drawText(QRectF(NAME_WIDTH + bar_width + 8, y, NUMBERS_WIDTH, ROW), Qt.AlignLeft | Qt.AlignVCenter,
                              f"{cycles:,.0f} cyc  {microseconds(cycles, self.clock):,.1f} us  {share:.0%}")
             painter.setFont(self.font())
-            painter.setPen(muted)
-            painter.drawText(QRectF(NAME_WIDTH, y + ROW - 4, self.width() - NAME_WIDTH, ROW),
-                             Qt.AlignLeft | Qt.AlignVCenter, lever)
+            painter.setPen(accent if self.steps[k] is not None else muted)
+            painter.drawText(self.lever_rect(k), Qt.AlignLeft | Qt.AlignVCenter, lever)
+
+    def lever_rect(self, k: int) -> QRectF:
+        """Where row k's lever line is drawn (and clicked)."""
+        return QRectF(NAME_WIDTH, k * ROW * 2 + ROW - 4, self.width() - NAME_WIDTH, ROW)
+
+    def step_at(self, pos) -> object:
+        """The Lever whose line is under `pos` (None if none, or it has nothing to apply)."""
+        k = int(pos.y() // (ROW * 2))
+        if 0 <= k < len(self.rows) and self.lever_rect(k).contains(pos):
+            return self.steps[k]
+        return None
+
+    def mouseMoveEvent(self, event) -> None:
+        hand = self.step_at(event.position()) is not None
+        self.setCursor(Qt.PointingHandCursor if hand else Qt.ArrowCursor)
+
+    def mousePressEvent(self, event) -> None:
+        step = self.step_at(event.position())
+        if step is not None and event.button() == Qt.LeftButton:
+            self.applied.emit(step)
 
 
 class QtBottleneck(QWidget):
@@ -179,7 +218,8 @@ class QtBottleneck(QWidget):
         self.phases = PhaseBar()
         self.modules = ModuleBars()
         caption = QLabel("module terms (the model's cycles per module; the longest sets the main phase), "
-                         "longest first; under each, the step of one parameter that shortens it most")
+                         "longest first; under each, the step of one parameter that shortens it most "
+                         "within the device's budget (click it to apply it)")
         caption.setObjectName("muted")
         caption.setWordWrap(True)
         scroll = QScrollArea()
@@ -192,15 +232,28 @@ class QtBottleneck(QWidget):
         layout.addWidget(self.phases)
         layout.addWidget(caption)
         layout.addWidget(scroll, 1)
+        self.modules.applied.connect(self.apply)
         selection.changed.connect(self.refresh)
         self.refresh()
 
+    def _ordered(self) -> list[tuple[str, float]]:
+        report = self.selection.report
+        return sorted(report["modules"].items(), key=lambda kv: -kv[1]) if report else []
+
     def rows(self) -> list[tuple[str, float, str]]:
-        report, levers = self.selection.report, self.selection.levers
-        if not report:
-            return []
-        ordered = sorted(report["modules"].items(), key=lambda kv: -kv[1])
-        return [(name, cycles, lever_text(levers.get(name, []), cycles)) for name, cycles in ordered]
+        levers = self.selection.levers
+        return [(name, cycles, lever_text(levers.get(name, []), cycles)) for name, cycles in self._ordered()]
+
+    def steps(self) -> list:
+        """Per row, the step a click applies: the best one within the budget (None if none)."""
+        levers = self.selection.levers
+        return [best_lever(levers.get(name, []), cycles) for name, cycles in self._ordered()]
+
+    def apply(self, lever) -> None:
+        """The step becomes the selection's value, as if typed in the detail panel."""
+        s = self.selection
+        if s.design is not None and s.values.get(lever.param) == lever.old:
+            s.set_value(lever.param, str(lever.new))
 
     def refresh(self) -> None:
         s = self.selection
@@ -223,4 +276,4 @@ class QtBottleneck(QWidget):
         self.headline.setText(f"{total:,.0f} cycles = {microseconds(total, clock):,.1f} us at {clock:g} MHz; "
                               f"bottleneck <b>{neck}</b>{near}")
         self.phases.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, clock)
-        self.modules.set_rows(self.rows(), neck, clock)
+        self.modules.set_rows(self.rows(), neck, clock, self.steps())

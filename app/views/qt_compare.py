@@ -2,7 +2,8 @@
 topology thumbnail, the latency split, the module terms (longest first, each as a share of that
 configuration's bottleneck), and a table of throughput, latency, resources and traffic in which the
 best value of each row is marked and values that differ from the first pin are coloured (better
-green, worse red). Pin the selected configuration with the button (or Ctrl+P), unpin per column; the window's Edit menu pins with Ctrl+P."""
+green, worse red), and resource cells above the device's budget are flagged (red background, the
+share of the budget, and the column's title says it does not fit). Pin the selected configuration with the button (or Ctrl+P), unpin per column; the window's Edit menu pins with Ctrl+P."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.models.compare_session import METRIC_ROWS, CompareSession
+from app.models.compare_session import METRIC_ROWS, CompareSession, budget_share
 from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.qt_bottleneck import PhaseBar
@@ -60,6 +61,7 @@ class QtCompare(QWidget):
         problem = self.compare.pin(self.selection)
         if problem:
             self.message.setText(problem)
+            self.message.setToolTip(problem)
 
     def refresh(self) -> None:
         for widget in self._cells:
@@ -73,7 +75,11 @@ class QtCompare(QWidget):
                                                       "; best of each row in bold, differences from the first "
                                                       "pin in green (better) or red (worse)"))
         for column, pin in enumerate(pins):
-            title = QLabel(pin.label)
+            report = pin.report
+            over = [f"{label} {share:.0%}" for label, _, _ in METRIC_ROWS
+                    if (share := budget_share(report, label)) is not None and share > 1]
+            title = QLabel(pin.label + (f"<br><span style='color:{theme.ERROR}'>does not fit: "
+                                        f"{', '.join(over)} of the budget</span>" if over else ""))
             title.setWordWrap(True)
             unpin = QPushButton("Unpin")
             unpin.clicked.connect(lambda _=False, k=column: self.compare.unpin(k))
@@ -82,7 +88,6 @@ class QtCompare(QWidget):
             thumbnail.setFixedHeight(THUMBNAIL_HEIGHT)
             self.thumbnails.append(thumbnail)
             phases = PhaseBar()
-            report = pin.report
             phases.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, report["device"]["clock_mhz"])
             top = max(report["modules"].values()) or 1.0
             modules = QLabel("<br>".join(
@@ -107,5 +112,12 @@ class QtCompare(QWidget):
                 if column > 0 and value != values[0]:
                     better = value < values[0] if lower else value > values[0]
                     item.setForeground(QColor(theme.OK if better else theme.ERROR))
+                share = budget_share(pins[column].report, label)
+                if share is not None and share > 1:  # above the device's budget: flagged
+                    item.setText(f"{item.text()} ({share:.0%})")
+                    item.setBackground(QColor(theme.ERROR).darker(250))
+                    item.setForeground(QColor(theme.TEXT))
+                    item.setToolTip(f"{label}: {share:.0%} of the budget "
+                                    f"({pins[column].report['device']['budget'][label]:,.0f})")
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()

@@ -3,17 +3,20 @@ and a "Prove" button that runs the certifier (engine/search/certify.py) on the d
 background TaskWorker, never on the GUI thread. The certificate shows here ("optimal" or "within x%
 of optimal (proven)" beside the best's throughput, the proven bound and the boxes) and in the
 design tree's proof column, and is stored with the latest run of the session (RunStore
-certificates); certificates stored with that run are shown when a design is selected."""
+certificates); certificates stored with that run are shown when a design is selected. "Load this configuration"
+(`loadRequested(design, params)`) asks the window to show the proof's best configuration in every
+panel when it is not the one shown; a refusal (the kernel changed since) is shown here."""
 from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
 from app.models.search_session import SearchSession
+from app.views import theme
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
 from engine.search.store import RunStore
@@ -28,6 +31,8 @@ def certify(*args, **kwargs):
 
 
 class QtProof(QWidget):
+    loadRequested = Signal(str, dict)  # design, the proof's best configuration
+
     def __init__(self, selection: DesignSelection, tree_model: DesignTreeModel, search: SearchSession, parent=None):
         super().__init__(parent)
         self.selection, self.tree_model, self.search = selection, tree_model, search
@@ -47,6 +52,15 @@ class QtProof(QWidget):
         self.button = QPushButton("Prove")
         self.button.setToolTip("prove the design's best optimal or within the gap (or find a better one)")
         self.button.clicked.connect(self.prove)
+        self.load_button = QPushButton("Load this configuration")
+        self.load_button.setToolTip("show the proof's best configuration in every panel (and as the design's "
+                                    "best in the tree)")
+        self.load_button.clicked.connect(self.load)
+        self.load_button.setVisible(False)
+        self.refusal = QLabel()
+        self.refusal.setWordWrap(True)
+        self.refusal.setStyleSheet(f"color: {theme.ERROR}")
+        self.refusal.setVisible(False)
         row = QHBoxLayout()
         for widget in (self.button, QLabel("gap"), self.gap, QLabel("time"), self.seconds):
             row.addWidget(widget)
@@ -54,6 +68,8 @@ class QtProof(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.text)
+        layout.addWidget(self.load_button, 0, Qt.AlignLeft)
+        layout.addWidget(self.refusal)
         layout.addStretch(1)
         selection.changed.connect(self._show)
 
@@ -78,8 +94,29 @@ class QtProof(QWidget):
             self.certificates.setdefault(design, certificate)
             self.tree_model.set_certificate(design, self.certificates[design])
 
+    def loadable(self) -> dict | None:
+        """The proof's best configuration of the selected design when it is not the one shown."""
+        design = self.selection.design
+        certificate = self.certificates.get(design.id) if design is not None else None
+        params = certificate.get("params") if certificate else None
+        if not params or self.busy:
+            return None
+        names = [p.name for p in design.params if p.tunable]
+        return None if all(self.selection.values.get(n) == params.get(n) for n in names) else dict(params)
+
+    def load(self) -> None:
+        params = self.loadable()
+        if params is not None:
+            self.loadRequested.emit(self.selection.design.id, params)
+
+    def show_refusal(self, why: str) -> None:
+        """Why the configuration asked for was not loaded ("": it was)."""
+        self.refusal.setText(why)
+        self.refusal.setVisible(bool(why))
+
     def _show(self) -> None:
         design = self.selection.design
+        self.load_button.setVisible(self.loadable() is not None)
         if design is None:
             self.text.setText("Select a design.")
             return
@@ -159,6 +196,7 @@ class QtProof(QWidget):
             self.text.setText(self.error)
         else:
             self._show()
+        self.load_button.setVisible(self.loadable() is not None)
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
         """Stop a running proof (at its next batch) and wait for it."""

@@ -3,7 +3,8 @@ DesignPoints) as a scatter whose axes are chosen from latency, DSP, BRAM18K, LUT
 and throughput (log axes for latency and traffic), with the points that no other beats on both axes
 joined as a front; and a roofline: throughput against operational intensity (ops per off-chip
 byte) under the device's compute roof and its DRAM roof. Clicking a point emits
-`pointClicked(design, params)`: the window loads that configuration everywhere."""
+`pointClicked(design, params)`: the window loads that configuration everywhere, or refuses one no
+longer legal (show_refusal: the reason in place of the note above the plots)."""
 from __future__ import annotations
 
 import numpy as np
@@ -94,6 +95,7 @@ class QtResultPlots(QWidget):
             self.roof.setData([], [])
             return
         self.note.setText(f"{len(table)} configurations of {len(set(table.designs))} designs; click one to load it")
+        self.note.setToolTip("")
         x, y = table.columns[x_col], table.columns[y_col]
         tips = [f"{d}\n" + " ".join(f"{k}={v}" for k, v in p.items()) for d, p in zip(table.designs, table.params)]
         brushes = self._colours(table)
@@ -127,6 +129,15 @@ class QtResultPlots(QWidget):
     def _clicked(self, _item, spots, *_) -> None:
         if len(spots):
             self.click_point(int(spots[0].data()))
+
+    def show_refusal(self, why: str) -> None:
+        """Why a clicked point was not loaded ("": it was; the note says what the plots hold)."""
+        if why:
+            self.note.setText(f"<span style='color:{theme.ERROR}'>{why}</span>")
+            self.note.setToolTip(why)
+        elif self.note.toolTip():
+            self.note.setToolTip("")
+            self.redraw()
 
     def click_point(self, index: int) -> None:
         table = self.points.table

@@ -1,8 +1,9 @@
 """QtSearchPanel(session, points): start / stop, method, budget (sampling time or a number of
 samples, as `systolic search --seconds / --samples`, with a progress bar of what is spent), seed
 (`--seed`: a sample budget and a seed make a search reproducible), all or selected designs, and
-live plots that keep their items and call setData: best throughput against time (per design, with
-a legend and a hover readout, and best overall), samples per second, and latency against DSP for
+live plots that keep their items and call setData: each design's best as a ranked bar chart grouped
+by dataflow (QtRankedBars, the default) or, on demand, best throughput against time (per design,
+with a legend under the plot and a hover readout, and best overall), samples per second, and latency against DSP for
 the configurations seen, Pareto front highlighted; beside the last, the kept configurations with
 chosen axes and the roofline (QtResultPlots). Every plot saves as PNG / SVG / CSV from its context
 menu (Export...) or save_plot().
@@ -40,6 +41,7 @@ from app.models.design_points import DesignPoints
 from app.models.search_session import SearchSession
 from app.views import theme
 from app.views.plots import HtmlLegend, make_plot
+from app.views.qt_ranked_bars import QtRankedBars
 from app.views.qt_result_plots import QtResultPlots
 from engine.limits import INT64_MAX
 from engine.search.methods import METHODS
@@ -136,7 +138,8 @@ class QtSearchPanel(QWidget):
         progress.addWidget(self.status, 1)
 
         self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
-        self.legend = HtmlLegend(self.throughput_plot, columns=3)
+        self.legend = HtmlLegend(self.throughput_plot, columns=4)
+        self.ranked = QtRankedBars(session)
         self.hover = pg.TextItem(color=theme.TEXT, anchor=(0, 1), fill=pg.mkBrush(38, 42, 49, 220))
         self.hover.setZValue(10)
         self.hover.setVisible(False)
@@ -166,8 +169,13 @@ class QtSearchPanel(QWidget):
         self.result_tabs.addTab(self.results, "kept, roofline")
         self.result_tabs.addTab(self.rate_plot, "samples / s")
         self.result_tabs.currentChanged.connect(self._tab_shown)
+        self.best_tabs = QTabWidget()
+        self.best_tabs.setDocumentMode(True)
+        self.best_tabs.addTab(self.ranked, "best per design")
+        self.best_tabs.addTab(self.throughput_plot, "over time")
+        self.best_tabs.currentChanged.connect(self._best_tab_shown)
         plots = QHBoxLayout()
-        plots.addWidget(self.throughput_plot, 1)
+        plots.addWidget(self.best_tabs, 1)
         plots.addWidget(self.result_tabs, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -266,9 +274,18 @@ class QtSearchPanel(QWidget):
             elif plot is self.scatter_plot:
                 self._schedule_scatter()
 
+    def _best_tab_shown(self, _index: int) -> None:
+        if self.best_tabs.currentWidget() is self.ranked and self.ranked in self._stale:
+            self._stale.discard(self.ranked)
+            self.ranked.redraw()
+
     def redraw(self) -> None:
         s = self.session
         self._frames += 1
+        if not s.running or self.best_tabs.currentWidget() is self.ranked:
+            self.ranked.redraw()
+        else:
+            self._stale.add(self.ranked)
         # only the lines that improved are set again; the designs being searched and the overall
         # line grow to the present through their tails
         data = s.traces.plot_data(points=False)

@@ -11,34 +11,27 @@ process: app/workers/sim_runner.py), else the model's module terms in the report
 the source. Or one colour per array. Level of detail: labels only when zoomed in, placed so that none overlaps another label or
 a box (a label that would is left out); beyond LARGE PEs, PE-to-PE FIFOs of an array become one
 path and a 2-D array is drawn zoomed out as blocks of PEs with their counts, its PEs when zoomed in.
-The legend, the heat scale and an overview minimap live beside the scene (QtTopologyPanel), never
-over it."""
+The legend and the title are labels this view fills; QtTopologyPanel (qt_topology_panel.py) shows
+them, the heat scale and an overview minimap beside the scene, never over it."""
 from __future__ import annotations
 
 import math
 from collections import Counter
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
-    QComboBox,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
-    QHBoxLayout,
     QLabel,
-    QPushButton,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
 )
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.topology_layout import THIN, layout, pe_extents, shape_text
-from app.workers.sim_runner import SimRunner
 
 KIND_ROLE = 0  # QGraphicsItem.data key holding the item's kind: pe, io, drain, dram, fifo
 MODULE_ROLE = 1  # data key of a module's box: its topology node (module name, instance index)
@@ -484,143 +477,3 @@ class QtTopology(QGraphicsView):
             self.fitInView(self.scene().sceneRect(), Qt.KeepAspectRatio)
             self._update_detail()
         self.viewChanged.emit()
-
-
-class QtMinimap(QGraphicsView):
-    """The whole scene small, with the main view's visible area outlined; a click centres it there."""
-
-    def __init__(self, view: QtTopology, parent=None):
-        super().__init__(view.scene(), parent)
-        self.view = view
-        self.setInteractive(False)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setBackgroundBrush(QColor(theme.BACKGROUND))
-        self.setToolTip("overview: click to move the view there")
-        view.viewChanged.connect(self.follow)
-
-    def follow(self) -> None:
-        rect = self.scene().sceneRect()
-        if not rect.isEmpty():
-            self.fitInView(rect, Qt.KeepAspectRatio)
-        self.viewport().update()
-
-    def visible_area(self) -> QRectF:
-        return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-
-    def drawForeground(self, painter, rect) -> None:
-        area = self.visible_area().intersected(self.scene().sceneRect())
-        if area.isEmpty() or area.contains(self.scene().sceneRect()):
-            return
-        pen = QPen(QColor(theme.ACCENT), 0)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
-        painter.setBrush(QColor(79, 163, 255, 40))
-        painter.drawRect(area)
-
-    def mousePressEvent(self, event) -> None:
-        self.view.centerOn(self.mapToScene(event.position().toPoint()))
-        self.viewport().update()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.follow()
-
-
-class HeatScale(QWidget):
-    """The heat scale's gradient, 0% to 100% of the bottleneck's cycles."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setFixedHeight(30)
-        self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's")
-
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        bar = QRectF(4, 2, self.width() - 8, 10)
-        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
-        for stop, rgb in theme.HEAT_STOPS:
-            gradient.setColorAt(stop, QColor(*rgb))
-        painter.fillRect(bar, gradient)
-        painter.setPen(QColor(theme.MUTED))
-        for text, align, x in (("0%", Qt.AlignLeft, bar.left()), ("50%", Qt.AlignHCenter, bar.center().x() - 20),
-                               ("100%", Qt.AlignRight, bar.right() - 40)):
-            painter.drawText(QRectF(x, 13, 40, 16), align | Qt.AlignTop, text)
-
-
-class QtTopologyPanel(QWidget):
-    """The topology view with, to its right, the colour picker, the legend, the heat scale and the
-    minimap: nothing is drawn over the scene."""
-
-    def __init__(self, selection: DesignSelection, parent=None):
-        super().__init__(parent)
-        self.view = QtTopology(selection)
-        self.colours = QComboBox()
-        self.colours.addItems(["colour by load", "colour by array"])
-        self.colours.setToolTip("load: each module's share of the bottleneck's cycles (from the model)")
-        self.colours.currentIndexChanged.connect(lambda i: self._colour_mode(COLOUR_MODES[i]))
-        self.heat = HeatScale()
-        self.minimap = QtMinimap(self.view)
-        self.minimap.setFixedHeight(150)
-        self.selection = selection
-        self.sim = SimRunner(self)
-        self.simulate_button = QPushButton("Simulate")
-        self.simulate_button.setToolTip("run the cycle-level simulator (engine/sim) on this configuration in a "
-                                        "background process; the load colours then come from it")
-        self.simulate_button.clicked.connect(self.simulate)
-        self.sim_status = QLabel()
-        self.sim_status.setObjectName("muted")
-        self.sim_status.setWordWrap(True)
-        self.sim.simulated.connect(self._simulated)
-        self.sim.failed.connect(self._sim_failed)
-        side = QVBoxLayout()
-        side.setContentsMargins(0, 0, 0, 0)
-        side.addWidget(self.colours)
-        side.addWidget(self.view.legend)
-        side.addWidget(self.heat)
-        side.addWidget(self.simulate_button)
-        side.addWidget(self.sim_status)
-        side.addStretch(1)
-        side.addWidget(self.minimap)
-        column = QWidget()
-        column.setLayout(side)
-        column.setFixedWidth(190)
-        self.view.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long id never widens it
-        left = QVBoxLayout()
-        left.setContentsMargins(6, 4, 0, 0)
-        left.addWidget(self.view.title)
-        left.addWidget(self.view, 1)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(left, 1)
-        layout.addWidget(column)
-
-    def simulate(self) -> bool:
-        """Simulate the configuration shown (False: nothing valid to simulate, or one is running)."""
-        s = self.selection
-        values = s.full_values()
-        if s.design is None or values is None or s.descriptor is None:
-            self.sim_status.setText("select a valid configuration to simulate")
-            return False
-        if not self.sim.run(s.design.id, s.descriptor, values):
-            self.sim_status.setText("a simulation is running; wait for it")
-            return False
-        self.simulate_button.setEnabled(False)
-        self.sim_status.setText(f"simulating {s.design.id} ...")
-        return True
-
-    def _simulated(self, design: str, values: dict, cycles: int, busy: dict, bottleneck: str) -> None:
-        self.simulate_button.setEnabled(True)
-        self.sim_status.setText(f"simulator: {design} {cycles:,} cycles, bottleneck {bottleneck}")
-        self.selection.set_measured(design, values, "simulator", busy)
-
-    def _sim_failed(self, design: str, _values: dict, why: str) -> None:
-        self.simulate_button.setEnabled(True)
-        self.sim_status.setText(f"<span style='color:{theme.ERROR}'>simulation of {design} failed: {why}</span>")
-
-    def shutdown(self) -> None:
-        self.sim.shutdown()
-
-    def _colour_mode(self, mode: str) -> None:
-        self.view.set_colour_mode(mode)
-        self.heat.setVisible(mode == "load")

@@ -61,8 +61,14 @@ def system_is_light() -> bool:
 
 
 
-# the heat scale of a module's share of the bottleneck's cycles: 0 -> cool, 1 -> the bottleneck
-HEAT_STOPS = ((0.0, (40, 70, 120)), (0.5, (60, 160, 150)), (0.8, (235, 190, 70)), (1.0, (235, 75, 60)))
+# the heat scale of a module's share of the bottleneck's cycles: a perceptual scale (viridis, from
+# its 0.1 point so the coolest modules still show on the dark background) up to just below 100%,
+# and the bottleneck (and whatever is within half a percent of it) a colour of its own, so that
+# 90% and 100% never look alike
+HEAT_STOPS = ((0.0, (72, 40, 120)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)), (0.75, (94, 201, 98)),
+              (1.0, (253, 231, 37)))
+BOTTLENECK_SHARE = 0.995  # from this share on, a module is drawn as the bottleneck
+BOTTLENECK_RGB = (255, 64, 112)
 
 
 def array_colour(index: int) -> QColor:
@@ -71,6 +77,8 @@ def array_colour(index: int) -> QColor:
 
 def heat_colour(share: float) -> QColor:
     share = min(1.0, max(0.0, float(share)))
+    if share >= BOTTLENECK_SHARE:
+        return QColor(*BOTTLENECK_RGB)
     for (a, ca), (b, cb) in zip(HEAT_STOPS, HEAT_STOPS[1:]):
         if share <= b:
             t = (share - a) / (b - a)

@@ -1,8 +1,9 @@
 """Topology graph + descriptor -> positions for the topology viewer: the PE grid in the middle, each
 I/O or drain module along the side of the PE dimension it follows (inputs top/left, drains
 bottom/right, one lane per module, outer lanes for higher levels), per-PE modules as small boxes in
-their PE's cell, singletons at the chain heads, and a DRAM port beyond every module that reads or
-writes DRAM.
+their PE's cell, singletons in line with the modules they are wired to, beyond the nearest side of
+the drawing (a wire never runs diagonally across the array), and a DRAM port beyond every module
+that reads or writes DRAM.
 
 A long 1-D chain (more than FOLD_AT PEs), or a 2-D array whose one dimension is that long and
 THIN times longer than the other, is folded into bands along its long dimension, serpentine (every
@@ -116,6 +117,8 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
     lanes = {"top": 0, "bottom": 0, "left": 0, "right": 0}
     corner = {"in": 0, "out": 0}
+    sides = {"left": 0, "right": 0, "top": 0, "bottom": 0}  # singletons put beyond each side so far
+    outward: dict = {}  # a singleton's node -> the direction its DRAM port goes
     per_pe_slot = 0
     drams = {}
     for m in order:  # outer levels get outer lanes: L1 first, then L2, L3
@@ -148,20 +151,47 @@ def layout(graph, descriptor: dict) -> tuple[dict, dict]:
                     boxes[node] = Box(pos, top - distance if incoming else bottom + distance, MODULE_SIZE)
                 else:
                     boxes[node] = Box(left - distance if incoming else right + distance, pos, MODULE_SIZE)
-        else:  # a singleton (or a grid the PEs do not follow): at the chain heads, outward by level
-            key = "in" if incoming else "out"
-            corner[key] += 1
-            step = CELL * (0.6 + 0.8 * corner[key])
+        else:  # a singleton (or a grid the PEs do not follow): beside the modules it feeds or drains
             for k, node in enumerate(nodes):
-                if incoming:
-                    boxes[node] = Box(left - step, top - step + k * CELL * 0.5, MODULE_SIZE)
-                else:
-                    boxes[node] = Box(right + step, bottom + step - k * CELL * 0.5, MODULE_SIZE)
+                box, outward[node] = _beside(graph, node, boxes, sides, incoming, k)
+                if box is None:  # nothing placed to connect to: at the chain heads, outward by level
+                    key = "in" if incoming else "out"
+                    corner[key] += 1
+                    step = CELL * (0.6 + 0.8 * corner[key])
+                    box = Box(left - step, top - step + k * CELL * 0.5, MODULE_SIZE) if incoming else \
+                        Box(right + step, bottom + step - k * CELL * 0.5, MODULE_SIZE)
+                boxes[node] = box
         if m["dram"] and nodes:
             first = boxes[nodes[0]]
             shift = CELL * 1.1
-            drams[m["name"]] = Box(first.x - shift if incoming else first.x + shift, first.y, MODULE_SIZE)
+            dx, dy = outward.get(nodes[0], (-1.0, 0.0) if incoming else (1.0, 0.0))
+            drams[m["name"]] = Box(first.x + dx * shift, first.y + dy * shift, MODULE_SIZE)
     return boxes, drams
+
+
+def _beside(graph, node, boxes: dict, sides: dict, incoming: bool, k: int) -> tuple[Box | None, tuple]:
+    """A singleton's place: in line with the modules it is wired to, beyond the side of the drawing
+    nearest to them (so its wires run straight out of the array, never across it), further out for
+    each module already put on that side; and the outward direction. (None, ()) if none is placed."""
+    near = [boxes[n] for n in (*graph.predecessors(node), *graph.successors(node)) if n in boxes]
+    if not near:
+        return None, ()
+    placed = list(boxes.values())
+    x = sum(b.x for b in near) / len(near)
+    y = sum(b.y for b in near) / len(near)
+    edges = {"left": min(b.x for b in placed), "right": max(b.x for b in placed),
+             "top": min(b.y for b in placed), "bottom": max(b.y for b in placed)}
+    gap = {"left": x - edges["left"], "right": edges["right"] - x,
+           "top": y - edges["top"], "bottom": edges["bottom"] - y}
+    prefer = ("left", "top", "right", "bottom") if incoming else ("right", "bottom", "left", "top")
+    side = min(prefer, key=lambda s: (gap[s], prefer.index(s)))
+    sides[side] += 1
+    step = CELL * (0.2 + 0.8 * sides[side])
+    if side in ("left", "right"):
+        sign = -1.0 if side == "left" else 1.0
+        return Box(edges[side] + sign * step, y + k * CELL * 0.5, MODULE_SIZE), (sign, 0.0)
+    sign = -1.0 if side == "top" else 1.0
+    return Box(x + k * CELL * 0.5, edges[side] + sign * step, MODULE_SIZE), (0.0, sign)
 
 
 def pe_extents(graph) -> list[int]:

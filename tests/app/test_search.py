@@ -174,6 +174,28 @@ def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numb
     assert window.bottleneck.headline.text().startswith(f"{candidate.latency_cycles:,.0f} cycles")
     graph = window.selection.topology()
     assert window.topology.scene_items_by_kind()["pe"] == sum(1 for n in graph.nodes if n[0] == "PE") > 0
+    # a kept configuration clicked in the plots is loaded; one that breaks a bound is refused in place
+    qtbot.waitUntil(lambda: len(window.points.table) > 0, timeout=60000)
+    table, results = window.points.table, window.search_panel.results
+    k = next(i for i, d in enumerate(table.designs) if d != best)
+    results.click_point(k)
+    settle(window.selection)
+    tunable = {n: table.params[k][n] for n in window.selection.values}
+    assert window.selection.design.id == table.designs[k] and window.selection.values == tunable
+    assert "click one to load it" in results.note.text()
+    name = next(iter(tunable))
+    results.pointClicked.emit(table.designs[k], {**tunable, name: 0})
+    assert f"{name}=0 is outside its bounds" in results.note.text()
+    assert window.selection.values == tunable and window.selection.report is not None
+    # the ranked bars: one per design searched, grouped by dataflow; a click loads the design's best
+    bars = window.search_panel.ranked
+    space = window.selection.space
+    assert {b.design for b in bars.shown} == set(window.tree_model.best)
+    assert all(b.group == str(space.design(b.design).dataflow) for b in bars.shown)
+    other = next(b.design for b in bars.shown if b.design != window.selection.design.id)
+    bars.designClicked.emit(other)
+    settle(window.selection)
+    assert window.selection.design.id == other and window.selection.values == window.tree_model.best[other].params
 
 
 def test_two_window_searches_with_one_seed_and_sample_budget_find_the_same(make_window, qtbot, compiled, tiny_mm,

@@ -85,3 +85,36 @@ def test_the_end_of_the_search_draws_every_plot_and_stops_the_frames(running, qt
     assert all(len(tail.getData()[0]) == 0 for tail in panel.tails.values())  # nothing grows after the end
     qtbot.waitUntil(lambda: panel.points.getData()[0] is not None
                     and len(panel.points.getData()[0]) == 4)  # the scatter follows in a pass of its own
+
+
+def test_each_design_s_best_is_a_ranked_bar_grouped_by_dataflow_and_a_click_picks_it(running, qtbot):
+    from PySide6.QtCore import QPointF, Qt
+
+    from app.views.qt_ranked_bars import GROUP_GAP, ranked
+
+    session, panel = running
+    bars = panel.ranked
+    assert panel.best_tabs.currentWidget() is bars  # the traces are on demand, on the other tab
+    bars.group_of = {"a": "[i]", "b": "[i]", "c": "[j]", "d": "[i,j]"}.get
+    for design, gops in (("a", 300.0), ("b", 500.0), ("c", 800.0), ("d", 100.0)):
+        session._tick([snapshot(design, gops, 10, 0.1)], 0.1)
+    qtbot.waitUntil(lambda: len(bars.shown) == 4, timeout=10 * FRAME_MS)
+    # groups by their best design (c's [j], then [i] with b before a, then [i,j]), a gap between groups
+    assert [b.design for b in bars.shown] == ["c", "b", "a", "d"]
+    assert [b.y for b in bars.shown] == [0.0, 1 + GROUP_GAP, 2 + GROUP_GAP, 3 + 2 * GROUP_GAP]
+    assert bars.shown == ranked({"a": 300.0, "b": 500.0, "c": 800.0, "d": 100.0}, bars.group_of)
+    colours = bars.colours(bars.shown)
+    assert len(set(colours.values())) == 3 and all(c in bars.legend.text() for c in colours.values())
+    assert [label.toPlainText() for label in bars.labels[:4]] == ["c  800.0", "b  500.0", "a  300.0", "d  100.0"]
+    # the traces' legend sits under the plot, not over the data
+    assert panel.legend.item.parentItem() is not panel.throughput_plot.getViewBox()
+    assert not panel.throughput_plot.getViewBox().sceneBoundingRect().intersects(panel.legend.item.sceneBoundingRect())
+    clicked = []
+    bars.designClicked.connect(clicked.append)
+    target = bars.shown[2]
+    scene = bars.plot.getViewBox().mapViewToScene(QPointF(target.gops / 2, target.y))
+    qtbot.mouseClick(bars.plot.viewport(), Qt.LeftButton, pos=bars.plot.mapFromScene(scene))
+    qtbot.waitUntil(lambda: clicked == ["a"], timeout=5000)
+    session.worker, session.status = None, "finished"
+    session.clear()  # another kernel opened: the bars go
+    assert bars.shown == [] and not bars.bars.isVisible() and "run a search" in bars.note.text()

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QWheelEvent
 from app.models.design_selection import DesignSelection
 from app.views import theme
 from app.views.qt_topology import CLEAR_DELAY_MS, KIND_ROLE, LARGE, QtTopology, module_shares
-from app.views.topology_layout import FOLD_AT, layout
+from app.views.topology_layout import CELL, FOLD_AT, layout
 from engine.compiler.expressions import evaluate
 from engine.compiler.design_space import compile_kernel
 from engine.models.sampling import random_configuration
@@ -167,6 +167,7 @@ def test_a_long_chain_folds_into_serpentine_rows_and_no_label_overlaps(view, set
         assert (a.y == b.y and abs(a.x - b.x) == 60.0) or (a.x == b.x and b.y > a.y)
     width, height = max(xs) - min(xs), max(ys) - min(ys)
     assert 0.8 < width / height < 3.0
+    _no_diagonal_wires(selection.topology(), boxes)
     for zoom in range(12):  # labels never overlap a box or each other, at any zoom
         topology.scale(1.3, 1.3)
         topology._update_detail()
@@ -176,6 +177,42 @@ def test_a_long_chain_folds_into_serpentine_rows_and_no_label_overlaps(view, set
     for n, rect in enumerate(labels):
         assert not any(rect.intersects(other) for other in labels[n + 1:])
         assert not any(rect.intersects(box) for box in rects)
+
+
+def _no_diagonal_wires(graph, boxes):
+    """Every FIFO runs along a row or a column (within half a cell): none crosses the array diagonally."""
+    for a, b in graph.edges():
+        dx, dy = abs(boxes[a].x - boxes[b].x), abs(boxes[a].y - boxes[b].y)
+        assert min(dx, dy) <= CELL / 2, (a, b, dx, dy)
+
+
+def test_a_thin_2d_array_folds_without_diagonal_wires(view, settle):
+    selection, _ = view
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": 256, "J": 64, "K": 64})
+    selection.set_space(space)
+    selection.select("i-j__i-j.k", {"i_t1": 128, "j_t1": 2, "k_t1": 8, "i_t2": 1, "j_t2": 1, "k_t2": 8})
+    settle(selection)
+    assert selection.report is not None, selection.error
+    graph = selection.topology()
+    boxes, drams = layout(graph, selection.descriptor)
+    ys = {boxes[n].y for n in boxes if n[0] == "PE"}
+    assert len(ys) > 2 * 2  # 128 x 2 folded into bands
+    _no_diagonal_wires(graph, boxes)
+    for name, port in drams.items():  # a DRAM port sits straight out from its module
+        first = boxes[next(n for n in graph.nodes if n[0] == name)]
+        assert min(abs(port.x - first.x), abs(port.y - first.y)) <= CELL / 2
+
+
+def test_the_heat_scale_gives_the_bottleneck_its_own_colour():
+    def distance(a, b):
+        return sum((x - y) ** 2 for x, y in zip(a.getRgb()[:3], b.getRgb()[:3])) ** 0.5
+
+    top = theme.heat_colour(1.0)
+    below = [theme.heat_colour(s) for s in np.linspace(0.0, 0.99, 100)]
+    assert min(distance(top, c) for c in below) > 120  # nothing under 99% is taken for the bottleneck
+    assert distance(theme.heat_colour(0.9), top) > 2 * distance(theme.heat_colour(0.8), theme.heat_colour(0.9))
+    luma = [0.2126 * c.redF() + 0.7152 * c.greenF() + 0.0722 * c.blueF() for c in below]
+    assert all(a < b for a, b in zip(luma, luma[1:]))  # a perceptual ramp: brighter as the load grows
 
 
 def test_modules_are_coloured_by_their_share_of_the_bottleneck(view, spaces, settle):

@@ -7,7 +7,8 @@ import pytest
 
 from app.models.design_selection import DesignSelection
 from app.views import theme
-from app.views.qt_topology import KIND_ROLE, QtTopologyPanel, heat_source
+from app.views.qt_topology import KIND_ROLE, heat_source
+from app.views.qt_topology_panel import QtTopologyPanel
 from engine.compiler.design_space import compile_kernel
 from engine.resources import KERNELS
 

@@ -1,0 +1,167 @@
+"""QtTopologyPanel(selection): the topology view (app/views/qt_topology.py) with, beside it, what
+explains and drives it: the colour picker, the legend, the heat scale, the Simulate button with its
+status and an overview minimap (QtMinimap) - nothing is drawn over the scene."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models.design_selection import DesignSelection
+from app.views import theme
+from app.views.qt_topology import COLOUR_MODES, QtTopology
+from app.workers.sim_runner import SimRunner
+
+
+class QtMinimap(QGraphicsView):
+    """The whole scene small, with the main view's visible area outlined; a click centres it there."""
+
+    def __init__(self, view: QtTopology, parent=None):
+        super().__init__(view.scene(), parent)
+        self.view = view
+        self.setInteractive(False)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setBackgroundBrush(QColor(theme.BACKGROUND))
+        self.setToolTip("overview: click to move the view there")
+        view.viewChanged.connect(self.follow)
+
+    def follow(self) -> None:
+        rect = self.scene().sceneRect()
+        if not rect.isEmpty():
+            self.fitInView(rect, Qt.KeepAspectRatio)
+        self.viewport().update()
+
+    def visible_area(self) -> QRectF:
+        return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+
+    def drawForeground(self, painter, rect) -> None:
+        area = self.visible_area().intersected(self.scene().sceneRect())
+        if area.isEmpty() or area.contains(self.scene().sceneRect()):
+            return
+        pen = QPen(QColor(theme.ACCENT), 0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(QColor(79, 163, 255, 40))
+        painter.drawRect(area)
+
+    def mousePressEvent(self, event) -> None:
+        self.view.centerOn(self.mapToScene(event.position().toPoint()))
+        self.viewport().update()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.follow()
+
+
+class HeatScale(QWidget):
+    """The heat scale: a gradient from 0% to just below 100% of the bottleneck's cycles, and the
+    bottleneck's own colour beside it (theme.heat_colour)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFixedHeight(30)
+        self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's; "
+                        "the bottleneck (100%) has a colour of its own")
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        width = self.width() - 8
+        ramp = QRectF(4, 2, width * 0.82, 10)
+        gradient = QLinearGradient(ramp.topLeft(), ramp.topRight())
+        for stop, rgb in theme.HEAT_STOPS:
+            gradient.setColorAt(stop, QColor(*rgb))
+        painter.fillRect(ramp, gradient)
+        top = QRectF(ramp.right() + 4, 2, width - ramp.width() - 4, 10)
+        painter.fillRect(top, QColor(*theme.BOTTLENECK_RGB))
+        painter.setPen(QColor(theme.MUTED))
+        for text, x in (("0%", ramp.left() + 8), ("50%", ramp.left() + ramp.width() * 0.5),
+                        ("90%", ramp.left() + ramp.width() * 0.9), ("100%", top.center().x())):
+            painter.drawText(QRectF(x - 20, 13, 40, 16), Qt.AlignHCenter | Qt.AlignTop, text)
+
+
+class QtTopologyPanel(QWidget):
+    """The topology view with, to its right, the colour picker, the legend, the heat scale and the
+    minimap: nothing is drawn over the scene."""
+
+    def __init__(self, selection: DesignSelection, parent=None):
+        super().__init__(parent)
+        self.view = QtTopology(selection)
+        self.colours = QComboBox()
+        self.colours.addItems(["colour by load", "colour by array"])
+        self.colours.setToolTip("load: each module's share of the bottleneck's cycles (from the model)")
+        self.colours.currentIndexChanged.connect(lambda i: self._colour_mode(COLOUR_MODES[i]))
+        self.heat = HeatScale()
+        self.minimap = QtMinimap(self.view)
+        self.minimap.setFixedHeight(150)
+        self.selection = selection
+        self.sim = SimRunner(self)
+        self.simulate_button = QPushButton("Simulate")
+        self.simulate_button.setToolTip("run the cycle-level simulator (engine/sim) on this configuration in a "
+                                        "background process; the load colours then come from it")
+        self.simulate_button.clicked.connect(self.simulate)
+        self.sim_status = QLabel()
+        self.sim_status.setObjectName("muted")
+        self.sim_status.setWordWrap(True)
+        self.sim.simulated.connect(self._simulated)
+        self.sim.failed.connect(self._sim_failed)
+        side = QVBoxLayout()
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.colours)
+        side.addWidget(self.view.legend)
+        side.addWidget(self.heat)
+        side.addWidget(self.simulate_button)
+        side.addWidget(self.sim_status)
+        side.addStretch(1)
+        side.addWidget(self.minimap)
+        column = QWidget()
+        column.setLayout(side)
+        column.setFixedWidth(190)
+        self.view.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long id never widens it
+        left = QVBoxLayout()
+        left.setContentsMargins(6, 4, 0, 0)
+        left.addWidget(self.view.title)
+        left.addWidget(self.view, 1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(left, 1)
+        layout.addWidget(column)
+
+    def simulate(self) -> bool:
+        """Simulate the configuration shown (False: nothing valid to simulate, or one is running)."""
+        s = self.selection
+        values = s.full_values()
+        if s.design is None or values is None or s.descriptor is None:
+            self.sim_status.setText("select a valid configuration to simulate")
+            return False
+        if not self.sim.run(s.design.id, s.descriptor, values):
+            self.sim_status.setText("a simulation is running; wait for it")
+            return False
+        self.simulate_button.setEnabled(False)
+        self.sim_status.setText(f"simulating {s.design.id} ...")
+        return True
+
+    def _simulated(self, design: str, values: dict, cycles: int, busy: dict, bottleneck: str) -> None:
+        self.simulate_button.setEnabled(True)
+        self.sim_status.setText(f"simulator: {design} {cycles:,} cycles, bottleneck {bottleneck}")
+        self.selection.set_measured(design, values, "simulator", busy)
+
+    def _sim_failed(self, design: str, _values: dict, why: str) -> None:
+        self.simulate_button.setEnabled(True)
+        self.sim_status.setText(f"<span style='color:{theme.ERROR}'>simulation of {design} failed: {why}</span>")
+
+    def shutdown(self) -> None:
+        self.sim.shutdown()
+
+    def _colour_mode(self, mode: str) -> None:
+        self.view.set_colour_mode(mode)
+        self.heat.setVisible(mode == "load")
