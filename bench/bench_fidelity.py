@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.compiler.design_space import compile_kernel  # noqa: E402
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS  # noqa: E402
 from engine.search.explore import Budget, explore  # noqa: E402
-from engine.sim.hardware import DramModel  # noqa: E402
+from engine.sim.dram import DramModel  # noqa: E402
 from engine.csim.timed import run_timed_csim  # noqa: E402
 from engine.export import export_project  # noqa: E402
 from engine.models.device import load_device  # noqa: E402

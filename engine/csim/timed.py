@@ -68,7 +68,8 @@ from engine.csim.trace import Instrumented, TraceError, instrument
 from engine.errors import EngineError
 from engine.models.dram import DramPorts
 from engine.sim import kernel_arrays as K
-from engine.sim.hardware import IO_LATENCY, DramModel
+from engine.sim.dram import DramModel
+from engine.sim.hardware import IO_LATENCY
 
 SEG_BYTES = 320  # replay memory per loop-invocation record (file row, sorted copy, kernel row, temporaries)
 OP_BYTES = 240  # per stream-operation record

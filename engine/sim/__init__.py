@@ -4,7 +4,7 @@
 FIFOs (depths from engine/compiler/fifo_depths.py) and returns a SimulationResult; it never reads
 the analytical latency formulas. Rules and their sources: docs/sim.md.
 """
-from engine.sim.hardware import DramModel
+from engine.sim.dram import DramModel
 from engine.sim.simulate import (
                                  DEFAULT_MAX_CYCLES,
                                  SimulationBudgetExceeded,

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.expressions import evaluate
 from engine.errors import DesignError, EngineError
-from engine.sim.hardware import DramModel, Network, build_network
+from engine.sim.dram import DramModel
+from engine.sim.hardware import Network, build_network
 from engine.sim.kernel import run
 
 DEFAULT_MAX_CYCLES = 2_000_000_000

@@ -19,7 +19,8 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.recurrence import late_band, recurrence_lag
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
-from engine.sim.hardware import DramModel, build_network
+from engine.sim.dram import DramModel
+from engine.sim.hardware import build_network
 from engine.sim.kernel import run
 
 

@@ -19,7 +19,8 @@ from engine.models.recurrence import recurrence_lag
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS, preset_defines
 from engine.sim import simulate
-from engine.sim.hardware import DramModel, build_network
+from engine.sim.dram import DramModel
+from engine.sim.hardware import build_network
 from engine.sim.kernel import run
 from kernel_snippets import TRISOLVE
 
