@@ -418,16 +418,25 @@ class IOModules:
         c.line(f"{plan.acc.array}_t ping{shape}, pong{shape};  /* one PE box is collected while the other is sent */")
         self._reshape("ping", inst, len(box))
         self._reshape("pong", inst, len(box))
+        self._ping_pong(events, count, lambda buffer: f"{name}_collect(own, {buffer});",
+                        lambda buffer, enable: f"{name}_send({send.format(buffer=buffer, enable=enable)});",
+                        "the last box, alone")
+
+    def _ping_pong(self, events: list[str], count: int, fill, empty, last_note: str) -> None:
+        """AutoSA's double buffering over `count` events: on every event `fill(buffer)` and
+        `empty(buffer, enable)` (the previous event's, enabled from the second) on ping and pong, side
+        by side in one basic block so that HLS overlaps them; then the last event's `empty` alone."""
+        c = self.code
         c.line(f"{index_type(count)} event = 0;")
         with c.loops(self._tile_loops(events)):
             c.line("/* both calls in one basic block: HLS runs them side by side */")
             for current, other, head in (("ping", "pong", "if (event % 2 == 0)"), ("pong", "ping", "else")):
                 with c.block(head):
-                    c.line(f"{name}_collect(own, {current});")
-                    c.line(f"{name}_send({send.format(buffer=other, enable='event > 0')});")
+                    c.line(fill(current))
+                    c.line(empty(other, "event > 0"))
             c.line("event++;")
         last = "ping" if (count - 1) % 2 == 0 else "pong"
-        c.line(f"{name}_send({send.format(buffer=last, enable='true')});  /* the last box, alone */")
+        c.line(f"{empty(last, 'true')}  /* {last_note} */")
 
     def _drain_helpers(self, inst: Instance, name: str) -> None:
         plan = self.plan

@@ -90,7 +90,7 @@ class AccumulatorPE:
         """Every event computes into one set of accumulators while the previous event's results
         leave from the other (both calls in one basic block: HLS runs them side by side); the last
         event's results leave alone."""
-        plan, c = self.plan, self.code
+        plan = self.plan
         name = self._function_name(inst)
         box = self._acc_box()
         events = plan.in_pass(plan.event_loops(plan.acc))
@@ -99,16 +99,10 @@ class AccumulatorPE:
                             + [f"{l}_tile" for l in events] + ["{buffer}"] + self._pe_helper_streams(inst, False))
         drain = ", ".join(["{buffer}"] + self._pe_helper_streams(inst, True) + ["{enable}"])
         self._declare_accumulators(["ping", "pong"], box)
-        c.line(f"{index_type(count)} event = 0;")
-        with c.loops(self._tile_loops(plan.event_loops(plan.acc))):
-            c.line("/* both calls in one basic block: HLS runs them side by side */")
-            for current, other, head in (("ping", "pong", "if (event % 2 == 0)"), ("pong", "ping", "else")):
-                with c.block(head):
-                    c.line(f"{name}_compute({compute.format(buffer=current)});")
-                    c.line(f"{name}_drain({drain.format(buffer=other, enable='event > 0')});")
-            c.line("event++;")
-        last = "ping" if (count - 1) % 2 == 0 else "pong"
-        c.line(f"{name}_drain({drain.format(buffer=last, enable='true')});  /* the last event's results, alone */")
+        self._ping_pong(plan.event_loops(plan.acc), count,
+                        lambda buffer: f"{name}_compute({compute.format(buffer=buffer)});",
+                        lambda buffer, enable: f"{name}_drain({drain.format(buffer=buffer, enable=enable)});",
+                        "the last event's results, alone")
 
     def _pe_compute_body(self, inst: Instance, box: tuple[int, ...]) -> None:
         """One accumulation event: the start value, the partial results reloaded, then the pipelined
