@@ -20,7 +20,7 @@ import sympy
 
 from engine.compiler.expressions import evaluate
 from engine.errors import EngineError
-from engine.models.dram import port_directions
+from engine.models.dram import port_arrays, port_directions
 
 C_TYPES = {"float": "float", "double": "double", "int64": "int64_t", "int32": "int32_t", "uint32": "uint32_t",
            "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t"}  # tuning.DTYPE_BITS
@@ -157,10 +157,9 @@ def kernel_interface(descriptor: dict, values: dict[str, int]) -> KernelInterfac
     by_array: dict[str, list[dict]] = {}
     for g in descriptor["io_groups"]:
         by_array.setdefault(g["array"], []).append(g)
-    inputs = [a for a, gs in by_array.items() if all(g["kind"] == "in" for g in gs)]
-    outputs = [a for a in by_array if a not in inputs]
+    order = port_arrays((g["array"], g["kind"]) for g in descriptor["io_groups"])  # the models' port order
     return KernelInterface(top="kernel0",
-                           ports=tuple(_port(descriptor, values, a, by_array[a]) for a in inputs + outputs))
+                           ports=tuple(_port(descriptor, values, a, by_array[a]) for a in order))
 
 
 def evaluated(descriptor_expression: str, values: dict[str, int]) -> int:
