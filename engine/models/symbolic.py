@@ -45,7 +45,7 @@ from fractions import Fraction
 import sympy
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.compiler.architecture.dram_runs import dram_packing, dram_runs
+from engine.compiler.architecture.dram_runs import dram_packing, dram_runs, in_row_order
 from engine.compiler.architecture.footprint import subscript_extents
 from engine.compiler.architecture.modules import Architecture, Module, Phase
 from engine.compiler.architecture.symbols import symbol
@@ -63,6 +63,7 @@ from engine.models.dram import (
     port_directions,
     port_layout,
     ports_on_bank,
+    row_ordered_arrays,
 )
 from engine.models.memory import bram18k, uram
 from engine.models.recurrence import late_band
@@ -300,6 +301,7 @@ def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> 
     arrays = port_arrays((g.array, g.kind) for g in groups)
     directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
                                  for g in groups)
+    ordered = row_ordered_arrays((m.array, in_row_order(arch, m)) for m in arch.modules if m.dram)
     modules = []
     for m in arch.modules:
         if not m.dram or m.array not in arrays:
@@ -309,7 +311,7 @@ def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> 
         packing = dram_packing(arch, m)
         word_bytes = (sympy.Symbol(packing.name) if packing else 1) * sympy.Rational(bits, 8)
         widest = (packing.upper if packing else 1) * bits // 8
-        layout, _ = port_layout(dram.layout, directions[m.array])
+        layout, _ = port_layout(dram.layout, directions[m.array], m.array in ordered)
         pace = cycles_per_word_expr(dram_runs(arch, m)[layout], word_bytes, dram,
                                     ports_on_bank(dram, arrays, m.array), widest_word_bytes=max(1, widest),
                                     maximum=smax)
