@@ -1,7 +1,7 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
     python bench/bench_fidelity.py [--cases test|full|reload|all|designs|searched] [--only TEXT] [--out DIR]
-                                   [--layout serialized|natural] [--samples N]
+                                   [--layout serialized|natural] [--samples N] [--problems K ...]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
@@ -58,10 +58,11 @@ SEARCHED_SIZES = (("mm", {"I": 64, "J": 64, "K": 64}), ("mm", {"I": 128, "J": 12
                   ("cnn", {"O": 32, "I": 16, "H": 28, "W": 28, "P": 3, "Q": 3}))
 
 
-def searched(samples: int, layout: str) -> tuple[FidelityCase, ...]:
-    """Every design's best configuration from a seeded hybrid search of `samples` samples."""
+def searched(samples: int, layout: str, problems: list[int] | None = None) -> tuple[FidelityCase, ...]:
+    """Every design's best configuration from a seeded hybrid search of `samples` samples, for the
+    problems of SEARCHED_SIZES numbered in `problems` (all if None)."""
     cases = []
-    for kernel, sizes in SEARCHED_SIZES:
+    for kernel, sizes in (SEARCHED_SIZES[k] for k in (problems or range(len(SEARCHED_SIZES)))):
         space = compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in sizes.items()})
         found = explore(space, load_device(), method="hybrid", budget=Budget(samples=samples * len(space.designs)),
                         seed=0, layout=layout)
@@ -98,11 +99,13 @@ def main() -> None:
     parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs", "searched"], default="test")
     parser.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT)
     parser.add_argument("--samples", type=int, default=3000, help="--cases searched: samples per design")
+    parser.add_argument("--problems", type=int, nargs="*", metavar="K",
+                        help="--cases searched: only these problems (0: MM 64^3, 1: MM 128^3, 2, 3: CNN layers)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--only", metavar="TEXT", help="run only the cases whose label contains TEXT")
     args = parser.parse_args()
     if args.cases == "searched":
-        cases = searched(args.samples, args.layout)
+        cases = searched(args.samples, args.layout, args.problems)
     else:
         cases = every_design() if args.cases == "designs" else {
             "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
