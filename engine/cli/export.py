@@ -8,6 +8,7 @@ design that would pass C simulation (unbounded streams) and hang on the board is
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -61,9 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--floorplan", choices=FLOORPLAN_MODES, default="auto",
                         help="auto (default): assign every process to an SLR (engine/floorplan), write floorplan.tcl "
                              "for the v++ link and pipeline the FIFOs that cross SLRs; none: no floorplan")
-    parser.add_argument("--cap", type=share, default=DEFAULT_CAP,
+    parser.add_argument("--cap", type=share, default=None,
                         help=f"with --floorplan auto: the share of each SLR's resources it may use (default "
-                             f"{DEFAULT_CAP}); a cap no floorplan meets names the smallest that works")
+                             f"{DEFAULT_CAP}, or the smallest that works when none meets it, said on stderr); a cap "
+                             f"given that no floorplan meets names the smallest that works")
     add_clock_argument(parser)
     parser.add_argument("--simulate", action="store_true",
                         help="run the cycle simulator first (same FIFO depths) and refuse to export on a deadlock")
@@ -150,9 +152,12 @@ def run(args: argparse.Namespace) -> int:
     if args.simulate:
         _simulate_first(space, design, values, device, args.max_cycles, args.layout)
     out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
+    notes: list[str] = []
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout,
-                             floorplan=args.floorplan, cap=args.cap)
+                             floorplan=args.floorplan, cap=args.cap, notes=notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")
           + f" to {written}")
     print(f"next: systolic csim {written}   |   make -C {written} check TARGET=sw_emu")

@@ -16,6 +16,8 @@ touched with `force`, and then only the files listed above are replaced.
 """
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import json
 import re
@@ -134,12 +136,14 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
                    allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT, floorplan: str = "none",
-                   cap: float = DEFAULT_CAP) -> Path:
+                   cap: float | None = None, notes: list[str] | None = None) -> Path:
     """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
     given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path.
     `floorplan="auto"` floorplans it on the device's SLRs within `cap` (floorplan.tcl, deeper crossing
-    FIFOs; `systolic export`'s default); "none" writes nothing floorplan-related. A cap no floorplan
-    meets raises FloorplanError (naming the smallest cap that works) before anything is written."""
+    FIFOs; `systolic export`'s default); "none" writes nothing floorplan-related. A `cap` given that no
+    floorplan meets raises FloorplanError (naming the smallest cap that works) before anything is
+    written; without one the default cap is tried first, then the smallest cap that works (a design
+    the tuner fills to the device budget rarely splits evenly enough over the SLRs), said in `notes`."""
     if floorplan not in FLOORPLAN_MODES:
         raise EngineError(f"--floorplan {floorplan}: expected one of {', '.join(FLOORPLAN_MODES)}")
     out_dir = Path(out_dir)
@@ -157,10 +161,19 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
                           + "; ".join(report["violations"]) + "); export it anyway with --allow-over-budget")
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     values = dict(report["params"])
-    try:
-        plan = solve_floorplan(descriptor, values, device, cap=cap) if floorplan == "auto" else None
-    except FloorplanError as exc:
-        raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)", exc.smallest_cap) from None
+    plan = None
+    if floorplan == "auto":
+        try:
+            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap)
+        except FloorplanError as exc:
+            if cap is not None or exc.smallest_cap is None or exc.smallest_cap > 1:
+                raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
+                                     exc.smallest_cap) from None
+            relaxed = math.ceil(exc.smallest_cap * 100) / 100
+            plan = solve_floorplan(descriptor, values, device, cap=relaxed)
+            if notes is not None:
+                notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
+                             f"at {relaxed:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
     try:
         files = project_files(descriptor, values, report, platform=platform,
                               over_budget=over_budget, layout=layout, axi=device.axi, floorplan=plan)

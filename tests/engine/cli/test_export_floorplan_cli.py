@@ -1,5 +1,6 @@
 """`systolic export --floorplan auto|none --cap --clock`: a cap no floorplan meets is one line naming the
-smallest cap that works (exit 2, nothing written) and that cap then exports; `--clock` becomes the
+smallest cap that works (exit 2, nothing written) and that cap then exports (without --cap the export
+takes the smallest cap that works and says so); `--clock` becomes the
 Makefile's --kernel_frequency and is stated in README.md and design.json; a clock above the device's
 maximum is one line, exit 2."""
 from __future__ import annotations
@@ -43,3 +44,19 @@ def test_a_clock_above_the_device_maximum_is_one_line(bundled, tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--clock 501 MHz" in err and "at most 500 MHz" in err
     assert not out.exists()
+
+
+def test_without_a_cap_the_export_takes_the_smallest_that_works_and_says_so(bundled, tmp_path, capsys,
+                                                                               monkeypatch):
+    """The tuner fills a design to the device budget, which rarely splits evenly over the SLRs: the
+    default export must not refuse the design it recommends (a default cap no floorplan meets here)."""
+    import engine.export.project as project
+    monkeypatch.setattr(project, "DEFAULT_CAP", 0.001)
+    out = tmp_path / "mm"
+    assert main(["export", str(bundled("mm")), *CONFIG, "-o", str(out)]) == 0
+    note = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    found = re.fullmatch(r"note: no floorplan keeps every SLR within the default cap 0\.001: floorplanned at "
+                         r"(\d\.\d+), the smallest that works \(--cap chooses, --floorplan none skips it\)", note[0])
+    assert found, note
+    fp = json.loads((out / "design.json").read_text())["floorplan"]
+    assert fp["cap"] == float(found.group(1)) and (out / "floorplan.tcl").is_file()
