@@ -69,7 +69,7 @@ from engine.errors import EngineError
 from engine.models.dram import DramPorts
 from engine.sim import kernel_arrays as K
 from engine.sim.dram import DramModel
-from engine.sim.hardware import IO_LATENCY
+from engine.sim.segments import IO_LATENCY
 
 SEG_BYTES = 320  # replay memory per loop-invocation record (file row, sorted copy, kernel row, temporaries)
 OP_BYTES = 240  # per stream-operation record
