@@ -7,10 +7,10 @@
     Makefile, connectivity.cfg, hls_script.tcl (build_files.py), README.md (readme.py)
 
 The configuration is validated by the models first (constraint violations and, unless allowed, a
-configuration over the device budget are errors). Every file is generated in memory and written to a
-folder beside the target that then takes its place in one step (swap.py), so a failure or an
-interrupt leaves the old project or the new one, never a mix; an existing non-empty directory is only
-touched with `force`, and then only the files listed above are replaced.
+configuration over the device budget are errors). Every file is generated in memory, written to a
+staging folder inside the target and renamed over its place file by file (swap.py): a failure while
+writing leaves the old project; an existing non-empty directory is only touched with `force`, and
+then only the files listed above are replaced -- other files, folders, owners and modes stay.
 """
 from __future__ import annotations
 
