@@ -28,6 +28,7 @@ from engine.sim import (
     SimulationDeadlock,
     simulate,
 )
+from engine.validation import read_text
 
 HELP = "export a design at a configuration as a Vitis project (kernel, host, Makefile, ...)"
 
@@ -96,9 +97,9 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     header needs the original)."""
     defines = [*stored.options.get("defines", []), *(f"{k}={v}" for k, v in stored.sizes.items())]
     original = Path(stored.kernel_path)
-    try:
-        unchanged = original.is_file() and original.read_text() == stored.kernel_text
-    except (OSError, UnicodeDecodeError):
+    try:  # a stored path: any file, or none (read through the size and encoding checks)
+        unchanged = read_text(original, "kernel file") == stored.kernel_text
+    except EngineError:
         unchanged = False
     path = original if unchanged else folder / original.name
     if not unchanged:

@@ -29,6 +29,7 @@ from engine.network.single_array import SingleTask, optimise_single_array
 from engine.network.store import NetworkRun, NetworkStore
 from engine.network.task import Job, PairResult, PairTask, reference_space, run_pair
 from engine.network.workload import Layer, Network
+from engine.validation import read_text
 
 CONNECT_TIMEOUT = 10.0  # seconds a scheduler has to answer (and to have a worker)
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d+$")
@@ -312,7 +313,7 @@ def run_network(kernel_path: str | Path, network: Network, *, db: str | Path | N
     ids = [checked.space.design(d).id for d in designs]
     with NetworkStore(db) as store, Cluster(scheduler, workers) as cluster:
         run_id = store.create(
-            kernel_path=str(kernel_path), kernel_text=Path(kernel_path).read_text(), defines=list(defines),
+            kernel_path=str(kernel_path), kernel_text=read_text(kernel_path, "kernel file"), defines=list(defines),
             network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
                                             for l in network.layers],
             device=device, method=method, seconds=seconds, samples=samples, seed=seed,
