@@ -14,7 +14,7 @@ from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export.dram_layout import port_layout
-from engine.export.project import export_project, safe_directory_name
+from engine.export.project import check_output, export_project, safe_directory_name
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
@@ -124,6 +124,8 @@ def _simulate_first(space, design, values: dict[str, int], device, max_cycles: i
 
 def run(args: argparse.Namespace) -> int:
     _check_mode(args)
+    if args.output is not None:
+        check_output(args.output, args.force)  # before compiling or simulating
     if args.run is not None:
         stored, design_id, best = _stored_run(args)
         device = load_device(args.device or stored.device)
@@ -137,9 +139,10 @@ def run(args: argparse.Namespace) -> int:
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
     port_layout(args.layout, "in")  # an unknown layout: one line before any work
+    out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
+    check_output(out_dir, args.force)  # before simulating
     if args.simulate:
         _simulate_first(space, design, values, device, args.max_cycles, args.layout)
-    out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")

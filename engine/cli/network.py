@@ -21,7 +21,8 @@ from engine.network.arrays import (MAX_ARRAY_COUNTS, MAX_ARRAYS, MultiArrayOptio
                                    plan_arrays)
 from engine.network.designs import network_designs
 from engine.network.report import arrays_report, text_report, write_arrays_csv, write_files
-from engine.network.runner import Cluster, Event, SingleArrayOptions, StoreQueue, execute, pair_tasks
+from engine.network.runner import (Cluster, Event, SingleArrayOptions, StoreQueue, check_scheduler, execute,
+                                   pair_tasks)
 from engine.network.store import NetworkStore
 from engine.network.workload import load_network
 from engine.search.methods import METHODS, strategy_class
@@ -71,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             _list(store)
             return 0
+        if args.scheduler is not None:
+            check_scheduler(args.scheduler)  # a dead scheduler: one line before the kernel compiles
         if args.resume is not None:
             run_id = args.resume
             stored = store.load(run_id)

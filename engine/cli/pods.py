@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.network.runner import check_scheduler_address
+from engine.network.runner import check_scheduler
 from engine.pods.plots import check_image_path, gantt, heat_map, scale_chart
 from engine.pods.studies import (SOSA_MULTITENANCY, SOSA_TABLE1, SOSA_TABLE2, ScheduleOptions, as_dicts,
                                  best_point, granularity_sweep, interconnect_table, multitenancy,
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "png", None) is not None:  # checked before any work
         check_image_path(args.png)
     if getattr(args, "scheduler", None):
-        check_scheduler_address(args.scheduler)
+        check_scheduler(args.scheduler)  # a dead scheduler: one line before any work
     started = time.perf_counter()
     result = {"granularity": _granularity, "interconnect": _interconnect, "scale": _scale,
               "schedule": _schedule, "tenancy": _tenancy}[args.study](args, technology)

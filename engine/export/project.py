@@ -46,7 +46,8 @@ def safe_directory_name(text: str) -> str:
     return name or "export"
 
 
-def _check_output(out_dir: Path, force: bool) -> None:
+def check_output(out_dir: Path, force: bool) -> None:
+    """Refuse an output folder the export cannot or may not write (before any work)."""
     name = out_dir.resolve().name
     if not _SAFE.fullmatch(name) or name.startswith("-"):
         raise EngineError(f"output directory name '{name}' has characters make or Vitis cannot handle; "
@@ -92,7 +93,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path."""
     out_dir = Path(out_dir)
     port_layout(layout, "in")  # an unknown layout: one line, nothing written
-    _check_output(out_dir, force)
+    check_output(out_dir, force)
     device = device or load_device()
     platform = platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):

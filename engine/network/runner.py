@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import threading
 import time
 from collections import deque
@@ -49,9 +50,8 @@ class Cluster:
         from distributed import Client, LocalCluster  # noqa: PLC0415 (heavy: only the network command needs it)
         self.cluster = None
         if scheduler is not None:
-            check_scheduler_address(scheduler)
+            check_scheduler(scheduler)
             try:
-                _ask_identity(scheduler, CONNECT_TIMEOUT)  # a socket that accepts but never speaks hangs Client
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
                 raise NetworkError(f"scheduler {scheduler} did not answer within {CONNECT_TIMEOUT:g} s "
@@ -103,6 +103,24 @@ def check_scheduler_address(address: str, option: str = "--scheduler") -> str:
     """A Dask scheduler address, tcp://HOST:PORT (or tls://, ws://, wss://), checked before any work."""
     if not _ADDRESS.match(address):
         raise NetworkError(f"{option}: scheduler address {address!r}: expected tcp://HOST:PORT (a Dask scheduler)")
+    return address
+
+
+def check_scheduler(address: str, option: str = "--scheduler") -> str:
+    """The address checked, and the scheduler there answering within CONNECT_TIMEOUT s (a socket that
+    accepts but never speaks would hang a Dask Client): NetworkError otherwise. Run it before any
+    long work, so a dead scheduler is reported at once."""
+    check_scheduler_address(address, option)
+    host, port = address.split("://", 1)[1].rsplit(":", 1)
+    try:  # a refused or unreachable address is known at once (Dask's connect retries it until its timeout)
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        raise NetworkError(f"scheduler {address} did not answer: {error.strerror or _first_line(error)}") from None
+    try:
+        _ask_identity(address, CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as error:
+        raise NetworkError(f"scheduler {address} did not answer within {CONNECT_TIMEOUT:g} s "
+                           f"({_first_line(error)})") from None
     return address
 
 

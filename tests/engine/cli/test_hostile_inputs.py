@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -40,6 +41,13 @@ def write(folder: Path, name: str, content: str | bytes) -> str:
 
 def kernel(d: Path, text: str | bytes = VALID_MM, name: str = "k.c") -> str:
     return write(d, name, text)
+
+
+def dead_scheduler() -> str:
+    """tcp://127.0.0.1:PORT where nothing listens (a port just released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
 
 
 def csim_project(d: Path, design_json: str | bytes) -> str:
@@ -133,6 +141,15 @@ CASES = {
                                    "design.json:1:17: the design file is not UTF-8 (byte 0xff)"),
     "csim --timed design.json Infinity": (lambda d: ["csim", "--timed", csim_project(d, '{"values": Infinity}')],
                                           "design.json: not valid JSON: Infinity is not a JSON number"),
+    # -- checks before work ------------------------------------------------------------------------
+    "network --scheduler dead, before compiling": (
+        lambda d: ["network", str(d / "missing.c"), str(d / "missing.json"), "--scheduler", dead_scheduler(),
+                   "--db", str(d / "r.db")], "did not answer: Connection refused"),
+    "pods granularity --scheduler dead": (lambda d: ["pods", "granularity", "--scheduler", dead_scheduler()],
+                                          "did not answer: Connection refused"),
+    "export -o a non-empty folder, before compiling": (
+        lambda d: ["export", str(d / "missing.c"), "--design", "x", "-o", (write(d, "notes.txt", "mine"), str(d))[1]],
+        "exists and is not empty; use --force"),
     # -- certify and study: the size and -D checks of search ----------------------------------------
     "certify -D N=10^20": (lambda d: ["certify", kernel(d), "-D", "N=" + "1" + "0" * 20, "--design", "x"],
                            "loop 'i' runs 100,000,000,000,000,000,000 iterations; the limit is 2^31-1"),
@@ -407,3 +424,20 @@ def test_export_run_reads_a_stored_kernel_path_through_the_file_checks(stored_pa
     code, out, err = run(["export", "--run", str(run_id), "--db", str(db), "-o", str(tmp_path / "proj")], capsys)
     assert code == 0, err
     assert " design i__i-j.k (run " in out and (tmp_path / "proj" / "design.json").is_file()
+
+
+def test_export_simulate_checks_the_output_folder_before_simulating(tmp_path, capsys, monkeypatch):
+    import engine.cli.export as export_cli
+
+    def simulated(*_args, **_kwargs):
+        raise AssertionError("simulated before the folder check")
+
+    monkeypatch.setattr(export_cli, "simulate", simulated)
+    monkeypatch.chdir(tmp_path)
+    k = kernel(tmp_path)
+    (tmp_path / "k-i__i-j.k").mkdir()
+    (tmp_path / "k-i__i-j.k" / "notes.txt").write_text("mine")  # the default folder, not empty
+    code, _, err = run(["export", k, "--design", "i__i-j.k", "--param", "i_t1=2", "--param", "j_t1=2",
+                        "--param", "k_t1=2", "--param", "i_t2=1", "--param", "j_t2=1", "--param", "k_t2=1",
+                        "--simulate"], capsys)
+    assert code == 2 and "k-i__i-j.k exists and is not empty; use --force" in one_error_line(err)
