@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
     parser.add_argument("--no-store", action="store_true", help="do not store the run")
-    parser.add_argument("--certify", type=float, nargs="?", const=10.0, metavar="SECONDS",
+    parser.add_argument("--certify", type=positive_seconds, nargs="?", const=10.0, metavar="SECONDS",
                         help="then prove each design's best within 1%% of its optimum (SECONDS each, default 10)")
 
 
@@ -148,8 +148,10 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         if recorder is not None:
             recorder.finish(status)
     stored = recorder is not None and recorder.error is None
-    certificates = certify_designs(space, device, result, seconds=args.certify, store=store,
-                                   run_id=recorder.run_id if stored else None) if args.certify else None
+    certificates = None
+    if args.certify and status == "finished":  # an interrupted search is not certified
+        certificates, result = certify_designs(space, device, result, seconds=args.certify, store=store,
+                                               run_id=recorder.run_id if stored else None)
     _print(result, recorder.run_id if stored else None, status, args.json, certificates)
     if recorder is not None and recorder.error is not None:
         raise EngineError(f"the run could not be stored (results printed above): {recorder.error}")
