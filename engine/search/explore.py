@@ -66,7 +66,7 @@ def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budge
         checkpoint = None if on_checkpoint is None else (lambda result, n=n: on_checkpoint(n, result))
         run = SearchRun(search_space, cls(search_space, seed=seed + n), seconds=seconds, samples=share.samples,
                         callbacks=callbacks, cancel_event=cancel_event, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every)
+                        checkpoint_every=checkpoint_every, designs=len(chosen))
         result = run.run()
         results.append(result)
         if on_design_done is not None:

@@ -74,7 +74,7 @@ def test_the_method_warms_up_once_before_the_first_design_starts(mm64, monkeypat
         def warm_up(cls):
             events.append("warm up")
 
-        def start(self, *, time_limit):
+        def start(self, *, time_limit, designs=1):
             events.append(f"start {self.space.design.id}")
 
     monkeypatch.setattr(explore_module, "strategy_class", lambda method: Recording)
