@@ -142,8 +142,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _take_options(args: argparse.Namespace, saved: dict) -> None:
-    """The options of RESUMED not given on this command line: the stored run's (`saved`, what
-    `_create` stored; read as untrusted), else the defaults."""
+    """The options --resume keeps (-o, --single-designs, --single-seconds, --arrays, --export-arrays)
+    not given on this command line: the stored run's (`saved`, what `_create` stored; read as
+    untrusted), else the defaults."""
     if args.out is None and saved.get("out") is not None:
         args.out = Path(stored_text(saved["out"], "out"))
     if args.single_designs is None:
@@ -219,9 +220,9 @@ def _create(store: NetworkStore, args) -> int:
                                         for l in network.layers],
         device=args.device, method=args.method, seconds=seconds, samples=args.samples, seed=args.seed,
         options={"network_path": str(network.path), "designs": args.design_ids,
-                 "cli": {"out": None if args.out is None else str(args.out), "single_designs": args.single_designs,
-                         "single_seconds": args.single_seconds, "arrays": list(args.arrays or ()),
-                         "export_arrays": bool(args.export_arrays)}})
+                 "cli": {"out": None if args.out is None else str(args.out.absolute()),  # resumable from anywhere
+                         "single_designs": args.single_designs, "single_seconds": args.single_seconds,
+                         "arrays": list(args.arrays or ()), "export_arrays": bool(args.export_arrays)}})
 
 
 def _file_safe(name: str) -> str:
