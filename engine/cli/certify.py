@@ -124,7 +124,8 @@ def progress(message: str) -> None:
 
 
 def _certify_with_progress(search: SearchSpace, start, *, gap: float, seconds: float, step: str = "") -> Certificate:
-    progress(f"certify{step}: proving {search.design.id} within {100 * gap:g}% of its optimum (at most {seconds:g} s) ...")
+    progress(f"certify{step}: proving {search.design.id} within {100 * gap:g}% of its optimum "
+             f"(at most {seconds:g} s) ...")
     started = time.monotonic()
     certificate = certify(search, start, gap=gap, seconds=seconds)
     progress(f"certify{step}: {search.design.id}: {certificate.status} after {time.monotonic() - started:.1f} s, "
