@@ -150,6 +150,8 @@ CASES = {
     "export -o a non-empty folder, before compiling": (
         lambda d: ["export", str(d / "missing.c"), "--design", "x", "-o", (write(d, "notes.txt", "mine"), str(d))[1]],
         "exists and is not empty; use --force"),
+    "mapping --stt nested 100,000 deep": (lambda d: ["mapping", kernel(d), "--stt", "[" * 100000 + "]" * 100000],
+                                          "does not parse: expected a JSON list of 3 rows of 3 integers"),
     # -- certify and study: the size and -D checks of search ----------------------------------------
     "certify -D N=10^20": (lambda d: ["certify", kernel(d), "-D", "N=" + "1" + "0" * 20, "--design", "x"],
                            "loop 'i' runs 100,000,000,000,000,000,000 iterations; the limit is 2^31-1"),
