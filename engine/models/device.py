@@ -15,7 +15,7 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS, AxiSettings, DramPorts
 from engine.resources import RESOURCES
-from engine.validation import read_json
+from engine.validation import check_clock, read_json
 
 DEVICES = RESOURCES / "devices"
 RESOURCE_NAMES = ("DSP", "BRAM18K", "URAM", "LUT", "FF")
@@ -155,9 +155,8 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
         raise EngineError(f"unknown device '{name_or_path}' (known: {known}, or a path to a device JSON file)")
     data = read_json(path, "device file", error=EngineError)  # size, encoding and depth checked
     check_device(data, str(path))
-    if clock_mhz is not None and not (math.isfinite(clock_mhz) and 0 < clock_mhz <= data["clock_mhz_max"]):
-        raise EngineError(f"--clock {clock_mhz:g} MHz: expected a positive clock of at most {data['clock_mhz_max']:g} "
-                          f"MHz, the fastest kernel clock of {data['name']} ('clock_mhz_max' in {path})")
+    if clock_mhz is not None:
+        check_clock(clock_mhz, data["clock_mhz_max"], data["name"], str(path))
     return Device(data["name"], data["part"], {k: int(v) for k, v in data["resources"].items()},
                   usable_ratio if usable_ratio is not None else float(data["usable_ratio"]),
                   clock_mhz if clock_mhz is not None else float(data["clock_mhz"]),
