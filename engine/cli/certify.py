@@ -1,14 +1,17 @@
 """`systolic certify KERNEL.c --design ID`: prove how far a design's best configuration can be from
 the optimum (engine/search/certify.py), starting from --param values, else the best stored run of
 this kernel, sizes and device, else a short search; and `certify_designs`, which
-`systolic search --certify` runs after a search. A certificate of a stored run's best is stored
-with that run (RunStore.put_certificate)."""
+`systolic search --certify` runs after a search (its result's best per design then becomes the
+certified incumbent where the proof found a better one, so the table and the summary agree). A
+certificate of a stored run's best is stored with that run (RunStore.put_certificate). Each step
+(the start's search, each proof) prints a line on stderr as it starts and ends."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-
 import sys
+import time
 
 from engine.cli.kernel_args import add_clock_argument, add_configuration_arguments, add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
@@ -79,11 +82,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         found = stored_start(space, design.id, args.device, args.db)
         if found is None:
+            progress(f"certify: no stored run of {design.id} at these sizes; searching {args.search_seconds:g} s for a "
+                     "start ...")
             result = explore(space, device, budget=Budget(seconds=args.search_seconds), designs=[design.id])
             best = result.designs[0].best
             found = (dict(best.params), f"a {args.search_seconds:g} s search", None) if best else (None, None, None)
         start, origin, run_id = found
-    certificate = certify(search, start, gap=args.gap, seconds=args.seconds)
+    certificate = _certify_with_progress(search, start, gap=args.gap, seconds=args.seconds)
     if run_id is not None:
         with RunStore(args.db) as store:
             store.put_certificate(run_id, certificate.to_json())
@@ -115,17 +120,40 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
     return "\n".join(lines)
 
 
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _certify_with_progress(search: SearchSpace, start, *, gap: float, seconds: float, step: str = "") -> Certificate:
+    progress(f"certify{step}: proving {search.design.id} within {100 * gap:g}% of its optimum "
+             f"(at most {seconds:g} s) ...")
+    started = time.monotonic()
+    certificate = certify(search, start, gap=gap, seconds=seconds)
+    progress(f"certify{step}: {search.design.id}: {certificate.status} after {time.monotonic() - started:.1f} s, "
+             f"{certificate.boxes_explored:,} boxes")
+    return certificate
+
+
 def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float, gap: float = 0.01,
-                    store: RunStore | None = None, run_id: int | None = None) -> list[Certificate]:
+                    store: RunStore | None = None, run_id: int | None = None) -> tuple[list[Certificate], object]:
     """`systolic search --certify`: a certificate for each design of a search result, from its best;
-    each stored with run `run_id` of `store` when given."""
-    certificates = []
-    for d in result.designs:
+    each stored with run `run_id` of `store` when given. Returns the certificates and the result with
+    each design's best replaced by the certified incumbent where the proof found a better one."""
+    certificates, designs = [], []
+    for n, d in enumerate(result.designs, 1):
         search = SearchSpace(PerformanceModel(space, space.design(d.design), device))
-        certificates.append(certify(search, dict(d.best.params) if d.best else None, gap=gap, seconds=seconds))
+        c = _certify_with_progress(search, dict(d.best.params) if d.best else None, gap=gap, seconds=seconds,
+                                   step=f" {n}/{len(result.designs)}")
+        certificates.append(c)
         if store is not None and run_id is not None:
-            store.put_certificate(run_id, certificates[-1].to_json())
-    return certificates
+            store.put_certificate(run_id, c.to_json())
+        if c.params is not None and c.latency_cycles is not None and (
+                d.best is None or c.latency_cycles < d.best.latency_cycles):
+            batch = search.evaluate([dict(c.params)])
+            better = search.candidate(c.params, float(batch.latency[0]), float(batch.dsp[0]), float(batch.bram[0]))
+            d = dataclasses.replace(d, best=better, notes=(*d.notes, f"{d.design}: best found by the certification"))
+        designs.append(d)
+    return certificates, dataclasses.replace(result, designs=tuple(designs))
 
 
 def print_certificates(certificates: list[Certificate]) -> None:

@@ -18,7 +18,7 @@ from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export.dram_layout import port_layout
-from engine.export.project import FLOORPLAN_MODES, export_project, safe_directory_name
+from engine.export.project import FLOORPLAN_MODES, check_output, export_project, safe_directory_name
 from engine.floorplan import DEFAULT_CAP
 from engine.errors import EngineError
 from engine.models.device import load_device
@@ -33,6 +33,7 @@ from engine.sim import (
     SimulationDeadlock,
     simulate,
 )
+from engine.validation import read_text
 
 HELP = "export a design at a configuration as a Vitis project (kernel, host, Makefile, ...)"
 
@@ -109,9 +110,9 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     header needs the original)."""
     defines = [*stored.options.get("defines", []), *(f"{k}={v}" for k, v in stored.sizes.items())]
     original = Path(stored.kernel_path)
-    try:
-        unchanged = original.is_file() and original.read_text() == stored.kernel_text
-    except (OSError, UnicodeDecodeError):
+    try:  # a stored path: any file, or none (read through the size and encoding checks)
+        unchanged = read_text(original, "kernel file") == stored.kernel_text
+    except EngineError:
         unchanged = False
     path = original if unchanged else folder / original.name
     if not unchanged:
@@ -136,6 +137,8 @@ def _simulate_first(space, design, values: dict[str, int], device, max_cycles: i
 
 def run(args: argparse.Namespace) -> int:
     _check_mode(args)
+    if args.output is not None:
+        check_output(args.output, args.force)  # before compiling or simulating
     if args.run is not None:
         stored, design_id, best = _stored_run(args)
         device = load_device(args.device or stored.device, clock_mhz=args.clock)
@@ -149,9 +152,10 @@ def run(args: argparse.Namespace) -> int:
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
     port_layout(args.layout, "in")  # an unknown layout: one line before any work
+    out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
+    check_output(out_dir, args.force)  # before simulating
     if args.simulate:
         _simulate_first(space, design, values, device, args.max_cycles, args.layout)
-    out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
     notes: list[str] = []
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout,

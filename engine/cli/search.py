@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "clock_mhz_max), or 'estimated': each configuration at the clock its export can be "
                              "expected to reach (a model, not Vivado: docs/export.md), so the tuner prefers designs "
                              "that close; half the budget then finds the device-clock choice to print beside it")
-    parser.add_argument("--certify", type=float, nargs="?", const=10.0, metavar="SECONDS",
+    parser.add_argument("--certify", type=positive_seconds, nargs="?", const=10.0, metavar="SECONDS",
                         help="then prove each design's best within 1%% of its optimum (SECONDS each, default 10)")
 
 
@@ -165,8 +165,10 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         reference = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
                             callbacks=(line,), cancel_event=cancel)
         line.close()
-    certificates = certify_designs(space, device, result, seconds=args.certify, store=store,
-                                   run_id=recorder.run_id if stored else None) if args.certify else None
+    certificates = None
+    if args.certify and status == "finished":  # an interrupted search is not certified
+        certificates, result = certify_designs(space, device, result, seconds=args.certify, store=store,
+                                               run_id=recorder.run_id if stored else None)
     _print(result, recorder.run_id if stored else None, status, args.json, certificates)
     if reference is not None and not args.json:
         print_clock_comparison(space, device, result, reference)

@@ -55,6 +55,7 @@ from engine.csim.dram_trace import (
 )
 from engine.csim.build import (
     SHIM_INCLUDE,
+    CsimError,
     cached_build,
     cached_object,
     compiler,
@@ -70,6 +71,7 @@ from engine.models.dram import DramPorts
 from engine.sim import kernel_arrays as K
 from engine.sim.dram import DramModel
 from engine.sim.segments import IO_LATENCY
+from engine.validation import read_text
 
 SEG_BYTES = 320  # replay memory per loop-invocation record (file row, sorted copy, kernel row, temporaries)
 OP_BYTES = 240  # per stream-operation record
@@ -176,8 +178,8 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
     descriptor, values, design = read_project(project_dir)
     clock = time.perf_counter()
     kernel_cpp = project_dir / "src" / "kernel_kernel.cpp"
-    header = (project_dir / "src" / "kernel_kernel.h").read_text()
-    text = kernel_cpp.read_text()
+    header = read_text(project_dir / "src" / "kernel_kernel.h", "kernel header", error=CsimError)
+    text = read_text(kernel_cpp, "kernel source", error=CsimError)
     try:
         inst = instrument(text, path=str(kernel_cpp.resolve()), header=header,
                           statements=(descriptor.get("compute") or {}).get("statements"))

@@ -9,10 +9,10 @@
                                 pblock of its SLR (constraints.py), run by the Makefile's v++ link
 
 The configuration is validated by the models first (constraint violations and, unless allowed, a
-configuration over the device budget are errors). Every file is generated in memory and written to a
-folder beside the target that then takes its place in one step (swap.py), so a failure or an
-interrupt leaves the old project or the new one, never a mix; an existing non-empty directory is only
-touched with `force`, and then only the files listed above are replaced.
+configuration over the device budget are errors). Every file is generated in memory, written to a
+staging folder inside the target and renamed over its place file by file (swap.py): a failure while
+writing leaves the old project; an existing non-empty directory is only touched with `force`, and
+then only the files listed above are replaced -- other files, folders, owners and modes stay.
 """
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def safe_directory_name(text: str) -> str:
     return name or "export"
 
 
-def _check_output(out_dir: Path, force: bool) -> None:
+def check_output(out_dir: Path, force: bool) -> None:
+    """Refuse an output folder the export cannot or may not write (before any work)."""
     name = out_dir.resolve().name
     if not _SAFE.fullmatch(name) or name.startswith("-"):
         raise EngineError(f"output directory name '{name}' has characters make or Vitis cannot handle; "
@@ -148,7 +149,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
         raise EngineError(f"--floorplan {floorplan}: expected one of {', '.join(FLOORPLAN_MODES)}")
     out_dir = Path(out_dir)
     port_layout(layout, "in")  # an unknown layout: one line, nothing written
-    _check_output(out_dir, force)
+    check_output(out_dir, force)
     device = device or load_device()
     platform = platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):

@@ -27,6 +27,7 @@ from engine.search.methods import strategy_class
 from engine.search.progress import Candidate
 from engine.search.run import SearchRun
 from engine.search.space import SearchSpace
+from engine.validation import read_text
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,9 @@ def kernel_file(job: Job) -> Path:
     with _lock:
         if digest not in _kernel_files:
             path = Path(job.kernel_path)
-            try:
-                same = path.is_file() and path.read_text() == job.kernel_text
-            except OSError:
+            try:  # a stored run's path: any file, or none (read through the size and encoding checks)
+                same = read_text(path, "kernel file") == job.kernel_text
+            except EngineError:
                 same = False
             if not same:
                 folder = Path(tempfile.gettempdir()) / f"systolic-network-{os.getpid()}-{digest[:12]}"

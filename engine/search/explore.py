@@ -12,7 +12,6 @@ from engine.errors import EngineError
 from engine.models.device import Device
 from engine.models.dram import DEFAULT_LAYOUT
 from engine.models.evaluate import PerformanceModel
-from engine.search import pareto
 from engine.search.methods import strategy_class
 from engine.search.progress import DesignResult, ExplorationResult
 from engine.search.run import CHECKPOINT_EVERY, Callback, SearchRun
@@ -54,8 +53,7 @@ def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budge
     chosen = [space.design(d) for d in designs] if designs else list(space.designs)
     share = budget.split(len(chosen))
     cancel_event = cancel_event or threading.Event()
-    pareto.warm_up()  # imports and compiled kernels: not charged to the first design's share
-    cls.warm_up()
+    # each design's SearchRun warms up (imports, compiled kernels) before its clock starts
     results: list[DesignResult] = []
     for n, design in enumerate(chosen):
         if cancel_event.is_set():
@@ -68,7 +66,7 @@ def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budge
         checkpoint = None if on_checkpoint is None else (lambda result, n=n: on_checkpoint(n, result))
         run = SearchRun(search_space, cls(search_space, seed=seed + n), seconds=seconds, samples=share.samples,
                         callbacks=callbacks, cancel_event=cancel_event, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every)
+                        checkpoint_every=checkpoint_every, designs=len(chosen))
         result = run.run()
         results.append(result)
         if on_design_done is not None:
