@@ -126,7 +126,17 @@ def _simulate(case: Case, root: Path) -> CsimResult | Exception:
         return exc
 
 
+def _simulate_group(cases: list[Case], root: Path) -> list[CsimResult | Exception]:
+    return [_simulate(case, root) for case in cases]
+
+
 def simulate_all(cases: list[Case], root: Path) -> dict[str, CsimResult | Exception]:
-    """Two worker processes: exporting is Python work, simulating is g++'s."""
+    """Two worker processes: exporting is Python work, simulating is g++'s. The cases of one kernel
+    and sizes go to the same worker (largest groups first), which compiles that kernel once."""
+    groups: dict[tuple, list[Case]] = {}
+    for case in cases:
+        groups.setdefault((case.kernel, case.defines), []).append(case)
+    ordered = sorted(groups.values(), key=len, reverse=True)
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
-        return dict(zip((c.id for c in cases), pool.map(_simulate, cases, [root] * len(cases), chunksize=4)))
+        done = pool.map(_simulate_group, ordered, [root] * len(ordered))
+        return {c.id: result for group, results in zip(ordered, done) for c, result in zip(group, results)}

@@ -2,14 +2,14 @@
 the golden loop nest (random legal configurations with non-divisor partitioning factors; float,
 int16 and int8 spread across the cases)."""
 import pytest
-from csim_cases import cnn_cases, mm_cases, simulate_all, space_simd_cases, tensor_cases
+from csim_cases import cnn_cases, mm_cases, space_simd_cases, tensor_cases
 
 CASES = (*mm_cases(), *cnn_cases(), *tensor_cases(), *space_simd_cases())
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    return simulate_all(CASES, tmp_path_factory.mktemp("csim"))
+def results(simulated):
+    return simulated(CASES)
 
 
 def test_the_cases_cover_every_mm_and_cnn_design_and_the_tensor_kernels():

@@ -9,6 +9,7 @@ exit 2."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import json
 
 import pytest
@@ -67,9 +68,15 @@ def _kernel(name: str, folder):
     return path
 
 
+@functools.cache
+def _space(kernel: str, folder, defines: tuple):
+    """Each kernel and sizes compiled once per worker process."""
+    return compile_kernel(_kernel(kernel, folder), defines=dict(defines))
+
+
 def _export_and_run(name: str, layout: str, folder):
     _, kernel, defines, design, params, _, _ = next(c for c in CASES if c[0] == name)
-    space = compile_kernel(_kernel(kernel, folder), defines=defines)
+    space = _space(kernel, folder, tuple(defines.items()))
     project = export_project(space, space.design(design), params, folder / f"{name}-{layout}", layout=layout,
                              allow_over_budget=True)
     code = (project / "src" / "kernel_kernel.cpp").read_text()

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from csim_cases import Case, _space, cnn_cases, configuration, export_case, mm_cases, simulate_all
+from csim_cases import Case, _space, cnn_cases, configuration, mm_cases
 
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.architecture.build import build_architecture
@@ -48,8 +48,10 @@ def test_every_mm_design_that_reloads_is_covered():
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    return simulate_all(CASES, tmp_path_factory.mktemp("csim-reload"))
+def results(simulated):
+    """The same exports and simulations as test_csim_designs.py's (every reload case is one of its
+    cases: simulated once a session, conftest.py)."""
+    return simulated(CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -73,10 +75,10 @@ def _functions(source: str) -> dict[str, tuple[str, str]]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_no_read_modify_write_of_the_written_array(tmp_path, case):
+def test_no_read_modify_write_of_the_written_array(simulated, case):
     """The written array's DRAM port is read only by the reload loader (a `const` pointer) and written
     only by the storer, which reads nothing from it; the region runs once per pass."""
-    project = export_case(case, tmp_path)
+    project = simulated.project(case)
     source = (project / "src" / "kernel_kernel.cpp").read_text()
     array = next(g for g in _descriptor(case)["io_groups"] if g["kind"] == "acc")["array"]
     word = f"{array}_word"

@@ -17,10 +17,16 @@ from engine.resources import KERNELS
 PARAMS = {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 2, "k_t2": 2}
 
 
-@pytest.fixture
-def project(tmp_path):
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """The export once per module; each test edits its own copy (`project`)."""
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
-    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path / "mm_2d")
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path_factory.mktemp("pristine") / "mm_2d")
+
+
+@pytest.fixture
+def project(exported, tmp_path):
+    return Path(shutil.copytree(exported, tmp_path / "mm_2d", symlinks=True))
 
 
 def test_an_exported_design_passes_with_any_seed(project):

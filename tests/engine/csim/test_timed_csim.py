@@ -19,13 +19,13 @@ TUTORIAL = {"i_t1": 16, "j_t1": 16, "k_t1": 16, "i_t2": 8, "j_t2": 8, "k_t2": 2}
 
 
 @pytest.fixture(scope="module")
-def tutorial(tmp_path_factory):
+def tutorial(tmp_path_factory, timed_cache):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     folder = tmp_path_factory.mktemp("tutorial")
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "64", "J": "64", "K": "64"})
     project = export_project(space, space.design("i-j__i-j.k"), TUTORIAL, folder / "mm")
-    return project, folder / "cache", run_timed_csim(project, cache=folder / "cache")
+    return project, timed_cache, run_timed_csim(project, cache=timed_cache)
 
 
 def test_the_tutorial_configuration_is_timed_beside_the_model(tutorial):

@@ -28,7 +28,7 @@ WHOLE_ROWS = {**ONE_WORD_PER_ROW, "k_t1": 512}
 
 
 @pytest.fixture(scope="module")
-def exports(tmp_path_factory):
+def exports(tmp_path_factory, timed_cache):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     folder = tmp_path_factory.mktemp("dram")
@@ -36,7 +36,7 @@ def exports(tmp_path_factory):
     design = space.design("i-j__i-j.k")
     # the natural layout: the serialized one would make every DRAM loop one address range
     return {name: export_project(space, design, params, folder / name, layout="natural")
-            for name, params in (("rows", ONE_WORD_PER_ROW), ("whole", WHOLE_ROWS))}, folder / "cache"
+            for name, params in (("rows", ONE_WORD_PER_ROW), ("whole", WHOLE_ROWS))}, timed_cache
 
 
 def _unpaced(project):

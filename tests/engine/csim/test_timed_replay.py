@@ -23,18 +23,20 @@ TOP = 'extern "C" void kernel0(const A_word *A, const B_word *B, C_word *C) {\n#
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
+def base(tmp_path_factory, timed_cache):
+    """The export whose kernel each test replaces, and the session's cache of timed builds."""
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
-    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path_factory.mktemp("timed") / "mm")
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS,
+                          tmp_path_factory.mktemp("timed") / "mm"), timed_cache
 
 
 def timed_kernel(base, folder, functions: str, body: str):
-    project = folder / "project"
-    shutil.copytree(base, project)
+    (exported, cache), project = base, folder / "project"
+    shutil.copytree(exported, project)
     (project / "src" / "kernel_kernel.cpp").write_text(HEAD + functions + TOP + body + "}\n")
-    return run_timed_csim(project, cache=folder / "cache")
+    return run_timed_csim(project, cache=cache)
 
 
 def _stream(name: str, depth: int) -> str:
