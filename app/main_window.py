@@ -453,10 +453,13 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     def show_export(self):
-        from app.views.qt_export_dialog import QtExportDialog  # the exporter and g++ driver: when asked for
+        from app.views.qt_export_dialog import QtExportDialog, default_folder  # the exporter: when asked for
 
-        dialog = QtExportDialog(self.selection, self.settings.value("export_dir", ""), self)
-        dialog.export_button.clicked.connect(lambda: self.settings.setValue("export_dir", dialog.folder.text()))
+        design = self.selection.design
+        folder = default_folder(self.settings.value("export_parent", ""), self.session.name,
+                                design.id if design else "design")
+        dialog = QtExportDialog(self.selection, folder, self, kernel_path=self.session.path)
+        dialog.exported.connect(lambda path: self.settings.setValue("export_parent", str(Path(path).parent)))
         dialog.open()
         return dialog
 
