@@ -434,15 +434,17 @@ class MainWindow(QMainWindow):
 
     def show_runs(self) -> None:
         from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
+        from engine.search.run_sizes import run_sizes
         from engine.search.store import RunStore
 
         try:
             with RunStore(self.search.database) as store:
                 runs = store.list_runs()
+                path = store.path
         except EngineError as exc:
             self.show_message(str(exc))
             return
-        dialog = QtRunsDialog(runs, self)
+        dialog = QtRunsDialog(runs, run_sizes(path), self)
         if dialog.exec() and dialog.chosen is not None:
             self.reopen_run(dialog.chosen)
 

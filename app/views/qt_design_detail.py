@@ -256,7 +256,7 @@ class QtDesignDetail(QWidget):
         clock = report["device"]["clock_mhz"]
         self.throughput.setText(f"{report['throughput_gops']:,.1f} GOP/s"
                                 + ("" if report["fits"] else "  (does not fit)"))
-        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} us "
+        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} µs "
                              f"at {clock:g} MHz")
         phases = {k: report[k] for k in ("prologue", "main", "epilogue")}
         self.latency_bar.set_parts(phases, clock)
