@@ -177,6 +177,12 @@ class QtTopology(QGraphicsView):
             self.legend.setText(f"evaluating {s.design.id} ..." if s.design is not None else "select a design")
             self.title.setText(s.design.id if s.design is not None else "")
 
+    def restyle(self) -> None:
+        """Another theme: the scene drawn again in its colours."""
+        self.setBackgroundBrush(QColor(theme.BACKGROUND))
+        self._shown = None
+        self.refresh()
+
     def refresh(self) -> None:
         s = self.selection
         graph = s.topology() if s.report else None
