@@ -284,7 +284,8 @@ class MainWindow(QMainWindow):
         from app.views.qt_network import QtNetwork
 
         self._network = NetworkSession(self)
-        self._network_view = QtNetwork(self._network, lambda: self.session.work_file if self.session.space else None)
+        self._network_view = QtNetwork(self._network, lambda: self.session.work_file if self.session.space else None,
+                                       kernel=lambda: self.session.space.kernel if self.session.space else None)
         self._network_page.setWidget(self._network_view)
         self._network_view.layerChosen.connect(self.show_network_layer)
         self._network_view.messageShown.connect(self.show_message)
@@ -360,6 +361,8 @@ class MainWindow(QMainWindow):
         if self.background:
             self.models.build(source, [d.id for d in space.designs])
         self.focus.show_space(space, self.session.device, source)
+        if self._network_view is not None:
+            self._network_view.check_kernel()  # a workload that does not fit this kernel says so now
 
     def _kernel_opened(self) -> None:
         """Another kernel (or project): the previous kernel's plots must not stay under this one."""
