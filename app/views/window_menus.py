@@ -5,11 +5,10 @@ Help (shortcuts, the user documentation, about), with their shortcuts. The actio
 menus keep nothing but the recent-projects menu and `actions_by_name`."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from app.views.window_look import WindowLook
@@ -112,9 +111,13 @@ class WindowMenus:
         box.setAttribute(Qt.WA_DeleteOnClose)
         box.open()
 
-    def open_docs(self) -> None:
-        docs = Path(__file__).resolve().parents[2] / "docs" / "app.md"
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(docs)))
+    def open_docs(self):
+        """Help > Documentation: the user documentation (README's "Desktop explorer") in a window."""
+        from app.views.qt_user_guide import QtUserGuide
+
+        guide = QtUserGuide(self.window)
+        guide.show()
+        return guide
 
     def show_about(self) -> None:
         QMessageBox.about(self.window, "About Systolic Studio",
