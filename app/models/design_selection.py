@@ -124,7 +124,8 @@ class DesignSelection(QObject):
         return self._shown_generation != self._generation
 
     def set_space(self, space: DesignSpace | None, device: str = "u250", source: KernelSource | None = None) -> None:
-        self.space, self.device, self.device_name = space, load_device(device), device
+        self.space, self.device_name = space, device
+        self.device = source.load_device() if source is not None else load_device(device)  # at the bar's clock
         self.source = source
         # the child compiles the kernel once the first evaluation (in a thread) is done: started
         # sooner, its imports would compete with the window's launch and delay the first numbers

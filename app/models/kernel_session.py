@@ -48,6 +48,7 @@ class KernelSession(QObject):
         self.overrides: dict[str, int] = {}
         self.data_type: str | None = None
         self.device = DEVICES[0]
+        self.clock_mhz: float | None = None  # the device bar's kernel clock (None: the device file's)
         self.space: DesignSpace | None = None
         self.error: str = ""
         self.error_line: int | None = None
@@ -136,9 +137,25 @@ class KernelSession(QObject):
         self.compile()
 
     def set_device(self, device: str) -> None:
-        load_device(device)  # raises EngineError for an unknown device, nothing changed
+        chosen = load_device(device)  # raises EngineError for an unknown device, nothing changed
         self.device = device
+        if self.clock_mhz is not None and self.clock_mhz > chosen.clock_mhz_max:
+            self.clock_mhz = None  # faster than this device's platform allows: its own clock
         self.compiled.emit()
+
+    def set_clock(self, mhz: float | None) -> None:
+        """The kernel clock every throughput figure uses (None: the device file's); raises
+        EngineError naming the accepted range, with nothing changed, for a clock the device refuses."""
+        load_device(self.device, clock_mhz=mhz)
+        if mhz is not None and mhz == load_device(self.device).clock_mhz:
+            mhz = None  # the device's own clock: the same source as before any choice
+        if mhz != self.clock_mhz:
+            self.clock_mhz = mhz
+            self.compiled.emit()  # the same designs, every model and figure at the new clock
+
+    def device_clock(self) -> float:
+        """The clock in use, MHz."""
+        return self.clock_mhz if self.clock_mhz is not None else load_device(self.device).clock_mhz
 
     def hold(self) -> None:
         """Asynchronous compilations asked for from now on wait (`compiling` is True meanwhile) until
@@ -222,7 +239,7 @@ class KernelSession(QObject):
         if self.space is None:
             return None
         return KernelSource(self.compiled_text, self.work_file.name, self._folder.name, dict(self.compiled_defines),
-                            dict(self.space.kernel.sizes), self.device)
+                            dict(self.space.kernel.sizes), self.device, self.clock_mhz)
 
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""

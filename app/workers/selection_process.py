@@ -26,7 +26,6 @@ from app.models.selection_evaluation import SelectionRequest, evaluate_selection
 from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.models.cache import ModelCache
-from engine.models.device import load_device
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -63,7 +62,7 @@ def evaluate(source: KernelSource, design_id: str, values: dict, cache_folder: s
         for old in [k for k in _MODELS if k not in keep]:
             _MODELS.pop(old)
             _DESCRIPTORS.pop(old, None)
-    request = SelectionRequest(0, space, space.design(design_id), load_device(source.device), dict(values),
+    request = SelectionRequest(0, space, space.design(design_id), source.load_device(), dict(values),
                                _MODELS.get(key), _DESCRIPTORS.get(key), ModelCache(cache_folder), key)
     result = evaluate_selection(request)
     _MODELS[key] = result.model
