@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self._points: DesignPoints | None = None
         self._search_panel: QtSearchPanel | None = None
         self.detail = QtDesignDetail(self.selection)
+        self.detail.follow_floorplan(self.topology_panel.floorplan)
         self._proof: QtProof | None = None
 
         self._middle = QSplitter(Qt.Vertical)

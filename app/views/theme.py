@@ -31,6 +31,7 @@ OK = "#6bd68a"
 # one colour per array (in the order the descriptor lists them), PEs and DRAM apart
 ARRAY_COLOURS = ("#4fa3ff", "#ffb454", "#c792ea", "#6bd68a", "#ff6b6b", "#56d4dd", "#e6d06b")
 PE_COLOUR = "#5c6370"
+SLR_COLOURS = ("#4fa3ff", "#ffb454", "#6bd68a", "#c792ea", "#56d4dd", "#e6d06b")  # one per die of the device
 DRAM_COLOUR = "#a0a7b4"
 SCALE = 1.0  # every font's size over the normal one (presentation mode: larger)
 MODE = "dark"  # the theme applied (dark or light)

@@ -92,6 +92,7 @@ def make_window(qtbot, settings):
 
     yield make
     for window in windows:
+        window.topology_panel.floorplan.wait()
         window.points.wait()
         window.session.wait()
         window.models.shutdown()
