@@ -7,9 +7,9 @@ The window paints first with what a person sees at once (menus, kernel editor, d
 topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
 right after, one per turn of the event loop while the kernel compiles in its process (without
 `background`, at once before the compile thread starts): the search session, the Proof dock, the
-search panel with its plots, the Pods and Network tabs. Reading one of them
+search panel with its plots, the Pods, Network and Sweep tabs. Reading one of them
 (`search`, `proof`, `search_panel`, `points`, `pods`, `network`, `network_view`) before then
-builds it at once."""
+builds it at once; `sweep_view` is None until built."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the fi
     from app.views.qt_pods import QtPods
     from app.views.qt_proof import QtProof
     from app.views.qt_search_panel import QtSearchPanel
+    from app.views.qt_sweep import QtSweep
 
 MAX_RECENT = 8
 
@@ -97,6 +98,9 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
+        self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
+        self._sweep_page = _scrolled(None)
+        self.views.addTab(self._sweep_page, "Sweep")
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -146,7 +150,7 @@ class MainWindow(QMainWindow):
         # window has painted (see _start_background): started before, they compete with its first paint
         self._background_started = False
         self._deferred = [self._build_search, self._build_proof, self._import_plots, self._build_search_panel,
-                          self._build_pods, self._build_network]
+                          self._build_pods, self._build_network, self._build_sweep]
         self.session.hold()
         self.installEventFilter(self)  # for the first paint
         self._restored = bool(self.settings.value("state", b""))
@@ -224,7 +228,7 @@ class MainWindow(QMainWindow):
     def panels_built(self) -> bool:
         """Every part deferred past the first paint is built."""
         return all(part is not None for part in (self._search, self._proof, self._search_panel, self._pods,
-                                                  self._network))
+                                                  self._network, self.sweep_view))
 
     def _build_next_part(self) -> None:
         """One deferred part per turn of the event loop: events (a click, a repaint) get through between them."""
@@ -269,6 +273,14 @@ class MainWindow(QMainWindow):
         self.focus.follow_plots(self._search_panel.results)
         self.focus.follow_bars(self._search_panel.ranked)
 
+    def _build_sweep(self) -> None:
+        if self.sweep_view is None:
+            from app.models.parameter_sweep import SweepSession
+            from app.views.qt_sweep import QtSweep  # pyqtgraph: after the first paint, see the module docstring
+
+            self.sweep_view = QtSweep(SweepSession(self.selection, self))
+            self._sweep_page.setWidget(self.sweep_view)
+
     def _build_pods(self) -> None:
         if self._pods is not None:
             return
@@ -302,6 +314,8 @@ class MainWindow(QMainWindow):
         page = self.views.widget(index)
         if page is self._pods_page:
             self._build_pods()
+        elif page is self._sweep_page:
+            self._build_sweep()
         elif page is self._network_page:
             self._build_network()
 
@@ -560,6 +574,8 @@ class MainWindow(QMainWindow):
         self.selection.shutdown()
         if self._pods is not None:
             self._pods.wait()
+        if self.sweep_view is not None:
+            self.sweep_view.sweep.wait()
         if self._proof is not None:
             self._proof.shutdown()
         self.topology_panel.shutdown()

@@ -317,7 +317,8 @@ class QtTopology(QGraphicsView):
         self.legend.setText(f"{text}<br><span style='color:{theme.MUTED}'>{n_pe} PEs, {n_edges} FIFOs</span>")
 
     def _slr_legend(self, plan) -> str:
-        """Per SLR its colour, most used resource and processes; the crossings; both clock estimates."""
+        """Per SLR its colour, most used resource and process count, then the crossings (the clock
+        estimates are the detail panel's)."""
         f = self.floorplan
         if plan is None:
             if f is not None and f.error:
@@ -328,15 +329,12 @@ class QtTopology(QGraphicsView):
         rows = []
         for slr in range(len(plan.used)):
             resource, share = max(plan.utilisation(slr).items(), key=lambda kv: kv[1])
-            count = len(plan.instances(slr))
             rows.append(f"<span style='color:{theme.SLR_COLOURS[slr % len(theme.SLR_COLOURS)]}'>&#9632;</span> "
-                        f"SLR{slr}: {resource} {share:.0%}, {count} processes")
-        crossings = "<br>".join(f"SLR{b.below}-{b.below + 1}: {b.wires:,} / {b.capacity:,} wires, {b.fifos} FIFOs"
+                        f"SLR{slr}: {resource} {share:.0%}, {len(plan.instances(slr))} proc.")
+        crossings = "<br>".join(f"SLR{b.below}-{b.below + 1}: {b.wires:,} / {b.capacity:,} wires"
                                 for b in plan.boundaries if b.fifos)
-        e = f.estimate
-        return (f"<b>SLR</b> (cap {plan.cap:.0%}, cut along {plan.cut_along or '-'})<br>" + "<br>".join(rows)
-                + (f"<br><b>crossings</b><br>{crossings}" if crossings else "<br>no crossings")
-                + f"<br><b>clock</b> {e.floorplanned_mhz:.0f} MHz floorplanned, {e.unfloorplanned_mhz:.0f} MHz plain")
+        return (f"<b>SLR</b> (cap {plan.cap:.0%})<br>" + "<br>".join(rows)
+                + (f"<br><b>crossings</b><br>{crossings}" if crossings else "<br>no crossings"))
 
     def _blocks(self, graph, boxes, fill: QColor) -> None:
         """Blocks of PEs with their counts, shown instead of the PEs when zoomed out."""

@@ -71,7 +71,9 @@ def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorpla
     for slr in range(len(plan.used)):
         resource, share = max(plan.utilisation(slr).items(), key=lambda kv: kv[1])
         assert f"SLR{slr}: {resource} {share:.0%}" in legend
-    assert "MHz floorplanned" in legend
+    for b in plan.boundaries:
+        if b.fifos:
+            assert f"SLR{b.below}-{b.below + 1}: {b.wires:,} / {b.capacity:,} wires" in legend
 
     panel.colours.setCurrentIndex(1)  # by array: no more solving for later selections
     assert not floorplan.floorplan_wanted
