@@ -98,9 +98,6 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
-        self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
-        self._sweep_page = _scrolled(None)
-        self.views.addTab(self._sweep_page, "Sweep")
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -108,6 +105,9 @@ class MainWindow(QMainWindow):
         self._network_view: QtNetwork | None = None
         self._network_page = _scrolled(None)
         self.views.addTab(self._network_page, "Network")
+        self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
+        self._sweep_page = _scrolled(None)
+        self.views.addTab(self._sweep_page, "Sweep")
         self.views.currentChanged.connect(self._tab_shown)
         self._points: DesignPoints | None = None
         self._search_panel: QtSearchPanel | None = None
@@ -485,7 +485,7 @@ class MainWindow(QMainWindow):
 
     def open_network(self, path=None) -> None:
         """File > Open network: a workload in the Network tab (asked for without `path`)."""
-        self.views.setCurrentIndex(self.views.count() - 1)  # the Network tab
+        self.views.setCurrentWidget(self._network_page)
         self.network_view.open_network(path) if path else self.network_view.ask_network()
 
     def show_network_layer(self, sizes: dict, design: str, params: dict) -> None:
@@ -497,7 +497,7 @@ class MainWindow(QMainWindow):
     def project(self) -> Project:
         s = self.session
         return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
-                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device,
+                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device, clock_mhz=s.clock_mhz,
                        method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
                        samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
                        None, seed=self.search_panel.seed_value() or 0,
@@ -534,7 +534,7 @@ class MainWindow(QMainWindow):
             (project.design, project.values) if project.design else None)
         try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
             self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                              data_type=project.data_type, device=project.device)
+                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz)
         except EngineError as exc:
             self.focus.pending = previous
             self.show_message(f"cannot open project {path}: {exc}")

@@ -36,6 +36,8 @@ TYPE_MACRO = "DATA_T"
 DEVICES = ("u250",)
 
 
+KEEP_CLOCK = object()  # KernelSession.open: the clock chosen stays
+
 class KernelSession(QObject):
     compiled = Signal()  # space, error and error_line have changed
     compileStarted = Signal()  # a compilation was asked for: `space` and `error` are about to change
@@ -77,9 +79,10 @@ class KernelSession(QObject):
         return re.search(rf"#\s*define\s+{TYPE_MACRO}\b", self.text) is not None
 
     def open(self, path: str | Path = DEFAULT_KERNEL, *, text: str | None = None, overrides=None,
-             data_type: str | None = None, device: str | None = None) -> None:
+             data_type: str | None = None, device: str | None = None, clock_mhz=KEEP_CLOCK) -> None:
         """Open a kernel file (or `text` under that name); raises EngineError, with nothing changed,
-        if it cannot be read or the device is unknown. Headers beside it are copied to the work
+        if it cannot be read, the device is unknown or refuses `clock_mhz` (MHz, None: the device's own;
+        by default the clock stays). Headers beside it are copied to the work
         folder; a `.h` that is a folder, a dangling symlink or unreadable is skipped (the compiler
         names it if the kernel includes it)."""
         path = Path(path)
@@ -92,13 +95,16 @@ class KernelSession(QObject):
                 raise EngineError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
             except UnicodeDecodeError as exc:
                 raise EngineError(f"cannot read {path}: not UTF-8 text at byte {exc.start}") from None
-        if device is not None:
-            load_device(device)  # an unknown device or a bad device file: EngineError, nothing changed
+        clock = self.clock_mhz if clock_mhz is KEEP_CLOCK else clock_mhz
+        chosen = load_device(device or self.device)  # an unknown device or a bad device file: EngineError
+        if clock_mhz is not KEEP_CLOCK and clock_mhz is not None:
+            load_device(device or self.device, clock_mhz=clock_mhz)  # a clock the device refuses: likewise
         self._copy_headers(path.parent)
         self.path, self.text = path, text
         self.overrides = {k: int(v) for k, v in (overrides or {}).items()}
         self.data_type = data_type
         self.device = device or self.device
+        self.clock_mhz = None if clock is None or clock > chosen.clock_mhz_max or clock == chosen.clock_mhz else clock
         self._last_sizes = {}
         self.sourceChanged.emit()
         self.compile()

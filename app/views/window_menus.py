@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
 
 THEMES = ("system", "dark", "light")
-TABS = ("Topology", "Bottleneck", "Compare", "Sweep", "Pods", "Network")
+TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep")
 
 
 class WindowMenus:

@@ -226,3 +226,27 @@ def test_the_device_bar_s_clock_sets_every_throughput_figure(make_window, tiny_m
     settle(window.selection)
     assert window.session.clock_mhz is None
     assert window.selection.report["throughput_gops"] == pytest.approx(at_300["throughput_gops"])
+
+
+def test_a_project_keeps_the_device_bar_s_clock_and_a_clock_the_device_refuses_changes_nothing(
+        make_window, tiny_mm, compiled, settle, tmp_path):
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    window.kernel_panel.clock.setValue(250)
+    compiled(window)
+    path = tmp_path / "p.ssproj"
+    assert window.save(path) and json.loads(path.read_text())["clock_mhz"] == 250
+    window.kernel_panel.clock.setValue(300)
+    compiled(window)
+    assert window.session.clock_mhz is None
+    assert window.open_project(path)
+    compiled(window)
+    settle(window.selection)
+    assert window.session.clock_mhz == 250 and window.kernel_panel.clock.value() == 250
+    assert window.selection.report["device"]["clock_mhz"] == 250
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "clock_mhz": 5000}))  # above the U250's clock_mhz_max
+    assert not window.open_project(path)
+    assert "5000 MHz" in window.last_message and window.session.clock_mhz == 250
+    path.write_text(json.dumps({**data, "clock_mhz": -1}))
+    assert not window.open_project(path) and "clock_mhz must be a positive number" in window.last_message
