@@ -1,30 +1,49 @@
 """FloorplanSession(selection): the selected configuration (descriptor, every parameter value, the device
 at the window's clock) -> its clock estimates (engine/floorplan/clock.py: a floorplanned and a plain
 build, each with what limits it) and, when asked for, its SLR floorplan (engine/floorplan, pyomo +
-SCIP), computed in a background TaskWorker, never on the GUI thread.
+SCIP), computed in a background process (one, spawned on first use, at a lower priority, ending with
+the window): building and solving the floorplan's program holds the GIL for seconds (9.5 s of
+frozen event loop for a 13x16 array at load 12 when it ran in a thread of the window's process).
 
 Every selection gets the quick estimate (no floorplan solved: the SLR utilisation taken as its lower
 bound, as `systolic model` without `--floorplan`); `want_floorplan(True)` (the topology coloured by
 SLR) also solves the floorplan of every configuration shown, which replaces the quick estimate with
-the solved one. One task runs at a time; a selection made meanwhile is computed next, and a result
-for a configuration no longer shown is dropped. `changed` fires when `estimate` or `plan` changes."""
+the solved one. One task runs at a time; a selection made meanwhile is computed next, a solve for a
+configuration no longer shown is abandoned (its process killed), and a result for a configuration
+no longer shown is dropped. `changed` fires when `estimate`, `plan` or `error` changes."""
 from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.models.design_selection import DesignSelection, values_key
-from app.workers.task_worker import TaskWorker
+from app.workers.parent_watchdog import watch_parent
+
+NICENESS = 10
 
 
 def clock_estimate(descriptor: dict, values: dict, device, solve: bool):
-    """engine.floorplan.estimate_clock, imported on the worker thread (pyomo, the solver interface)."""
-    from engine.floorplan import estimate_clock
+    """In the floorplan process: (its pid, engine.floorplan.estimate_clock's ClockEstimate)."""
+    from engine.floorplan import estimate_clock  # pyomo and the solver interface: in that process only
 
-    return estimate_clock(descriptor, values, device, quick=not solve)
+    return os.getpid(), estimate_clock(descriptor, values, device, quick=not solve)
+
+
+def _start(parent_pid: int) -> None:
+    watch_parent(parent_pid)
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
+    except (AttributeError, OSError):
+        pass
 
 
 class FloorplanSession(QObject):
     changed = Signal()
+    _finished = Signal(object, object)  # from the executor's thread: (key, solve) of the task, its future
 
     def __init__(self, selection: DesignSelection, parent=None):
         super().__init__(parent)
@@ -32,16 +51,19 @@ class FloorplanSession(QObject):
         self.estimate = None  # ClockEstimate of the configuration shown (quick or solved), or None
         self.solved = False  # the estimate read a solved floorplan (estimate.plan, when one fits)
         self.error = ""  # why the last task failed
+        self.computed_in: int | None = None  # the pid of the process that computed `estimate`
         self.floorplan_wanted = False
         self._key: tuple | None = None  # the configuration `estimate` is for
-        self._worker: TaskWorker | None = None
+        self._executor: ProcessPoolExecutor | None = None
         self._running: tuple | None = None  # (key, solve) of the running task
+        self._future: Future | None = None
         self._next: tuple | None = None  # (key, solve, descriptor, values, device) to run after it
+        self._finished.connect(self._on_done)
         selection.changed.connect(self._selection_changed)
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        return self._running is not None
 
     @property
     def plan(self):
@@ -74,46 +96,64 @@ class FloorplanSession(QObject):
             return  # computing it
         s = self.selection
         self._next = (key, solve, s.descriptor, dict(s.full_values()), s.device)
-        if self._worker is None:
-            self._start_next()
+        if self._running is not None and self._running[1]:
+            self._kill()  # a solve (seconds to a minute) for a configuration no longer shown
+        if self._running is None:
+            self._submit()
 
-    def _start_next(self) -> None:
+    def _submit(self) -> None:
         key, solve, descriptor, values, device = self._next
-        self._next = None
-        self._running = (key, solve)
-        self.error = ""
-        # the worker holds nothing of this session (see KernelSession.compile) and deletes itself
-        worker = self._worker = TaskWorker(lambda: clock_estimate(descriptor, values, device, solve),
-                                           QCoreApplication.instance(), background=True)
-        worker.succeeded.connect(self._computed)
-        worker.failed.connect(self._failed)
-        worker.finished.connect(self._done)
-        worker.finished.connect(worker.deleteLater)
-        worker.start()
+        self._next, self.error = None, ""
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start, initargs=(os.getpid(),))
+        task = self._running = (key, solve)
+        self._future = self._executor.submit(clock_estimate, descriptor, values, device, solve)
+        self._future.add_done_callback(lambda future: self._finished.emit(task, future))
 
-    def _computed(self, estimate) -> None:
-        key, solve = self._running
-        if key == self.current_key():
-            self._key, self.estimate, self.solved = key, estimate, solve
-            self.changed.emit()
-
-    def _failed(self, message: str) -> None:
-        self.error = message
-        self.changed.emit()
-
-    def _done(self) -> None:
-        worker, self._worker, self._running = self._worker, None, None
-        if worker is not None:
-            worker.wait()
+    def _on_done(self, task: tuple, future: Future) -> None:
+        if task != self._running or future is not self._future:
+            return  # a task of a process killed since
+        self._running = self._future = None
+        if not future.cancelled():
+            error = future.exception()
+            if error is None and task[0] == self.current_key():
+                self.computed_in, estimate = future.result()
+                self._key, self.estimate, self.solved = task[0], estimate, task[1]
+                self.changed.emit()
+            elif isinstance(error, BrokenProcessPool):  # the process died (not killed by us): a new one next
+                self._kill()
+                self.error = "the floorplan process ended unexpectedly"
+                self.changed.emit()
+            elif error is not None:
+                self.error = str(error).splitlines()[0] if str(error) else type(error).__name__
+                self.changed.emit()
         if self._next is not None:
-            self._start_next()
+            self._submit()
+
+    def _kill(self) -> None:
+        if self._executor is not None:
+            for process in list(getattr(self._executor, "_processes", {}).values()):
+                process.kill()
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+        self._running = self._future = None
 
     def wait(self, timeout_ms: int = 120000) -> None:
-        """Block until no task runs or is queued (closing the window, tests)."""
+        """Block until the running task is done and its result taken (tests); nothing queued runs."""
         self._next = None
-        if self._worker is not None:
-            self._worker.wait(timeout_ms)
-            QCoreApplication.processEvents()  # its queued signals
+        future = self._future
+        if future is not None:
+            try:
+                future.result(timeout_ms / 1000)
+            except Exception:  # noqa: BLE001 (its failure is reported by _on_done)
+                pass
+            QCoreApplication.sendPostedEvents(self)
+
+    def shutdown(self) -> None:
+        """End the floorplan process (the window is closing): a solve is not waited for."""
+        self._next = None
+        self._kill()
 
 
 def slr_summary(plan) -> list[tuple[int, str, float]]:

@@ -220,7 +220,9 @@ class QtDesignDetail(QWidget):
     def _show_clock(self) -> None:
         f, report = self._floorplan, self.selection.report
         if f is None or report is None or not f.is_current():
-            self.clock_estimate.setText("estimating the reachable clock ..." if report is not None and f else "")
+            text = f"<span style='color:{theme.ERROR}'>clock estimate: {f.error}</span>" if f and f.error else \
+                "estimating the reachable clock ..."
+            self.clock_estimate.setText(text if report is not None and f else "")
             return
         e, gops, clock = f.estimate, report["throughput_gops"], report["device"]["clock_mhz"]
         lines = [f"floorplanned <b>{e.floorplanned_mhz:.0f} MHz</b> ({gops * e.floorplanned_mhz / clock:,.1f} GOP/s): "

@@ -165,7 +165,7 @@ class QtTopologyPanel(QWidget):
 
     def shutdown(self) -> None:
         self.sim.shutdown()
-        self.floorplan.wait()
+        self.floorplan.shutdown()
 
     def _colour_mode(self, mode: str) -> None:
         self.view.set_colour_mode(mode)

@@ -1,13 +1,13 @@
 """Issue 30 in the window: the detail panel shows both clock estimates (floorplanned and plain) with
-what limits each, and the topology coloured by SLR shows the floorplan (solved by SCIP in a worker
-thread, never the GUI thread) with each SLR's utilisation and the crossings beside it."""
+what limits each, and the topology coloured by SLR shows the floorplan (solved by SCIP in a process
+of its own: never on the GUI thread, and its GIL is not the window's) with each SLR's utilisation and
+the crossings beside it."""
 from __future__ import annotations
 
-import threading
+import os
 
 import pytest
 
-import app.models.floorplan_session as floorplan_session
 from app.models.design_selection import DesignSelection
 from app.views.qt_design_detail import QtDesignDetail
 from app.views import theme
@@ -21,11 +21,7 @@ VALUES = {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 1, "k_t2": 2}
 
 
 @pytest.fixture
-def views(qtbot, settle, monkeypatch):
-    threads = []
-    real = floorplan_session.clock_estimate
-    monkeypatch.setattr(floorplan_session, "clock_estimate",
-                        lambda *a: threads.append(threading.current_thread()) or real(*a))
+def views(qtbot, settle):
     selection = DesignSelection()
     selection.set_space(compile_kernel(KERNELS / "mm.c", defines={"I": 16, "J": 16, "K": 16}))
     panel = QtTopologyPanel(selection)
@@ -35,14 +31,14 @@ def views(qtbot, settle, monkeypatch):
     qtbot.addWidget(detail)
     selection.select("i-j__i-j.k", VALUES)
     settle(selection)
-    yield selection, panel, detail, threads
+    yield selection, panel, detail
     panel.shutdown()
     selection.shutdown()
 
 
 def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorplan_solved_off_the_gui_thread(
         views, qtbot):
-    selection, panel, detail, threads = views
+    selection, panel, detail = views
     floorplan = panel.floorplan
     qtbot.waitUntil(floorplan.is_current, timeout=60000)
     quick = estimate_clock(selection.descriptor, selection.full_values(), selection.device, quick=True)
@@ -56,7 +52,7 @@ def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorpla
     panel.colours.setCurrentIndex(2)  # colour by SLR: the floorplan is solved in the background
     assert panel.view.colour_mode == "SLR"
     qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=120000)
-    assert threads and all(t is not threading.main_thread() for t in threads)
+    assert floorplan.computed_in not in (None, os.getpid())  # the floorplan process, not the window's
     plan = floorplan.plan
     solved = estimate_clock(selection.descriptor, selection.full_values(), selection.device, plan=plan)
     assert f"floorplanned <b>{solved.floorplanned_mhz:.0f} MHz</b>" in detail.clock_estimate.text()
@@ -77,3 +73,15 @@ def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorpla
 
     panel.colours.setCurrentIndex(1)  # by array: no more solving for later selections
     assert not floorplan.floorplan_wanted
+
+
+def test_a_selection_made_while_a_floorplan_is_solved_gets_its_own(views, qtbot, settle):
+    selection, panel, detail = views
+    floorplan = panel.floorplan
+    panel.colours.setCurrentIndex(2)  # a solve starts for the configuration shown
+    assert floorplan.busy
+    selection.select("i-j__i-j.k", {**VALUES, "i_t2": 4})  # another one meanwhile: the first is abandoned
+    settle(selection)
+    qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=120000)
+    assert floorplan.current_key()[1] == tuple(sorted(selection.full_values().items()))
+    assert "floorplan solved" in detail.clock_estimate.text()
