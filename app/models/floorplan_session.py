@@ -1,16 +1,17 @@
 """FloorplanSession(selection): the selected configuration (descriptor, every parameter value, the device
 at the window's clock) -> its clock estimates (engine/floorplan/clock.py: a floorplanned and a plain
-build, each with what limits it) and, when asked for, its SLR floorplan (engine/floorplan, pyomo +
-SCIP), computed in a background process (one, spawned on first use, at a lower priority, ending with
-the window): building and solving the floorplan's program holds the GIL for seconds (9.5 s of
-frozen event loop for a 13x16 array at load 12 when it ran in a thread of the window's process).
+build, each with what limits it): the quick one the selection's evaluation computed and, when asked
+for, the one of its SLR floorplan (engine/floorplan, pyomo + SCIP), solved in a background process
+(one, spawned on first use, at a lower priority, ending with the window): building and solving the
+floorplan's program holds the GIL for seconds (9.5 s of frozen event loop for a 13x16 array at
+load 12 when it ran in a thread of the window's process).
 
-Every selection gets the quick estimate (no floorplan solved: the SLR utilisation taken as its lower
-bound, as `systolic model` without `--floorplan`); `want_floorplan(True)` (the topology coloured by
-SLR) also solves the floorplan of every configuration shown, which replaces the quick estimate with
-the solved one. One task runs at a time; a selection made meanwhile is computed next, a solve for a
-configuration no longer shown is abandoned (its process killed), and a result for a configuration
-no longer shown is dropped. `changed` fires when `estimate`, `plan` or `error` changes."""
+Every evaluated selection has the quick estimate (`DesignSelection.clock_estimate`: no floorplan
+solved, the SLR utilisation taken as its lower bound, as `systolic model` without `--floorplan`);
+`want_floorplan(True)` (the topology coloured by SLR) solves the floorplan of every configuration
+shown, whose estimate then replaces the quick one. One solve runs at a time; one for a
+configuration no longer shown is abandoned (its process killed) and its result, if any, dropped.
+`changed` fires when a floorplan is solved or a solve fails (`error`)."""
 from __future__ import annotations
 
 import multiprocessing
@@ -48,12 +49,11 @@ class FloorplanSession(QObject):
     def __init__(self, selection: DesignSelection, parent=None):
         super().__init__(parent)
         self.selection = selection
-        self.estimate = None  # ClockEstimate of the configuration shown (quick or solved), or None
-        self.solved = False  # the estimate read a solved floorplan (estimate.plan, when one fits)
         self.error = ""  # why the last task failed
-        self.computed_in: int | None = None  # the pid of the process that computed `estimate`
+        self.computed_in: int | None = None  # the pid of the process that solved the last floorplan
         self.floorplan_wanted = False
-        self._key: tuple | None = None  # the configuration `estimate` is for
+        self._key: tuple | None = None  # the configuration `_solved` is for
+        self._solved = None  # the ClockEstimate of that configuration's solved floorplan
         self._executor: ProcessPoolExecutor | None = None
         self._running: tuple | None = None  # (key, solve) of the running task
         self._future: Future | None = None
@@ -66,8 +66,19 @@ class FloorplanSession(QObject):
         return self._running is not None
 
     @property
+    def solved(self) -> bool:
+        """The configuration shown has its floorplan solved (`estimate` read it)."""
+        return self._solved is not None and self._key == self.current_key()
+
+    @property
+    def estimate(self):
+        """The configuration shown's ClockEstimate: of its solved floorplan, else the quick one (None
+        while it is evaluated)."""
+        return self._solved if self.solved else self.selection.clock_estimate
+
+    @property
     def plan(self):
-        return self.estimate.plan if self.estimate is not None and self.solved else None
+        return self._solved.plan if self.solved else None
 
     def current_key(self) -> tuple | None:
         s = self.selection
@@ -77,8 +88,8 @@ class FloorplanSession(QObject):
         return values_key(s.design.id, values) + (s.device.clock_mhz,)
 
     def is_current(self) -> bool:
-        """The estimate is the configuration shown's."""
-        return self._key is not None and self._key == self.current_key()
+        """There is an estimate of the configuration shown."""
+        return self.current_key() is not None and self.estimate is not None
 
     def want_floorplan(self, wanted: bool) -> None:
         self.floorplan_wanted = wanted
@@ -87,16 +98,13 @@ class FloorplanSession(QObject):
 
     def _selection_changed(self) -> None:
         key = self.current_key()
-        if key is None:
+        if key is None or not self.floorplan_wanted or self.solved:
             return
-        solve = self.floorplan_wanted
-        if key == self._key and (self.solved or not solve):
-            return  # already computed
-        if self._running is not None and self._running[0] == key and (self._running[1] or not solve):
-            return  # computing it
+        if self._running is not None and self._running[0] == key:
+            return  # solving it
         s = self.selection
-        self._next = (key, solve, s.descriptor, dict(s.full_values()), s.device)
-        if self._running is not None and self._running[1]:
+        self._next = (key, True, s.descriptor, dict(s.full_values()), s.device)
+        if self._running is not None:
             self._kill()  # a solve (seconds to a minute) for a configuration no longer shown
         if self._running is None:
             self._submit()
@@ -118,8 +126,8 @@ class FloorplanSession(QObject):
         if not future.cancelled():
             error = future.exception()
             if error is None and task[0] == self.current_key():
-                self.computed_in, estimate = future.result()
-                self._key, self.estimate, self.solved = task[0], estimate, task[1]
+                self.computed_in, self._solved = future.result()
+                self._key = task[0]
                 self.changed.emit()
             elif isinstance(error, BrokenProcessPool):  # the process died (not killed by us): a new one next
                 self._kill()

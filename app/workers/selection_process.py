@@ -42,6 +42,7 @@ class Evaluated:
     built: bool
     levers: dict | None
     topology_note: str
+    clock: object | None = None  # the quick ClockEstimate
 
 
 _MODELS: dict[str, object] = {}  # per child: cache key -> model of the latest kernel
@@ -69,7 +70,7 @@ def evaluate(source: KernelSource, design_id: str, values: dict, cache_folder: s
     if result.descriptor is not None:
         _DESCRIPTORS[key] = result.descriptor
     return Evaluated(result.report, result.error, result.descriptor, result.graph, result.built, result.levers,
-                     result.topology_note)
+                     result.topology_note, result.clock)
 
 
 def warm(source: KernelSource, design_id: str, cache_folder: str) -> None:
