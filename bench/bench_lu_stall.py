@@ -32,7 +32,7 @@ from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
-from engine.sim.hardware import IO_LATENCY
+from engine.sim.segments import IO_LATENCY
 
 AUTOSA_STRING = "{kernel[]->space_time[3];kernel[]->array_part[-1,-1,-1];kernel[]->latency[]}"
 FIFO_DEPTH = 2

@@ -1,12 +1,14 @@
 """Untrusted input -> checked values, or an EngineError in one line naming the option or file, the
 limit and the value. One checker per kind of input, shared by the subcommands and the engine:
 
-- files: `read_text` reads a regular file of at most MAX_FILE_BYTES (checked before reading, so
-  /dev/zero or a FIFO is refused at once) as UTF-8 with or without a BOM; anything else is refused
-  naming the file and, for bad bytes, the line;
+- files: `read_bytes` reads a regular file of at most MAX_FILE_BYTES (checked before reading, so
+  /dev/zero or a FIFO is refused at once); `read_text` decodes it as UTF-8 with or without a BOM,
+  anything else refused naming the file and, for bad bytes, the line; `read_lines` splits it into at
+  most MAX_LINES lines (each decoded by the caller, so one bad line need not stop the others);
 - JSON: `loads_json` refuses nesting deeper than MAX_JSON_DEPTH before parsing (the json module
   recurses once per level);
 - command-line values (argparse types): `seed` (0..2^63-1), `positive_seconds` (finite, > 0),
+  `positive_mhz` (a finite clock > 0; `check_clock` bounds it by the device's clock_mhz_max),
   `positive_int`, `nonnegative_number` (finite, >= 0), `workers` (1..cores x WORKERS_PER_CORE),
   `bounded_int(limit, what)` (1..limit, the limit named in the message);
 - stored rows: `stored_int`, `stored_number`, `stored_text`, `stored_object` raise StoredRowError
@@ -25,6 +27,7 @@ from pathlib import Path
 from engine.errors import EngineError, SourceLocation
 from engine.limits import INT64_MAX
 MAX_FILE_BYTES = 16 * 2**20  # kernels, headers, workloads, devices, technologies: a few KB in practice
+MAX_LINES = 100_000  # --params-file: a configuration per line, each evaluated in ~1 ms to 1 s
 MAX_JSON_DEPTH = 64  # the bundled files nest 4 levels at most
 WORKERS_PER_CORE = 4
 
@@ -69,9 +72,9 @@ def decode_text(data: bytes, file: str, what: str = "file", error: type[EngineEr
                     SourceLocation(file, line, column)) from None
 
 
-def read_text(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES,
-              error: type[EngineError] = InputError) -> str:
-    """A regular file of at most `limit` bytes, UTF-8 with or without a BOM, as text."""
+def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES,
+               error: type[EngineError] = InputError) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes."""
     check_regular_file(path, what, limit, error)
     try:
         with open(path, "rb") as f:
@@ -81,7 +84,26 @@ def read_text(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES,
     if len(data) > limit:
         raise error(f"the {what} holds more than {limit:,} bytes; the limit is {limit:,} bytes",
                     SourceLocation(str(path)))
-    return decode_text(data, str(path), what, error)
+    return data
+
+
+def read_text(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES,
+              error: type[EngineError] = InputError) -> str:
+    """A regular file of at most `limit` bytes, UTF-8 with or without a BOM, as text."""
+    return decode_text(read_bytes(path, what, limit, error), str(path), what, error)
+
+
+def read_lines(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES, max_lines: int = MAX_LINES,
+               error: type[EngineError] = InputError) -> list[bytes]:
+    """The lines (bytes, without their newline) of a regular file of at most `limit` bytes and
+    `max_lines` lines; a leading UTF-8 BOM is dropped."""
+    data = read_bytes(path, what, limit, error).removeprefix(b"\xef\xbb\xbf")
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    if len(lines) > max_lines:
+        raise error(f"the {what} holds {len(lines):,} lines; the limit is {max_lines:,}", SourceLocation(str(path)))
+    return lines
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -167,6 +189,22 @@ def nonnegative_number(text: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of 0 or more, not {text}")
     return value
+
+
+def positive_mhz(text: str) -> float:
+    """A finite, positive clock in MHz (`--clock`; the device's maximum is checked by `check_clock`)."""
+    value = _number(text, "a clock in MHz, e.g. 250")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the clock must be a positive number of MHz, not {text}")
+    return value
+
+
+def check_clock(mhz: float, maximum: float, device: str, where: str) -> float:
+    """A kernel clock within (0, the device's clock_mhz_max], else one line naming the limit and its file."""
+    if not (math.isfinite(mhz) and 0 < mhz <= maximum):
+        raise InputError(f"--clock {mhz:g} MHz: expected a positive clock of at most {maximum:g} MHz, the fastest "
+                         f"kernel clock of {device} ('clock_mhz_max' in {where})")
+    return mhz
 
 
 def positive_int(text: str) -> int:

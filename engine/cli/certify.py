@@ -1,16 +1,19 @@
 """`systolic certify KERNEL.c --design ID`: prove how far a design's best configuration can be from
 the optimum (engine/search/certify.py), starting from --param values, else the best stored run of
 this kernel, sizes and device, else a short search; and `certify_designs`, which
-`systolic search --certify` runs after a search. A certificate of a stored run's best is stored
-with that run (RunStore.put_certificate)."""
+`systolic search --certify` runs after a search (its result's best per design then becomes the
+certified incumbent where the proof found a better one, so the table and the summary agree). A
+certificate of a stored run's best is stored with that run (RunStore.put_certificate). Each step
+(the start's search, each proof) prints a line on stderr as it starts and ends."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-
 import sys
+import time
 
-from engine.cli.kernel_args import add_configuration_arguments, add_kernel_arguments, compile_from_args
+from engine.cli.kernel_args import add_clock_argument, add_configuration_arguments, add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
 from engine.compiler.design_space import DesignSpace
 from engine.errors import DesignError, EngineError
@@ -32,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gap", type=nonnegative_number, default=0.01, help="target gap, e.g. 0.01 for 1%% (default)")
     parser.add_argument("--seconds", type=positive_seconds, default=60.0, help="time for the proof (default 60)")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
+    add_clock_argument(parser)
     parser.add_argument("--db", help="run database to take the starting configuration from (default: the user's)")
     parser.add_argument("--search-seconds", type=positive_seconds, default=2.0,
                         help="without --param or a stored run: search this long for a start (default 2)")
@@ -66,7 +70,7 @@ def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict
 
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)  # the same input and size checks as search
-    device = load_device(args.device)
+    device = load_device(args.device, clock_mhz=args.clock)
     design = space.design(args.design)
     search = SearchSpace(PerformanceModel(space, design, device))
     run_id = None
@@ -78,11 +82,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         found = stored_start(space, design.id, args.device, args.db)
         if found is None:
+            progress(f"certify: no stored run of {design.id} at these sizes; searching {args.search_seconds:g} s for a "
+                     "start ...")
             result = explore(space, device, budget=Budget(seconds=args.search_seconds), designs=[design.id])
             best = result.designs[0].best
             found = (dict(best.params), f"a {args.search_seconds:g} s search", None) if best else (None, None, None)
         start, origin, run_id = found
-    certificate = certify(search, start, gap=args.gap, seconds=args.seconds)
+    certificate = _certify_with_progress(search, start, gap=args.gap, seconds=args.seconds)
     if run_id is not None:
         with RunStore(args.db) as store:
             store.put_certificate(run_id, certificate.to_json())
@@ -103,8 +109,8 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
         found = (f"from {origin}" if not c.improved else
                  f"found by the proof, better than {origin}" if origin else "found by the proof")
-        lines.append(f"  incumbent  {c.latency_cycles:,.0f} cycles, {search.throughput(c.latency_cycles):.1f} GOP/s"
-                     f"  ({found}): {params}")
+        lines.append(f"  incumbent  {c.latency_cycles:,.0f} cycles, {search.throughput(c.latency_cycles):.1f} GOP/s "
+                     f"at {search.device.clock_mhz:g} MHz  ({found}): {params}")
     if c.lower_bound_cycles is not None:
         lines.append(f"  bound      {c.lower_bound_cycles:,.0f} cycles, {search.throughput(c.lower_bound_cycles):.1f}"
                      " GOP/s: no configuration is faster")
@@ -114,17 +120,40 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
     return "\n".join(lines)
 
 
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _certify_with_progress(search: SearchSpace, start, *, gap: float, seconds: float, step: str = "") -> Certificate:
+    progress(f"certify{step}: proving {search.design.id} within {100 * gap:g}% of its optimum "
+             f"(at most {seconds:g} s) ...")
+    started = time.monotonic()
+    certificate = certify(search, start, gap=gap, seconds=seconds)
+    progress(f"certify{step}: {search.design.id}: {certificate.status} after {time.monotonic() - started:.1f} s, "
+             f"{certificate.boxes_explored:,} boxes")
+    return certificate
+
+
 def certify_designs(space: DesignSpace, device: Device, result, *, seconds: float, gap: float = 0.01,
-                    store: RunStore | None = None, run_id: int | None = None) -> list[Certificate]:
+                    store: RunStore | None = None, run_id: int | None = None) -> tuple[list[Certificate], object]:
     """`systolic search --certify`: a certificate for each design of a search result, from its best;
-    each stored with run `run_id` of `store` when given."""
-    certificates = []
-    for d in result.designs:
+    each stored with run `run_id` of `store` when given. Returns the certificates and the result with
+    each design's best replaced by the certified incumbent where the proof found a better one."""
+    certificates, designs = [], []
+    for n, d in enumerate(result.designs, 1):
         search = SearchSpace(PerformanceModel(space, space.design(d.design), device))
-        certificates.append(certify(search, dict(d.best.params) if d.best else None, gap=gap, seconds=seconds))
+        c = _certify_with_progress(search, dict(d.best.params) if d.best else None, gap=gap, seconds=seconds,
+                                   step=f" {n}/{len(result.designs)}")
+        certificates.append(c)
         if store is not None and run_id is not None:
-            store.put_certificate(run_id, certificates[-1].to_json())
-    return certificates
+            store.put_certificate(run_id, c.to_json())
+        if c.params is not None and c.latency_cycles is not None and (
+                d.best is None or c.latency_cycles < d.best.latency_cycles):
+            batch = search.evaluate([dict(c.params)])
+            better = search.candidate(c.params, float(batch.latency[0]), float(batch.dsp[0]), float(batch.bram[0]))
+            d = dataclasses.replace(d, best=better, notes=(*d.notes, f"{d.design}: best found by the certification"))
+        designs.append(d)
+    return certificates, dataclasses.replace(result, designs=tuple(designs))
 
 
 def print_certificates(certificates: list[Certificate]) -> None:

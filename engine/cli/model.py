@@ -4,7 +4,9 @@ configuration (or of many, one JSON object per line with --params-file).
 --params-file has one rule for bad lines: every non-blank line gives one JSON object on stdout, in
 order: its result, or `{"line": N, "error": "FILE:N: reason", ...}` when the line is not UTF-8, not
 a JSON object of integer parameters, or breaks a bound or constraint. A bad line never stops the
-lines after it; the exit status is 0 unless the file itself cannot be read."""
+lines after it; the exit status is 0 unless the file itself cannot be read: it is read whole before
+the kernel is compiled, through engine/validation.read_lines (a regular file of at most 16 MB and
+100,000 lines), and it cannot be combined with --param or --descriptor."""
 from __future__ import annotations
 
 import argparse
@@ -25,6 +27,7 @@ from engine.limits import INT64_MAX
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration, format_report
+from engine.validation import MAX_JSON_DEPTH, json_depth, read_lines
 
 HELP = "evaluate the performance model of one design for given tuning parameters"
 
@@ -86,14 +89,20 @@ def _unique_keys(pairs: list[tuple]) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    lines = None
+    if args.params_file:
+        clash = [flag for flag, given in (("--param", args.param), ("--descriptor", args.descriptor)) if given]
+        if clash:
+            raise DesignError(f"--params-file evaluates the configurations of a file; drop {' and '.join(clash)}")
+        lines = read_lines(args.params_file, "params file", error=DesignError)  # before any work
     space = compile_from_args(args)
     model = PerformanceModel(space, space.design(args.design), load_device(args.device, clock_mhz=args.clock),
                              double_buffering=not args.no_double_buffering, layout=args.layout)
     if args.descriptor:
         print(json.dumps(build_descriptor(space, model.design, model.architecture, model.pass_architectures), indent=2))
         return 0
-    if args.params_file:
-        return _batch(model, args.params_file)
+    if lines is not None:
+        return _batch(model, args.params_file, lines)
     result = evaluate_configuration(model, parse_params(args.param))
     descriptor = build_descriptor(space, model.design, model.architecture, model.pass_architectures)
     clock = estimate_clock(descriptor, result["params"], model.device, quick=not args.floorplan)
@@ -115,25 +124,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _batch(model: PerformanceModel, path: str) -> int:
-    try:
-        file = open(path, "rb")
-    except OSError as exc:
-        raise DesignError(f"cannot read {path}: {exc.strerror}") from None
-    with file:
-        for number, raw in enumerate(_lines(file, path), 1):
-            result = _line_result(model, path, number, raw)
-            if result is not None:
-                print(json.dumps(result))
-                sys.stdout.flush()
+def _batch(model: PerformanceModel, path: str, lines: list[bytes]) -> int:
+    for number, raw in enumerate(lines, 1):
+        result = _line_result(model, path, number, raw)
+        if result is not None:
+            print(json.dumps(result))
+            sys.stdout.flush()
     return 0
-
-
-def _lines(file, path: str):
-    try:
-        yield from file
-    except OSError as exc:  # e.g. a folder given as the file
-        raise DesignError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _line_result(model: PerformanceModel, path: str, number: int, raw: bytes) -> dict | None:
@@ -141,9 +138,11 @@ def _line_result(model: PerformanceModel, path: str, number: int, raw: bytes) ->
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return {"line": number, "error": f"{path}:{number}:{exc.start + 1}: not UTF-8 text"}
-    if not line.strip():
+    if not line.strip(" \t\r\n"):  # JSON's whitespace: a line of control characters is a bad line, not a blank one
         return None
     try:
+        if json_depth(line) > MAX_JSON_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
         data = json.loads(line, object_pairs_hook=_unique_keys)
         if not isinstance(data, dict):
             raise ValueError(f"found {type(data).__name__}")

@@ -2,7 +2,9 @@
 tasks (a local cluster, or `--scheduler tcp://HOST:PORT`), store each result as it arrives, then
 answer three questions, each a table, a CSV and a PNG: the best design per layer, the best single
 dataflow (geometric mean over layers) and the best single array (one configuration for every layer).
-`--resume RUN_ID` finishes an interrupted or killed run without redoing its stored pairs."""
+`--resume RUN_ID` finishes an interrupted or killed run without redoing its stored pairs, with the
+options of the original command (-o, --single-designs, --single-seconds, --arrays, --export-arrays,
+stored with the run) unless given again; its output folder may already hold the run's files."""
 from __future__ import annotations
 
 import argparse
@@ -19,13 +21,17 @@ from engine.network.arrays import (MAX_ARRAY_COUNTS, MAX_ARRAYS, MultiArrayOptio
                                    plan_arrays)
 from engine.network.designs import network_designs
 from engine.network.report import arrays_report, text_report, write_arrays_csv, write_files
-from engine.network.runner import Cluster, Event, SingleArrayOptions, execute, pair_tasks
+from engine.network.runner import (Cluster, Event, SingleArrayOptions, StoreQueue, check_scheduler, execute,
+                                   pair_tasks)
 from engine.network.store import NetworkStore
 from engine.network.workload import load_network
 from engine.search.methods import METHODS, strategy_class
-from engine.validation import bounded_int, positive_int, positive_seconds, read_text, seed, workers
+from engine.cli.kernel_args import add_clock_argument
+from engine.validation import (StoredRowError, bounded_int, positive_int, positive_seconds, read_text, seed,
+                               stored_int, stored_number, stored_text, workers)
 
 HELP = "tune every design for every layer of a network (Dask), and find the best single array"
+MAX_SINGLE_DESIGNS = 1000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,10 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     budget.add_argument("--samples", type=positive_int, help="sample budget per pair (deterministic given the seed)")
     parser.add_argument("--seed", type=seed, default=0, help="pair seed = this + the design's position (0..2^63-1)")
     parser.add_argument("--device", default="u250")
+    add_clock_argument(parser)
     parser.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler to use")
     parser.add_argument("--workers", type=workers,
                         help="local cluster: worker processes, 1..cores x 4 (default: one per core)")
-    parser.add_argument("--single-designs", type=bounded_int(1000, "single-array designs", minimum=0), default=3,
+    parser.add_argument("--single-designs", type=bounded_int(MAX_SINGLE_DESIGNS, "single-array designs", minimum=0),
                         metavar="K",
                         help="optimise the K best designs (by geometric mean) as the single array (default 3)")
     parser.add_argument("--single-seconds", type=positive_seconds, metavar="S",
@@ -53,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arrays", type=_array_counts, metavar="N",
                         help="also plan N arrays pipelining the network on the device (N, A-B or A,B,...; "
                              "see docs/network.md), compared with the best single array")
-    parser.add_argument("--export-arrays", action="store_true",
+    parser.add_argument("--export-arrays", action="store_true", default=None,
                         help="with --arrays: export each array (DIR/arrays-N/array-K) and C-simulate a one-tile slice")
     parser.add_argument("--resume", type=positive_int, metavar="RUN_ID", help="finish a stored network run")
     parser.add_argument("--list", action="store_true", help="list the stored network runs")
@@ -67,19 +74,27 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             _list(store)
             return 0
+        if args.scheduler is not None:
+            check_scheduler(args.scheduler)  # a dead scheduler: one line before the kernel compiles
         if args.resume is not None:
             run_id = args.resume
             stored = store.load(run_id)
-            if args.kernel or args.network:
-                raise EngineError("--resume takes the kernel and the network from the stored run; give neither")
+            if args.kernel or args.network or args.clock is not None:
+                raise EngineError("--resume takes the kernel, the network and the clock from the stored run; "
+                                  "give none of them")
             owner = store.running_elsewhere(run_id)
             if owner is not None:
                 raise EngineError(f"network run {run_id} is running (process {owner}); resume it once it has stopped")
+            try:
+                _take_options(args, stored.options.get("cli") or {})
+            except (StoredRowError, AttributeError, argparse.ArgumentTypeError) as exc:
+                raise EngineError(f"network run {run_id} in {store.path} is damaged: stored options: {exc}") from None
         else:
             run_id = None
             stored = None
+            _take_options(args, {})
             _create_checks(args)
-        _check_out(args.out)
+        _check_out(args.out, resuming=stored is not None)
         if args.export_arrays and not args.arrays:
             raise EngineError("--export-arrays needs --arrays N")
         with Cluster(args.scheduler, args.workers) as cluster:  # fails before anything is stored
@@ -91,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 if damaged:
                     _log(f"network run {run_id}: {damaged} damaged stored result(s) deleted, to be computed again")
             out = args.out or Path(f"network-{_file_safe(stored.network)}-{run_id}")
-            _check_out(out)
+            _check_out(out, resuming=args.resume is not None)
             pairs = len(pair_tasks(stored))
             _log(f"network run {run_id}: {stored.network}, {len(stored.workload)} layers x "
                  f"{pairs // max(1, len(stored.workload))} designs = {pairs} pairs, {stored.method} "
@@ -105,15 +120,17 @@ def run(args: argparse.Namespace) -> int:
             stops = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
             previous = {s: signal.signal(s, lambda *_: cancel.set()) for s in stops}
             try:
-                answers, status = execute(stored, store, cluster, on_event=line, cancel=cancel,
+                answers, status = execute(stored, store, cluster, on_event=line, cancel=cancel, log=_log,
                                           single=SingleArrayOptions(args.single_designs, args.single_seconds))
             finally:
                 for s, handler in previous.items():
                     signal.signal(s, handler)
                 line.close()
-            store.set_status(run_id, status)
+            final = StoreQueue(_log)  # another process holding the database: wait for it (Ctrl-C gives up)
+            final.put(lambda: store.set_status(run_id, status))
+            final.drain(threading.Event())
             multi = _arrays(args, stored, store, answers, cluster, out) if args.arrays and status == "finished" else []
-    files = write_files(answers, out)
+    files = write_files(answers, out) + ([out / "arrays.csv"] if multi else [])
     if args.json:
         extra = {"multi_array": [m.to_json() | {"exports": e} for m, e in multi]} if args.arrays else {}
         print(json.dumps({"run_id": run_id, "status": status, **answers.to_json(), **extra}, indent=2))
@@ -125,6 +142,26 @@ def run(args: argparse.Namespace) -> int:
         if status == "interrupted":
             print(f"resume with: systolic network --resume {run_id}")
     return 130 if status == "interrupted" else 0
+
+
+def _take_options(args: argparse.Namespace, saved: dict) -> None:
+    """The options --resume keeps (-o, --single-designs, --single-seconds, --arrays, --export-arrays)
+    not given on this command line: the stored run's (`saved`, what `_create` stored; read as
+    untrusted), else the defaults."""
+    if args.out is None and saved.get("out") is not None:
+        args.out = Path(stored_text(saved["out"], "out"))
+    if args.single_designs is None:
+        args.single_designs = (stored_int(saved["single_designs"], "single_designs", 0, MAX_SINGLE_DESIGNS)
+                               if saved.get("single_designs") is not None else 3)
+    if args.single_seconds is None and saved.get("single_seconds") is not None:
+        args.single_seconds = positive_seconds(repr(stored_number(saved["single_seconds"], "single_seconds")))
+    if args.arrays is None and saved.get("arrays"):
+        counts = saved["arrays"]
+        if not isinstance(counts, list):
+            raise StoredRowError(f"arrays is {counts!r:.40}, not a list")
+        args.arrays = _array_counts(",".join(str(stored_int(n, "arrays", 1, MAX_ARRAYS)) for n in counts[:100]))
+    if args.export_arrays is None:
+        args.export_arrays = saved.get("export_arrays") is True
 
 
 def _array_counts(text: str) -> tuple[int, ...]:
@@ -168,7 +205,7 @@ def _create_checks(args) -> None:
         raise EngineError("give a kernel and a network (systolic network KERNEL.c NETWORK.json), "
                           "or --resume RUN_ID, or --list")
     strategy_class(args.method)
-    load_device(args.device)
+    load_device(args.device, clock_mhz=args.clock)
     args.loaded_network = load_network(args.network)
     if args.arrays and max(args.arrays) > len(args.loaded_network.layers):
         raise EngineError(f"--arrays {max(args.arrays)}: {args.loaded_network.name} has "
@@ -185,7 +222,11 @@ def _create(store: NetworkStore, args) -> int:
         network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
                                         for l in network.layers],
         device=args.device, method=args.method, seconds=seconds, samples=args.samples, seed=args.seed,
-        options={"network_path": str(network.path), "designs": args.design_ids})
+        options={"network_path": str(network.path), "designs": args.design_ids,
+                 "cli": {"out": None if args.out is None else str(args.out.absolute()),  # resumable from anywhere
+                         "single_designs": args.single_designs, "single_seconds": args.single_seconds,
+                         "arrays": list(args.arrays or ()), "export_arrays": bool(args.export_arrays)},
+                 **({"clock_mhz": args.clock} if args.clock is not None else {})})
 
 
 def _file_safe(name: str) -> str:
@@ -195,8 +236,13 @@ def _file_safe(name: str) -> str:
     return safe.replace("..", "__") or "network"
 
 
-def _check_out(out: Path | None) -> None:
-    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+def _check_out(out: Path | None, *, resuming: bool = False) -> None:
+    """A new run writes into a new or empty folder; a resumed one may find its own files there."""
+    if out is None or not out.exists():
+        return
+    if not out.is_dir():
+        raise EngineError(f"output folder {out} exists and is not a folder")
+    if not resuming and any(out.iterdir()):
         raise EngineError(f"output folder {out} exists and is not empty")
 
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.network.runner import check_scheduler_address
+from engine.network.runner import check_scheduler
 from engine.pods.plots import check_image_path, gantt, heat_map, scale_chart
 from engine.pods.studies import (SOSA_MULTITENANCY, SOSA_TABLE1, SOSA_TABLE2, ScheduleOptions, as_dicts,
                                  best_point, granularity_sweep, interconnect_table, multitenancy,
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "png", None) is not None:  # checked before any work
         check_image_path(args.png)
     if getattr(args, "scheduler", None):
-        check_scheduler_address(args.scheduler)
+        check_scheduler(args.scheduler)  # a dead scheduler: one line before any work
     started = time.perf_counter()
     result = {"granularity": _granularity, "interconnect": _interconnect, "scale": _scale,
               "schedule": _schedule, "tenancy": _tenancy}[args.study](args, technology)
@@ -94,6 +94,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"({time.perf_counter() - started:.1f} s)")
     return 0
+
+
+class _Progress:
+    """A line on stderr per step of a long study: `pods scale: 3/24 64x64 x 128 pods, resnet50: ... (12.3 s)`."""
+
+    def __init__(self, name: str):
+        self.name, self.started = name, time.perf_counter()
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        print(f"{self.name}: {done}/{total} {what} ({time.perf_counter() - self.started:.1f} s)", file=sys.stderr,
+              flush=True)
 
 
 def _workloads(names, batch, args=None, default=DEFAULT_NETWORKS):
@@ -163,7 +174,7 @@ def _granularity(args, technology):
 def _interconnect(args, technology):
     rows, cols = _shape(args.array)
     table = interconnect_table(_workloads(args.network, args.batch, args), technology, rows=rows, cols=cols,
-                               pods=args.pods, options=_options(args))
+                               pods=args.pods, options=_options(args), on_step=_Progress("pods interconnect"))
     if args.json:
         return [r.as_json() for r in table]
     print(f"{args.pods} pods of {rows}x{cols}; SOSA Table 1 (256 pods of 32x32, its benchmarks) in brackets")
@@ -180,7 +191,8 @@ def _interconnect(args, technology):
 def _scale(args, technology):
     arrays = _sizes(args.arrays, "--arrays")
     rows = scale_table(_workloads(args.network, args.batch, args), technology, interconnect=args.interconnect,
-                       arrays=arrays, watts=args.tdp, monolithic=args.monolithic, options=_options(args))
+                       arrays=arrays, watts=args.tdp, monolithic=args.monolithic, options=_options(args),
+                       on_step=_Progress("pods scale"))
     scale_chart(rows, args.png, title=f"effective TOP/s at {args.tdp or technology.tdp_w:g} W", paper=SOSA_TABLE2)
     if args.json:
         return [r.as_json() for r in rows]

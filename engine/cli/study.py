@@ -23,7 +23,8 @@ EPILOG = "studies (default budget per run; time on MM 1024^3, all 27 designs, 1 
 
 Without --kernel the problem is the paper's: resources/kernels/mm.c with I=J=K=1024 (-D overrides
 sizes). A run takes about designs x runs per design x seconds x seeds, plus ~0.3 s per design to
-build its model. Output: <out>/<study>.csv, <study>.png (methods also convergence.csv/.png) and
+build its model; the estimate printed at the start follows the options given. Each run's budget
+starts with its first sample: process start-up (imports, compiled sweeps) is done before. Output: <out>/<study>.csv, <study>.png (methods also convergence.csv/.png) and
 summary.txt."""
 
 
@@ -72,14 +73,11 @@ def run(args: argparse.Namespace) -> int:
     device = load_device(args.device)
     seconds = args.seconds if args.seconds is not None or args.samples is not None else study.seconds
     log = (lambda message: print(message, file=sys.stderr, flush=True)) if not args.quiet else None
-    designs = len(args.designs) or len(space.designs)
-    if log and study.duration:
-        log(f"study {args.name}: {study.duration}")
-    elif log and seconds is not None:
-        runs = len(args.methods) if args.methods else study.runs
-        estimate = designs * runs * seconds * args.seeds
-        log(f"study {args.name}: {designs} designs x {runs} runs x {seconds:g} s x {args.seeds} seed(s): "
-            f"about {estimate / 60:.1f} min")
+    if log:  # from the options given: designs, budget, seeds, methods
+        designs = len(args.designs) or (len(space.designs) if study.kind == "search" or args.kernel else None)
+        log(f"study {args.name}: " + study.estimate(designs=designs, seconds=args.seconds, samples=args.samples,
+                                                    seeds=args.seeds,
+                                                    runs=len(args.methods) if args.methods else None))
     extra = {"methods": args.methods, "best_known": args.best_known} if args.name == "methods" else {}
     report = study.run(space, device, designs=args.designs or None, seconds=seconds, samples=args.samples,
                        seeds=args.seeds, out_dir=out, force=True, log=log, **extra)

@@ -33,6 +33,7 @@ from engine.compiler import isl_helpers as ih
 from engine.compiler.dependences import Dependence
 from engine.compiler.design_space import DesignSpace
 from engine.errors import DesignError, LegalityError
+from engine.validation import json_depth
 
 @dataclass(frozen=True)
 class Movement:
@@ -127,13 +128,16 @@ def parse_rows(text: str, loops: tuple[str, ...], what: str) -> list[tuple[int, 
 
 def parse_matrix(text: str, n: int, loops: tuple[str, ...]) -> list[tuple[int, ...]]:
     """`"[[1,0,0],[0,1,0],[1,1,1]]"` -> rows; non-integers and wrong sizes are one-line errors."""
+    shown = text if len(text) <= 60 else text[:57] + "..."
     try:
+        if json_depth(text) > 2:  # a matrix nests two deep; deeper would only recurse in the json module
+            raise ValueError("nested too deep")
         value = json.loads(text)
     except ValueError:
-        raise DesignError(f"--stt '{text}' does not parse: expected a JSON list of {n} rows of {n} integers, "
+        raise DesignError(f"--stt '{shown}' does not parse: expected a JSON list of {n} rows of {n} integers, "
                           f"e.g. {_identity_text(n)}") from None
     if not isinstance(value, list) or not all(isinstance(r, list) for r in value):
-        raise DesignError(f"--stt '{text}' is not a list of rows: expected e.g. {_identity_text(n)}")
+        raise DesignError(f"--stt '{shown}' is not a list of rows: expected e.g. {_identity_text(n)}")
     if len(value) != n or any(len(r) != n for r in value):
         sizes = "x".join([str(len(value)), str(len(value[0]) if value else 0)])
         raise DesignError(f"--stt is {sizes} (or ragged); expected {n}x{n}, one column per band loop "

@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.models.device import load_device
 from engine.models.dram import AxiSettings, DramPorts, cycles_per_beat
+from engine.validation import read_text
 
 _SP = re.compile(r"^\s*sp\s*=\s*[\w.]+?\.(\w+)\s*:\s*\w+\[(\d+)\]\s*$")
 
@@ -69,7 +70,7 @@ def port_banks(project_dir: Path, ports: list[str], memory: DramPorts) -> dict[s
     banks = {name: memory.bank_of(k) for k, name in enumerate(ports)}
     cfg = project_dir / "connectivity.cfg"
     if cfg.is_file():
-        for line in cfg.read_text().splitlines():
+        for line in read_text(cfg, "connectivity file").splitlines():
             m = _SP.match(line)
             if m and m.group(1) in banks:
                 banks[m.group(1)] = int(m.group(2))

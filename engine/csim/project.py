@@ -1,10 +1,10 @@
 """An exported project folder -> what a C simulation needs from it: the descriptor and values of
-design.json (read through engine/csim/build.project_file, which refuses symlinks out of the export),
+design.json (located by engine/csim/build.project_file, which refuses symlinks out of the export, and
+read by engine/validation.read_json: at most 16 MB, UTF-8, nesting at most 64 deep),
 checked against the kernel's DRAM loops (`check_dram_words`), the harness source, and the verdict of
 a finished harness run."""
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
@@ -12,6 +12,7 @@ from pathlib import Path
 from engine.csim.build import CsimError, project_file
 from engine.csim.harness import harness_source
 from engine.export.interface import kernel_interface
+from engine.validation import read_json, read_text
 
 
 def read_project(project_dir: Path) -> tuple[dict, dict, dict]:
@@ -23,13 +24,13 @@ def read_project(project_dir: Path) -> tuple[dict, dict, dict]:
     design_file = project_file(project_dir, "design.json")
     for name in ("kernel_kernel.cpp", "kernel_kernel.h"):
         project_file(project_dir, f"src/{name}")
+    design = read_json(design_file, "design file", error=CsimError)
     try:
-        design = json.loads(design_file.read_text())
         descriptor = design["descriptor"]
         if not isinstance(descriptor, dict) or not isinstance(design["values"], dict):
             raise TypeError("descriptor and values must be objects")
         values = {k: int(v) for k, v in design["values"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CsimError(f"{design_file} is not a design file ({exc.__class__.__name__}: {exc})") from None
     check_dram_words(project_dir, design)
     return descriptor, values, design
@@ -50,10 +51,7 @@ def check_dram_words(project_dir: Path, design: dict) -> None:
         return
     cpp = project_file(project_dir, "src/kernel_kernel.cpp")
     header = project_file(project_dir, "src/kernel_kernel.h")
-    try:
-        code, head = cpp.read_text(), header.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CsimError(f"cannot read the kernel sources of {project_dir}: {exc}") from None
+    code, head = read_text(cpp, "kernel source", error=CsimError), read_text(header, "kernel header", error=CsimError)
     depths = {m.group(1): (int(m.group(2)), code.count("\n", 0, m.start()) + 1) for m in _DEPTH.finditer(code)}
     host = {m.group(1): int(m.group(2)) for m in _WORDS.finditer(head)}
     for name, port in ports.items():

@@ -1,30 +1,34 @@
-"""A staged folder of generated files + the folder they go to -> that folder holding the new files and
-everything else it held, switched in one step.
+"""Generated files (relative path -> text) + the folder they go to -> that folder holding the new files
+and everything else it held, untouched.
 
-The staging folder is a hidden sibling of the target (same file system). When the target exists, the
-files it holds that are not replaced are hard-linked (copied where links fail) into the staging
-folder, then the two folders are exchanged with one `renameat2(RENAME_EXCHANGE)` and the old one is
-removed. Until the exchange the target is untouched, so a failure, Ctrl-C or kill before it leaves the
-old project as it was (plus at worst a hidden `.NAME.*.export` folder); after it, the new project is
-complete. Where the kernel or file system cannot exchange, two renames are used instead: the window
-between them is one system call, and a failure of the second renames the old folder back.
+Every file is first written into a hidden staging folder created INSIDE the target
+(`.systolic-export-*`, so on its file system, and needing no write access to the target's parent),
+then each one is renamed over its place. Nothing the export does not write is touched: other files in
+the project (including ones another process creates meanwhile), existing folders (their owner and
+mode), symlinks. The target folder itself is never replaced, so a shell or `make` working in it stays
+in it. A conflict (a folder or symlink where the export writes a file, a file where it needs a folder)
+is found before anything is written; a failure while writing (disk full, Ctrl-C) leaves the project as
+it was; the renames run with SIGINT, SIGTERM and SIGHUP held back, so a signal lands after the last one.
 
-A new folder gets the mode a plain `mkdir` would (0777 less the umask), a replaced one keeps its mode;
-a target that is a symlink to a folder is replaced at the folder it names, so the link stays a link.
+A missing folder on the way is created with the mode a plain `mkdir` gives (0777 less the umask); a
+replaced file keeps the mode it had; a target that is a symlink to a folder is written at the folder
+it names, so the link stays a link.
 """
 from __future__ import annotations
 
-import ctypes
-import errno
+import contextlib
 import os
 import shutil
+import signal
+import stat
 import tempfile
+import threading
 from pathlib import Path, PurePosixPath
 
 from engine.errors import EngineError
 
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
+STAGING_PREFIX = ".systolic-export-"
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def existing_ancestor_problem(out_dir: Path) -> str | None:
@@ -39,82 +43,84 @@ def existing_ancestor_problem(out_dir: Path) -> str | None:
 
 
 def write_folder(files: dict[str, str], out_dir: Path) -> Path:
-    """Write `files` (relative path -> text) into `out_dir`, replacing those paths and keeping every
-    other entry of an existing `out_dir`; all at once as described above. Returns the folder written
-    (the symlink's target when `out_dir` is a symlink)."""
+    """Write `files` (relative path -> text) into `out_dir` as described above, creating it if needed.
+    Returns the folder written (the symlink's target when `out_dir` is a symlink)."""
     target = Path(os.path.realpath(out_dir))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".export", dir=target.parent))
+    created = not target.exists()
+    if not created:
+        _check_conflicts(target, files)
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
     try:
         for rel, text in files.items():
             (staging / rel).parent.mkdir(parents=True, exist_ok=True)
             (staging / rel).write_text(text)
-        if target.is_dir():
-            shutil.copymode(target, staging)
-            _carry_over(target, staging, PurePosixPath("."), set(files))
-            _exchange(staging, target)  # staging now holds the old project
-        else:
-            os.chmod(staging, 0o777 & ~current_umask())
-            os.rename(staging, target)
-    finally:
+        _move_into_place(staging, target, files)
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            _remove_if_empty(target)
+        raise
+    shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
-def _carry_over(old_root: Path, new_root: Path, rel: PurePosixPath, replaced: set[str]) -> None:
-    """Link every entry under old_root/rel that is not replaced into new_root/rel (folders created
-    with the old ones' modes, symlinks recreated as they were)."""
-    with os.scandir(old_root / rel) as entries:
-        for entry in entries:
-            key = (rel / entry.name).as_posix()
-            if key in replaced:
-                if entry.is_dir(follow_symlinks=False):
-                    raise EngineError(f"{old_root / key} is a folder; the export writes a file there (move it away)")
-                continue
-            target = new_root / key
-            staged_dir = target.is_dir() and not target.is_symlink()
-            if entry.is_symlink():
-                if staged_dir:
-                    raise EngineError(f"{old_root / key} is a symlink; the export writes a folder there "
-                                      "(replace it by a folder)")
-                os.symlink(os.readlink(entry.path), target)
-            elif entry.is_dir():
-                if not staged_dir:
-                    target.mkdir()
-                    shutil.copymode(entry.path, target)
-                _carry_over(old_root, new_root, rel / entry.name, replaced)
-            elif staged_dir:
-                raise EngineError(f"{old_root / key} is a file; the export writes a folder there (move it away)")
-            else:
-                try:
-                    os.link(entry.path, target, follow_symlinks=False)
-                except OSError:
-                    shutil.copy2(entry.path, target, follow_symlinks=False)
+def _check_conflicts(target: Path, files: dict[str, str]) -> None:
+    """Refuse, before writing, a path the export cannot write without removing something of the user's."""
+    for rel in files:
+        parts = PurePosixPath(rel).parts
+        for depth in range(1, len(parts)):
+            folder = target.joinpath(*parts[:depth])
+            if folder.is_symlink():
+                raise EngineError(f"{folder} is a symlink; the export writes a folder there (replace it by a folder)")
+            if folder.exists() and not folder.is_dir():
+                raise EngineError(f"{folder} is a file; the export writes a folder there (move it away)")
+            if not folder.exists():
+                break
+        path = target / rel
+        if path.is_dir() and not path.is_symlink():
+            raise EngineError(f"{path} is a folder; the export writes a file there (move it away)")
 
 
-def _exchange(a: Path, b: Path) -> None:
-    """Swap two folders' names atomically where Linux can, else with two renames (b set back if the
-    second one fails)."""
+def _move_into_place(staging: Path, target: Path, files: dict[str, str]) -> None:
+    """Rename each staged file over its place (missing folders created, replaced files' modes kept),
+    with the termination signals held back until the last rename."""
+    with _signals_held():
+        for rel in files:
+            destination = target / rel
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                old = os.lstat(destination)
+            except FileNotFoundError:
+                old = None
+            if old is not None and stat.S_ISREG(old.st_mode):
+                os.chmod(staging / rel, stat.S_IMODE(old.st_mode))
+            os.replace(staging / rel, destination)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP noted instead of handled inside the block, then raised again on
+    leaving it (Python handles signals on the main thread only, so elsewhere there is nothing to hold)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = {s: signal.signal(s, lambda number, _frame: arrived.append(number)) for s in _HELD_SIGNALS}
     try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):
-        renameat2 = None
-    if renameat2 is not None:
-        if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-            raise OSError(code, os.strerror(code), str(b))
-    aside = Path(tempfile.mkdtemp(prefix=f".{b.name}.", suffix=".old", dir=b.parent))
-    os.rename(b, aside / "project")
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        for number in dict.fromkeys(arrived):
+            signal.raise_signal(number)
+
+
+def _remove_if_empty(folder: Path) -> None:
     try:
-        os.rename(a, b)
-    except BaseException:
-        os.rename(aside / "project", b)
-        os.rmdir(aside)
-        raise
-    os.rename(aside / "project", a)
-    os.rmdir(aside)
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def current_umask() -> int:

@@ -2,8 +2,9 @@
 memory system the DRAM ports see (DDR banks and their bandwidth, the pinned AXI settings) and the
 dies (SLRs): what each offers the kernel, which DRAM banks sit in it and the wires between neighbours.
 
-A device file is checked against SCHEMA before use: a file that is not UTF-8 JSON, lacks a field or
-has one of the wrong type or range is an EngineError naming the file, the field and what is accepted."""
+A device file is read through engine/validation.read_json (a regular file of at most 16 MB, UTF-8,
+nesting at most 64 deep) and checked against SCHEMA before use: a file that is not UTF-8 JSON, lacks
+a field or has one of the wrong type or range is an EngineError naming the file, the field and what is accepted."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS, AxiSettings, DramPorts
 from engine.resources import RESOURCES
+from engine.validation import check_clock, read_json
 
 DEVICES = RESOURCES / "devices"
 RESOURCE_NAMES = ("DSP", "BRAM18K", "URAM", "LUT", "FF")
@@ -151,18 +153,10 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
     if not path.is_file():
         known = ", ".join(p.stem for p in DEVICES.glob("*.json"))
         raise EngineError(f"unknown device '{name_or_path}' (known: {known}, or a path to a device JSON file)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EngineError(f"cannot read device file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise EngineError(f"{path}: device file is not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise EngineError(f"{path}:{exc.lineno}:{exc.colno}: device file is not JSON: {exc.msg}") from None
+    data = read_json(path, "device file", error=EngineError)  # size, encoding and depth checked
     check_device(data, str(path))
-    if clock_mhz is not None and not (math.isfinite(clock_mhz) and 0 < clock_mhz <= data["clock_mhz_max"]):
-        raise EngineError(f"--clock {clock_mhz:g} MHz: expected a positive clock of at most {data['clock_mhz_max']:g} "
-                          f"MHz, the fastest kernel clock of {data['name']} ('clock_mhz_max' in {path})")
+    if clock_mhz is not None:
+        check_clock(clock_mhz, data["clock_mhz_max"], data["name"], str(path))
     return Device(data["name"], data["part"], {k: int(v) for k, v in data["resources"].items()},
                   usable_ratio if usable_ratio is not None else float(data["usable_ratio"]),
                   clock_mhz if clock_mhz is not None else float(data["clock_mhz"]),

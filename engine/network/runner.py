@@ -14,8 +14,10 @@ import logging
 import os
 import re
 import signal
+import socket
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -26,9 +28,11 @@ from engine.models.device import load_device
 from engine.network.answers import NetworkAnswers, network_answers
 from engine.network.designs import network_designs
 from engine.network.single_array import SingleTask, optimise_single_array
-from engine.network.store import NetworkRun, NetworkStore
+from engine.network.store import NetworkRun, NetworkStore, is_locked
 from engine.network.task import Job, PairResult, PairTask, reference_space, run_pair
 from engine.network.workload import Layer, Network
+from engine.search.recorder import LOCKED_RETRY
+from engine.validation import read_text
 
 CONNECT_TIMEOUT = 10.0  # seconds a scheduler has to answer (and to have a worker)
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d+$")
@@ -46,9 +50,8 @@ class Cluster:
         from distributed import Client, LocalCluster  # noqa: PLC0415 (heavy: only the network command needs it)
         self.cluster = None
         if scheduler is not None:
-            check_scheduler_address(scheduler)
+            check_scheduler(scheduler)
             try:
-                _ask_identity(scheduler, CONNECT_TIMEOUT)  # a socket that accepts but never speaks hangs Client
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as error:
                 raise NetworkError(f"scheduler {scheduler} did not answer within {CONNECT_TIMEOUT:g} s "
@@ -100,6 +103,24 @@ def check_scheduler_address(address: str, option: str = "--scheduler") -> str:
     """A Dask scheduler address, tcp://HOST:PORT (or tls://, ws://, wss://), checked before any work."""
     if not _ADDRESS.match(address):
         raise NetworkError(f"{option}: scheduler address {address!r}: expected tcp://HOST:PORT (a Dask scheduler)")
+    return address
+
+
+def check_scheduler(address: str, option: str = "--scheduler") -> str:
+    """The address checked, and the scheduler there answering within CONNECT_TIMEOUT s (a socket that
+    accepts but never speaks would hang a Dask Client): NetworkError otherwise. Run it before any
+    long work, so a dead scheduler is reported at once."""
+    check_scheduler_address(address, option)
+    host, port = address.split("://", 1)[1].rsplit(":", 1)
+    try:  # a refused or unreachable address is known at once (Dask's connect retries it until its timeout)
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        raise NetworkError(f"scheduler {address} did not answer: {error.strerror or _first_line(error)}") from None
+    try:
+        _ask_identity(address, CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as error:
+        raise NetworkError(f"scheduler {address} did not answer within {CONNECT_TIMEOUT:g} s "
+                           f"({_first_line(error)})") from None
     return address
 
 
@@ -155,7 +176,7 @@ def job_of(run: NetworkRun) -> Job:
         for name, value in layer["sizes"].items():
             envelope[name] = max(envelope.get(name, 0), value)
     return Job(run.kernel_path, run.kernel_text, tuple(run.defines), tuple(envelope.items()), run.device,
-               run.method, run.seconds, run.samples)
+               run.method, run.seconds, run.samples, run.clock_mhz)
 
 
 def layers_of(run: NetworkRun) -> tuple[Layer, ...]:
@@ -178,10 +199,50 @@ def pair_tasks(run: NetworkRun) -> list[PairTask]:
             for layer in layers_of(run) for design in designs_of(run)]
 
 
+class StoreQueue:
+    """Writes to the run database, in order. A write that meets another process's lock ("database is
+    locked", after SQLite's own wait) is kept and tried again with the next result, at the next poll
+    of the cluster and before the answers are read, so a database held for a while delays storing
+    but loses no finished pair (search's recorder does the same)."""
+
+    def __init__(self, log: Callable[[str], None] = lambda _m: None):
+        self.pending: deque[Callable[[], None]] = deque()
+        self.log, self.told = log, False
+
+    def put(self, write: Callable[[], None]) -> None:
+        self.pending.append(write)
+        self.flush()
+
+    def flush(self) -> bool:
+        """True when every write is stored."""
+        while self.pending:
+            try:
+                self.pending[0]()
+            except EngineError as error:
+                if not is_locked(error):
+                    raise
+                if not self.told:
+                    self.told = True
+                    self.log(f"note: the run database is locked by another process; {len(self.pending)} result(s) "
+                             "kept and stored once it is free")
+                return False
+            self.pending.popleft()
+        return True
+
+    def drain(self, cancel: threading.Event) -> None:
+        """Store what is pending, trying again every LOCKED_RETRY s; after a stop, one more try."""
+        while not self.flush():
+            if cancel.wait(LOCKED_RETRY) and not self.flush():
+                raise NetworkError(f"{len(self.pending)} finished result(s) could not be stored: the run database "
+                                   "is locked by another process")
+
+
 def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
             single: SingleArrayOptions = SingleArrayOptions(), on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None) -> tuple[NetworkAnswers, str]:
-    """Run the pairs not stored yet, then the single-array optimisations; returns (answers, status)."""
+            cancel: threading.Event | None = None,
+            log: Callable[[str], None] = lambda _m: None) -> tuple[NetworkAnswers, str]:
+    """Run the pairs not stored yet, then the single-array optimisations; returns (answers, status).
+    `log` gets one-line notes (a locked database)."""
     cancel = cancel or threading.Event()
     on_event = on_event or (lambda _e: None)
     tasks = pair_tasks(run)
@@ -197,18 +258,22 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
         groups.setdefault((t.sizes, t.design), []).append(t.layer)
     unique = [t for t in todo if groups[(t.sizes, t.design)][0] == t.layer]
 
+    writes = StoreQueue(log)
+
     def pair_done(result: PairResult) -> None:
         task_sizes = next(t.sizes for t in unique if t.layer == result.layer and t.design == result.design)
         copies = [replace(result, layer=layer) for layer in groups[(task_sizes, result.design)]]
-        store.add_pairs(run.id, copies)  # one transaction: a kill never leaves half a group
+        writes.put(lambda: store.add_pairs(run.id, copies))  # one transaction: a kill never leaves half a group
         stored.update({(c.layer, c.design): c for c in copies})
         state["new"] += 1
         state["best"] = _best([state["best"], result])
         left = sum(1 for t in unique if (t.layer, t.design) not in stored)
         on_event(Event(len(stored), len(tasks), state["best"], (time.monotonic() - started) / state["new"] * left))
 
-    if not _run_tasks(cluster, run_pair, unique, [_key("pair", run.id, t.layer, t.design) for t in unique],
-                      pair_done, cancel):
+    finished = _run_tasks(cluster, run_pair, unique, [_key("pair", run.id, t.layer, t.design) for t in unique],
+                          pair_done, cancel, writes.flush)
+    writes.drain(cancel)
+    if not finished:
         return run_answers(run, store), "interrupted"
 
     answers = run_answers(run, store)
@@ -219,19 +284,22 @@ def execute(run: NetworkRun, store: NetworkStore, cluster: Cluster, *,
 
     def single_done(result) -> None:
         nonlocal done_singles
-        store.add_single(run.id, result)
+        writes.put(lambda: store.add_single(run.id, result))
         done_singles += 1
         on_event(Event(len(stored), len(tasks), state["best"], 0.0, done_singles, total_singles))
 
-    if not _run_tasks(cluster, optimise_single_array, singles, [_key("single", run.id, t.design) for t in singles],
-                      single_done, cancel):
+    finished = _run_tasks(cluster, optimise_single_array, singles,
+                          [_key("single", run.id, t.design) for t in singles], single_done, cancel, writes.flush)
+    writes.drain(cancel)
+    if not finished:
         return run_answers(run, store), "interrupted"
     return run_answers(run, store), "finished"
 
 
-def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_result, cancel: threading.Event) -> bool:
+def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_result, cancel: threading.Event,
+               on_poll: Callable[[], object] = lambda: None) -> bool:
     """Submit the tasks, hand each result over as it arrives; False when cancelled (checked twice a
-    second, so Ctrl-C is prompt even while every worker is busy)."""
+    second, so Ctrl-C is prompt even while every worker is busy; `on_poll` runs as often)."""
     from distributed import wait  # noqa: PLC0415
     if not tasks:
         return not cancel.is_set()
@@ -241,6 +309,7 @@ def _run_tasks(cluster: Cluster, function, tasks: list, keys: list[str], on_resu
         while pending:
             if cancel.is_set():
                 return False
+            on_poll()
             try:
                 done, pending = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
             except TimeoutError:
@@ -290,7 +359,7 @@ def _single_tasks(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers,
 def run_answers(run: NetworkRun, store: NetworkStore) -> NetworkAnswers:
     """The answers from what a run has stored so far (a view can redraw them as pairs arrive)."""
     return network_answers(run.network, layers_of(run), designs_of(run), store.pairs(run.id), store.singles(run.id),
-                           load_device(run.device).clock_mhz)
+                           load_device(run.device, clock_mhz=run.clock_mhz).clock_mhz)
 
 
 def _best(results) -> PairResult | None:
@@ -312,7 +381,7 @@ def run_network(kernel_path: str | Path, network: Network, *, db: str | Path | N
     ids = [checked.space.design(d).id for d in designs]
     with NetworkStore(db) as store, Cluster(scheduler, workers) as cluster:
         run_id = store.create(
-            kernel_path=str(kernel_path), kernel_text=Path(kernel_path).read_text(), defines=list(defines),
+            kernel_path=str(kernel_path), kernel_text=read_text(kernel_path, "kernel file"), defines=list(defines),
             network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
                                             for l in network.layers],
             device=device, method=method, seconds=seconds, samples=samples, seed=seed,

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS network_single (
     PRIMARY KEY (run_id, design));
 """
 STATUSES = ("running", "finished", "interrupted")
+LOCK_TIMEOUT = 10.0  # seconds SQLite waits for another process's write lock before "database is locked"
 KILLED, DAMAGED = "killed", "damaged"  # read back only
 
 
@@ -85,6 +86,17 @@ class NetworkRun:
     options: dict
     status: str
 
+    @property
+    def clock_mhz(self) -> float | None:
+        """`systolic network --clock` (None: the device's clock)."""
+        clock = self.options.get("clock_mhz")
+        return float(clock) if isinstance(clock, (int, float)) and not isinstance(clock, bool) else None
+
+
+def is_locked(error: Exception) -> bool:
+    """Another process holds the database's write lock (worth trying again later)."""
+    return "database is locked" in str(error)
+
 
 def _number(value):
     return value.item() if hasattr(value, "item") else value
@@ -95,7 +107,7 @@ class NetworkStore:
         self.path = Path(path).expanduser() if path is not None else default_database_path()
         RunStore(self.path).close()  # the run database's own schema first (and its checks)
         try:
-            self._conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            self._conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT, isolation_level=None)
             self._conn.execute("PRAGMA foreign_keys = ON")
             with self._transaction() as db:
                 for statement in filter(str.strip, _SCHEMA.split(";")):

@@ -27,6 +27,7 @@ from engine.search.methods import strategy_class
 from engine.search.progress import Candidate
 from engine.search.run import SearchRun
 from engine.search.space import SearchSpace
+from engine.validation import read_text
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,11 @@ class Job:
     method: str
     seconds: float | None  # per pair
     samples: int | None  # per pair
+    clock_mhz: float | None = None  # `systolic network --clock`: the clock throughput is reported at
+
+    def load_device(self):
+        """The run's device at the run's clock."""
+        return load_device(self.device, clock_mhz=self.clock_mhz)
 
 
 @dataclass(frozen=True)
@@ -74,9 +80,9 @@ def kernel_file(job: Job) -> Path:
     with _lock:
         if digest not in _kernel_files:
             path = Path(job.kernel_path)
-            try:
-                same = path.is_file() and path.read_text() == job.kernel_text
-            except OSError:
+            try:  # a stored run's path: any file, or none (read through the size and encoding checks)
+                same = read_text(path, "kernel file") == job.kernel_text
+            except EngineError:
                 same = False
             if not same:
                 folder = Path(tempfile.gettempdir()) / f"systolic-network-{os.getpid()}-{digest[:12]}"
@@ -137,7 +143,7 @@ def shared_model(job: Job, space: DesignSpace, design) -> SharedModel:
         found = _spaces.get(key)
     if found is not None:
         return found
-    device = load_device(job.device)
+    device = job.load_device()
     if os.environ.get(NO_CACHE_VARIABLE):
         found = SharedModel(space, design, device)
     else:

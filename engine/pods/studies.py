@@ -14,6 +14,7 @@ would take hours, and SOSA's own Fig. 5 is its analytic hardware model, not its 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -85,25 +86,47 @@ class ScaleRow:
 
 def scale_table(workloads: list[PodWorkload], technology: Technology, *, interconnect: str = "butterfly-2",
                 arrays=SCALE_ARRAYS, watts: float | None = None, monolithic: int | None = 512,
-                options: ScheduleOptions = ScheduleOptions()) -> list[ScaleRow]:
+                options: ScheduleOptions = ScheduleOptions(),
+                on_step: Callable[[int, int, str], None] | None = None) -> list[ScaleRow]:
     """SOSA Table 2: each square array at the largest power-of-two pod count within the budget; the
     array of size `monolithic` is SOSA's monolithic baseline, one pod (its rule would give 2), left
-    out with chained partial sums, which need two banks."""
+    out with chained partial sums, which need two banks. `on_step(done, total, what)` is called after
+    each (array, workload) schedule."""
     watts = technology.tdp_w if watts is None else watts
     rows = []
+    step = _Steps(len(arrays) * len(workloads), on_step)
     for size in arrays:
         if size == monolithic:
             system = build_system(size, size, 1, interconnect, technology)
         else:
             system = pods_at_power(size, size, interconnect, technology, watts)
         if system.pods < 2 and options.aggregation == "chain":
+            step.skip(len(workloads), f"{system.shape}: one pod cannot chain partial sums, left out")
             continue  # one pod cannot chain partial sums (scheduler.schedule says why)
-        per = {w.name: run_workloads([w], system, options)[1].utilization for w in workloads}
+        per = {}
+        for w in workloads:
+            per[w.name] = run_workloads([w], system, options)[1].utilization
+            step(f"{system.shape} x {system.pods} pods, {w.name}: utilisation {per[w.name]:.1%}")
         utilization = float(np.mean(list(per.values())))
         peak = system.peak_ops_at(watts) / 1e12
         rows.append(ScaleRow(system.shape, system.pods, peak, utilization, peak * utilization,
                              system.peak_power(), per))
     return rows
+
+
+class _Steps:
+    """Counts the schedules of a table and reports each to `on_step(done, total, what)`."""
+
+    def __init__(self, total: int, on_step: Callable[[int, int, str], None] | None):
+        self.done, self.total, self.on_step = 0, total, on_step
+
+    def __call__(self, what: str, count: int = 1) -> None:
+        self.done += count
+        if self.on_step is not None:
+            self.on_step(self.done, self.total, what)
+
+    def skip(self, count: int, what: str) -> None:
+        self(what, count)
 
 
 @dataclass(frozen=True)
@@ -122,13 +145,19 @@ class InterconnectRow:
 
 def interconnect_table(workloads: list[PodWorkload], technology: Technology, *, rows: int = 32, cols: int = 32,
                        pods: int = 256, names=INTERCONNECTS,
-                       options: ScheduleOptions = ScheduleOptions()) -> list[InterconnectRow]:
+                       options: ScheduleOptions = ScheduleOptions(),
+                       on_step: Callable[[int, int, str], None] | None = None) -> list[InterconnectRow]:
     """SOSA Table 1 for one pod count: busy pods and cycles per tile operation averaged over the
-    workloads, and the network's energy per byte as mW per byte/cycle at the clock."""
+    workloads, and the network's energy per byte as mW per byte/cycle at the clock.
+    `on_step(done, total, what)` is called after each (interconnect, workload) schedule."""
     out = []
+    step = _Steps(len(names) * len(workloads), on_step)
     for name in names:
         system = build_system(rows, cols, pods, name, technology)
-        runs = [run_workloads([w], system, options)[1] for w in workloads]
+        runs = []
+        for w in workloads:
+            runs.append(run_workloads([w], system, options)[1])
+            step(f"{name}, {w.name}: busy pods {runs[-1].busy_pods_fraction:.1%}")
         mw = system.interconnect.pj_per_byte(technology) * technology.clock_hz / 1e9
         out.append(InterconnectRow(name, float(np.mean([r.busy_pods_fraction for r in runs])),
                                    float(np.mean([r.cycles_per_tile_op for r in runs])), mw,

@@ -116,7 +116,9 @@ class EvolutionarySearch(SearchStrategy):
 
 
 MP_NODES = 10  # the MP seed's bound: SCIP branch-and-bound nodes, never seconds (see HybridSearch.start)
-MP_MIN_SECONDS = 4.0  # a design's budget under which no MP seed is solved
+MP_MIN_SECONDS = 4.0  # a design's share from which its MP seed is solved, however few designs share the run
+MP_MIN_RUN_SECONDS = 12.0  # a run's budget from which every design's seed is solved, however many designs share it
+MP_MIN_SHARE = 0.5  # ... as long as each design's share is at least this (a seed costs 1-2 s on MM 1024^3)
 MP_TIME_SHARE = 0.5  # the seed's safety bound: this share of the design's budget (the nodes end it first)
 
 
@@ -134,17 +136,33 @@ class HybridSearch(EvolutionarySearch):
     def warm_up(cls) -> None:
         warm_up_mp()
 
-    def start(self, *, time_limit: float) -> None:
+    @staticmethod
+    def mp_threshold(designs: int, lone: float = MP_MIN_SECONDS) -> float:
+        """The share of the budget from which a design's MP seed is solved when `designs` share the
+        run: `lone` for one design, MP_MIN_RUN_SECONDS / designs for many (the run as a whole pays for
+        the seeds), never under MP_MIN_SHARE."""
+        return max(min(MP_MIN_SHARE, lone), min(lone, MP_MIN_RUN_SECONDS / max(1, designs)))
+
+    def start(self, *, time_limit: float, designs: int = 1) -> None:
         """The one rule for the MP seed, whoever runs the search (`systolic search`, the window's search
         process, a network pair): SCIP is bounded by `mp_nodes` branch-and-bound nodes, so the seed, hence
         the run, does not depend on the machine's speed or load (a window sharing the CPU with Qt gets
         the seed the command line gets). Ten nodes cost 0.3-1.7 s on MM 1024^3 (presolve and the root
         LP, whatever the node count), more than a design's whole share of a short budget (6 s over 27
         designs: 0.22 s), and such seeds (SCIP minimises traffic - DSP, not latency) are worth less than
-        the sampling they displace (bench/bench_search.py): under `mp_min_seconds` no seed is solved.
-        `time_limit` * MP_TIME_SHARE stays as a safety bound the nodes normally end first."""
-        if time_limit < self.mp_min_seconds:
-            self.notes.append(f"MP seed: none under {self.mp_min_seconds:g} s per design")
+        the sampling they displace in a lone design's short run (bench/bench_search.py): a design's seed
+        is solved from `mp_threshold(designs)` seconds of its share, so one design needs 4 s, while a
+        run over many designs pays for the seeds as a whole from 12 s (18 s over MM's 27 designs, the
+        README's first command, seeds each of its 0.67 s shares; 6 s over 27 does not). The note says
+        when and why a seed is skipped. `time_limit` * MP_TIME_SHARE stays as a safety bound the nodes
+        normally end first."""
+        threshold = self.mp_threshold(designs, self.mp_min_seconds)
+        if time_limit < threshold:
+            run = (f"{MP_MIN_RUN_SECONDS:g} s over {designs} designs, at least {MP_MIN_SHARE:g} s each"
+                   if designs > 1 else "one design")
+            self.notes.append(f"MP seed: skipped: {time_limit:.2g} s per design is under the {threshold:.2g} s from "
+                              f"which the solver step runs ({run}); a seed costs 1-2 s of SCIP, more than the "
+                              "sampling it would displace is worth")
             return
         result = solve_mp(self.space, objective="obj3", time_limit=MP_TIME_SHARE * time_limit,
                           node_limit=self.mp_nodes)

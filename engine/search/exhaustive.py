@@ -263,7 +263,7 @@ class ExhaustiveSearch(SearchStrategy):
             return True
         return False
 
-    def start(self, *, time_limit: float) -> None:
+    def start(self, *, time_limit: float, designs: int = 1) -> None:
         self._deadline = time.perf_counter() + time_limit
 
     def propose(self, n: int) -> Columns | None:

@@ -395,7 +395,7 @@ class MPSearch(SearchStrategy):
     def warm_up(cls) -> None:
         warm_up()
 
-    def start(self, *, time_limit: float) -> None:
+    def start(self, *, time_limit: float, designs: int = 1) -> None:
         # most of the run, capped, so that the run still has time to evaluate the answer
         self.result = solve_mp(self.space, objective=self.objective,
                                time_limit=min(self.max_seconds, 0.8 * time_limit))

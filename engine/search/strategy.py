@@ -28,8 +28,9 @@ class SearchStrategy(ABC):
         """One-off process start-up (slow imports, compiled kernels), done before any budget starts
         so that the first design searched does not pay for it. Cheap when repeated."""
 
-    def start(self, *, time_limit: float) -> None:
-        """Called once before the first proposal, with the time the run has."""
+    def start(self, *, time_limit: float, designs: int = 1) -> None:
+        """Called once before the first proposal, with the time this design has and the number of
+        designs that share the run's budget."""
 
     @abstractmethod
     def propose(self, n: int) -> list[Config] | None:

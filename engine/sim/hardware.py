@@ -25,23 +25,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 
-import numpy as np
-import sympy
-
-from engine.compiler.architecture.local_arrays import condition_holds, parse_c_condition
-from engine.compiler.architecture.pe import send_stages, straight_ready
-from engine.compiler.expressions import evaluate
+from engine.compiler.architecture.pe import send_stages
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
 from engine.sim.dram import DramModel
 from engine.sim.kernel import Fifo, Op, Segment, Thread
-
-IO_LATENCY = 2  # cycles from an I/O iteration's issue to its word arriving downstream
-BUFFER_TOKENS = 2  # ping-pong
+from engine.sim.pe_threads import PeThreads
+from engine.sim.segments import (BUFFER_TOKENS, coefficients, int_value, node_name, pack_of,
+                                 parse_guard, spread, with_tokens, with_tokens_all, word_count)
 
 
 @dataclass
@@ -52,11 +46,9 @@ class Network:
     fifo_kind: dict[int, str]  # id(Fifo) -> "source->target array pattern"
 
 
-def _int(text: str, values: dict) -> int:
-    return round(evaluate(text, values))
 
 
-class _Builder:
+class _Builder(PeThreads):
     def __init__(self, descriptor: dict, values: dict[str, int], dram: DramModel):
         self.d, self.values, self.dram = descriptor, values, dram
         design = descriptor["design"]
@@ -70,11 +62,11 @@ class _Builder:
                          for l in self.band}
         self.modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
         self.groups = {g["name"]: g for g in descriptor["io_groups"]}
-        self.coeffs = {g["name"]: [_coefficients(s, self.band) for s in g["subscripts"]]
+        self.coeffs = {g["name"]: [coefficients(s, self.band) for s in g["subscripts"]]
                        for g in descriptor["io_groups"]}
         # outputs several PEs hold: the elements each PE drains, its last writer's (a table per
         # group, None where every PE drains its box; engine/compiler/last_writer.py)
-        grid = [_int(g, values) for g in descriptor["topology"]["pe_grid"]]
+        grid = [int_value(g, values) for g in descriptor["topology"]["pe_grid"]]
         self.owners = {g["name"]: owned_elements(g, design["problem_size"], self.space, grid, values)
                        for g in descriptor["io_groups"]}
         self.stages = send_stages(descriptor, values)  # local array -> the PE stage its sent words leave at
@@ -93,16 +85,16 @@ class _Builder:
             # one FIFO kind at a time: graph edges do not say which kind (direction) they belong to
             for src, dst, data in topology_graph(self.d, self.values, [kind]).edges(data=True):
                 label = f"{kind['source']}->{kind['target']} {kind['array']} {kind['pattern']}"
-                f = Fifo(f"{_node(src)}->{_node(dst)} {kind['array']}", data["depth"])
+                f = Fifo(f"{node_name(src)}->{node_name(dst)} {kind['array']}", data["depth"])
                 f.width_bits = data["width_bits"]
                 self.fifos.append(f)
                 self.fifo_kind[id(f)] = label
-                self.fifo_pack[id(f)] = _int(kind["pack"], self.values)
-                entry = {**kind, "pack": _int(kind["pack"], self.values),
+                self.fifo_pack[id(f)] = int_value(kind["pack"], self.values)
+                entry = {**kind, "pack": int_value(kind["pack"], self.values),
                          "direction": "out" if kind["reversed"] else "in"}
                 self.outs.setdefault(src, []).append((f, entry, dst))
                 self.ins.setdefault(dst, []).append((f, entry, src))
-        self.channels = [(a["name"], ch, _guard(ch["receive_when"]), _guard(ch["send_when"]))
+        self.channels = [(a["name"], ch, parse_guard(ch["receive_when"]), parse_guard(ch["send_when"]))
                          for a in self.d.get("local_arrays", []) for ch in a.get("channels", [])]
 
     def served(self, node, direction: str, memo: dict) -> tuple:
@@ -117,7 +109,7 @@ class _Builder:
                      if kind["direction"] == direction and kind["pattern"] != "pe_chain"
                      and (other[0] == "PE" or self.modules[other[0]]["array"] == self.modules[node[0]]["array"])]
             if not boxes:
-                raise DesignError(f"simulator: {_node(node)} serves no PE")
+                raise DesignError(f"simulator: {node_name(node)} serves no PE")
             box = tuple((min(b[k][0] for b in boxes), max(b[k][1] for b in boxes)) for k in range(len(boxes[0])))
         memo[node] = box
         return box
@@ -179,10 +171,10 @@ class _Builder:
         threads = []
         memo = {"in": {}, "out": {}}
         pe = self.modules["PE"]
-        self.tile_loops = [(l["name"][:-len("_tile")], _int(l["trip"], self.values))
+        self.tile_loops = [(l["name"][:-len("_tile")], int_value(l["trip"], self.values))
                            for l in pe["phases"][0]["loops"] if l["role"] == "tile"]
         self.tiles = math.prod(t for _, t in self.tile_loops)
-        self.pe_iters = math.prod(_int(l["trip"], self.values) for l in pe["phases"][0]["loops"] if l["role"] != "tile")
+        self.pe_iters = math.prod(int_value(l["trip"], self.values) for l in pe["phases"][0]["loops"] if l["role"] != "tile")
         for node in self.nodes:
             name = node[0]
             module = self.modules[name]
@@ -205,7 +197,7 @@ class _Builder:
         last = max((order.index(l) for l in dependent), default=-1)
         prefix = self.tile_loops[:last + 1]
         events = math.prod(t for _, t in prefix)
-        if events != _int(g["load_events"], self.values):
+        if events != int_value(g["load_events"], self.values):
             raise DesignError(f"simulator: {group} load events {events} disagree with the descriptor's "
                               f"{g['load_events']}")
         reload = [True] * events
@@ -218,202 +210,11 @@ class _Builder:
         if g["kind"] != "acc" or g["reload_events"] == "0":
             reload = [False] * events
         if direction == "in" and g["kind"] == "acc":
-            expected = _int(g["reload_events"], self.values)
+            expected = int_value(g["reload_events"], self.values)
             if sum(reload) != expected:
                 raise DesignError(f"simulator: {group} reloads {sum(reload)} blocks, the descriptor says {expected}")
             events = expected
         return events, self.tiles // math.prod(t for _, t in prefix), reload
-
-    def pe_thread(self, node) -> Thread:
-        pe = self.modules["PE"]
-        compute = pe["phases"][0]
-        ii, depth = _int(compute["ii"], self.values), pe["pipeline_depth"]
-        ins = {(k["array"], k["direction"]): f for f, k, _ in self.ins.get(node, [])}
-        outs = {(k["array"], k["direction"]): (f, k) for f, k, _ in self.outs.get(node, [])}
-        inputs, forwards, accs = [], [], []
-        operands = []  # (Op, is a read) in the body's order: each input read, then passed on
-        for g in self.groups.values():
-            if g["kind"] == "in":
-                inputs.append(Op(ins[(g["array"], "in")], self.pe_iters))
-                operands.append((inputs[-1], True))
-                if (g["array"], "in") in outs:
-                    forwards.append(Op(outs[(g["array"], "in")][0], self.pe_iters))
-                    operands.append((forwards[-1], False))
-            else:
-                local = self.volume(g["name"], tuple((i, i) for i in node[1]))
-                _, per_block, reload = self.blocks(g["name"], "out")
-                read = write = None
-                carried = g["exterior_loop"] is not None and (g["array"], "out") not in ins
-                if any(reload) and carried and (g["array"], "in") in ins:
-                    # the first PE of a chain that carries the reduction: the partial result read back
-                    # comes in as the chain's start, beside its own results going out
-                    ins[(g["array"], "out")] = ins[(g["array"], "in")]
-                elif any(reload) and g["exterior_loop"] is None:
-                    read = [Op(ins[(g["array"], "in")], _words(local, _pack(ins[(g["array"], "in")], self)))]
-                    if (g["array"], "in") in outs:
-                        f, k = outs[(g["array"], "in")]
-                        read.append(Op(f, _words(local, k["pack"])))
-                f, k = outs[(g["array"], "out")]
-                write = ([Op(ins[(g["array"], "out")], _words(local, _pack(ins[(g["array"], "out")], self)))]
-                         if (g["array"], "out") in ins else [], [Op(f, _words(local, k["pack"]))])
-                accs.append((local, per_block, reload, read, write))
-        compute_seg = Segment(self.pe_iters, tuple(inputs), tuple(forwards), ii=ii, depth=depth, latency=IO_LATENCY)
-        event_tiles = accs[0][1] if accs else 1
-        channels = self.channel_ops(node)
-        segments: dict = {}
-        # a PE with no pipelined loop (several statements, every band loop a space loop) runs its body
-        # once, outside any loop: each FIFO access is a step of its own in the body's order (the
-        # exporter's, engine/export/pe_statements.py: each input read and passed on, the local arrays'
-        # words received, then those sent), as the timed C simulation times code outside pipelined
-        # loops; one iteration with every access at once made a recurrence carried from PE to PE
-        # 3 cycles a diagonal step short (triangular solve i-j__i-j, N = 16: 331 against 359)
-        straight = bool(self.d["compute"].get("several_statements")) and all(
-            l["role"] == "tile" for l in pe["phases"][0]["loops"])
-
-        sent_array = {id(f): k["array"] for f, k, _ in self.outs.get(node, []) if k["pattern"] == "pe_chain"}
-
-        def straight_body(t: int, body: list) -> tuple[Segment, ...]:
-            """The body access by access; a word sent waits for the operators that computed it after
-            the last read (`straight_ready`), and so does what follows the body (the drain of its
-            outputs) for everything it computed, as the timed C simulation charges them."""
-            ready = self.straight_ready(node, t)
-            depths, last_read, extra = [1] * len(body), -1, 0
-            for k, (op, read) in enumerate(body):
-                if read:
-                    last_read, extra = k, 0
-                    continue
-                wait = ready.get(sent_array.get(id(op.fifo)), 0) - (k - last_read - 1) - extra
-                if wait > 0 and k > 0:
-                    depths[k - 1] += wait
-                    extra += wait
-            if accs and body:
-                wait = max(ready.values(), default=0) - (len(body) - last_read - 1) - extra
-                depths[-1] += max(wait, 0)
-            return tuple(Segment(1, (op,) if read else (), () if read else (op,), depth=d, latency=IO_LATENCY)
-                         for (op, read), d in zip(body, depths))
-
-        def compute(t: int) -> tuple[Segment, ...]:
-            """Tile t's compute loop; the tiles of one accumulation event are one pipelined loop (HLS
-            flattens them): the next tile's iterations follow at the II, without refilling the pipeline."""
-            received, sent = channels(t)
-            key = (t % event_tiles == 0, received, sent)
-            if key not in segments:
-                if straight:
-                    body = operands + [(op, True) for op in received] + [(op, False) for op in sent]
-                    segments[key] = straight_body(t, body)
-                    return segments[key]
-                seg = compute_seg
-                if received or sent:
-                    seg = dataclasses.replace(seg, reads=seg.reads + received, writes=seg.writes + sent)
-                segments[key] = (seg if key[0] else dataclasses.replace(seg, new_loop=False),)
-            return segments[key]
-
-        def computing(t: int):
-            for local, per_block, reload, read, _ in accs:
-                if read and t % per_block == 0 and reload[t // per_block]:
-                    yield Segment(local, (read[0],), tuple(read[1:]), latency=IO_LATENCY)
-            yield from compute(t)
-
-        def sends(t: int):
-            for local, per_block, _, _, (partial, write) in accs:
-                if (t + 1) % per_block == 0:
-                    yield Segment(local, tuple(partial), tuple(write), latency=IO_LATENCY)
-
-        if not pe["overlapped"]:
-            return Thread(_node(node), "PE", (seg for t in range(self.tiles) for part in (computing, sends)
-                                              for seg in part(t)))
-        # double-buffered accumulators (one output: pe.py build_pe `overlap_drain`): the compute half
-        # takes a free buffer at an event's first tile and hands it over full once its last tile's
-        # pipeline has drained; the drain half sends it and gives it back
-        name, per_block = _node(node), accs[0][1]
-        free = self.internal(f"{name} free accumulators", BUFFER_TOKENS, preload=BUFFER_TOKENS)
-        full = self.internal(f"{name} full accumulators", BUFFER_TOKENS)
-
-        def computer():
-            for t in range(self.tiles):
-                segs = list(computing(t))
-                if t % per_block == 0:
-                    segs[0] = dataclasses.replace(segs[0], reads=segs[0].reads + (Op(free, 1, 0, 1),))
-                if (t + 1) % per_block == 0:
-                    last = segs[-1]
-                    done = Op(full, 1, last.n - 1, 1, delay=max(last.depth - last.latency, 0))
-                    segs[-1] = dataclasses.replace(last, writes=last.writes + (done,))
-                yield from segs
-
-        def drainer():
-            for t in range(self.tiles):
-                for seg in sends(t):
-                    yield dataclasses.replace(seg, reads=seg.reads + (Op(full, 1, 0, 1),),
-                                              writes=seg.writes + (Op(free, 1, seg.n - 1, 1),))
-        c = Thread(f"{name}.compute", "PE", computer())
-        e = Thread(f"{name}.drain", "PE", drainer())
-        free.producer, free.consumer, full.producer, full.consumer = e, c, c, e
-        return [c, e]
-
-    def straight_ready(self, node, t: int) -> dict[str, int]:
-        """Array -> cycles after the body's reads at which a PE with no pipelined loop has computed
-        its value at its one point of tile t (engine/compiler/architecture/pe.py straight_ready)."""
-        tile, rest = {}, t
-        for loop, trip in reversed(self.tile_loops):
-            tile[loop], rest = rest % trip, rest // trip
-        pe_index = dict(zip(self.space, node[1]))
-        point = {l: tile.get(l, 0) * self.values[f"{l}_t1"] + pe_index.get(l, 0) * self.pe_range[l]
-                 for l in self.band}
-        return straight_ready(self.d["compute"].get("statements", []), point)
-
-    def channel_ops(self, node):
-        """tile -> ((read Op, ...), (write Op, ...)) of a PE on the local arrays' channels: a word
-        at each of its points in that tile where `receive_when` holds (if a neighbour feeds it) and
-        where `send_when` holds (if it has a neighbour to feed). The words are spread evenly from the
-        first to the last iteration of the PE's pipelined loop that has such a point (`_between`)."""
-        ends = []
-        for name, ch, receive, send in self.channels:
-            into = [f for f, k, _ in self.ins.get(node, []) if k["pattern"] == "pe_chain"
-                    and k["array"] == name and k["along"] == ch["along"]]
-            out_of = [f for f, k, _ in self.outs.get(node, []) if k["pattern"] == "pe_chain"
-                      and k["array"] == name and k["along"] == ch["along"]]
-            ends += [(f, receive, True, name) for f in into] + [(f, send, False, name) for f in out_of]
-        if not ends:
-            return lambda t: ((), ())
-        # the PE's pipelined loops, outermost first (pe_loops: time loops, then latency hiding), and
-        # the SIMD lanes of one iteration; a band loop's local index counts through its loops in order
-        entries = [(l["name"].rsplit("_", 1)[0], _int(l["trip"], self.values))
-                   for l in self.modules["PE"]["phases"][0]["loops"] if l["role"] != "tile"]
-        lanes = {l: self.pe_range[l] // math.prod(t for m, t in entries if m == l) for l in self.band}
-        lane_axes = [l for l in self.band if lanes[l] > 1]
-        shape = [t for _, t in entries] + [lanes[l] for l in lane_axes]
-        local = {}
-        for l in self.band:
-            index = np.zeros(shape, dtype=np.int64)
-            for axis, (m, trip) in enumerate(entries):
-                if m == l:
-                    index = index * trip + np.arange(trip).reshape([-1 if a == axis else 1 for a in range(len(shape))])
-            index = index * lanes[l]
-            if l in lane_axes:
-                axis = len(entries) + lane_axes.index(l)
-                index = index + np.arange(lanes[l]).reshape([-1 if a == axis else 1 for a in range(len(shape))])
-            local[l] = index
-        t1 = {l: self.values[f"{l}_t1"] for l in self.band}
-        pe_index = dict(zip(self.space, node[1]))
-        stages = self.stages
-
-        def ops(t: int):
-            tile, rest = {}, t
-            for loop, trip in reversed(self.tile_loops):
-                tile[loop], rest = rest % trip, rest // trip
-            point = {l: tile.get(l, 0) * t1[l] + pe_index.get(l, 0) * self.pe_range[l] + local[l]
-                     for l in self.band}
-            reads, writes = [], []
-            for f, guard, read, name in ends:
-                words = _holds(guard, point, shape).reshape(self.pe_iters, -1).sum(axis=1)
-                total = int(words.sum())
-                if total:
-                    busy = np.flatnonzero(words)
-                    op = _between(f, total, int(busy[0]), int(busy[-1]), read)
-                    # a word sent leaves at its value's stage of the pipelined loop (pe.py send_stages)
-                    (reads if read else writes).append(op if read else dataclasses.replace(op, delay=stages.get(name, 0)))
-            return tuple(reads), tuple(writes)
-        return ops
 
     def io_threads(self, node, module: dict, direction: str, memo: dict) -> list[Thread]:
         group = self.group_of(module)
@@ -428,7 +229,7 @@ class _Builder:
         outs = [(f, k, other) for f, k, other in self.outs.get(node, []) if k["direction"] == direction]
         own_pack = self.values.get(f"{group}_{direction}_pack_l{module['level']}", 1)
         if buffer is not None:
-            own_pack = _int(buffer["pack"], self.values)
+            own_pack = int_value(buffer["pack"], self.values)
 
         def vol_of(other):
             return self.volume(group, self.served(other, direction, memo))
@@ -447,14 +248,14 @@ class _Builder:
             vol_self = self.volume(group, incoming)
             first, share = self.position(group, own, incoming)
             for f, k, other in ins:
-                transfer_reads.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+                transfer_reads.append((f, word_count(vol_self, k["pack"]), 0.0, 1.0))
             for f, k, other in outs:
                 if other[0] == "PE":
                     continue
                 if other[0] == node[0]:  # forwarded along the chain: the whole block
-                    transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
+                    transfer_writes.append((f, word_count(vol_self, k["pack"]), 0.0, 1.0))
                 else:  # down to the row head of the next level: this member's box
-                    transfer_writes.append((f, _words(vol_of(other), k["pack"]), first, share))
+                    transfer_writes.append((f, word_count(vol_of(other), k["pack"]), first, share))
         else:
             for f, k, other in ins:
                 if other[0] == "PE" and feeding:
@@ -462,15 +263,15 @@ class _Builder:
                 v = vol_of(other)
                 share = v / vol_self if vol_self else 1.0
                 first = 1.0 - share if other[0] == node[0] else 0.0
-                transfer_reads.append((f, _words(v, _pack_of(f, ins)), first, share))
+                transfer_reads.append((f, word_count(v, pack_of(f, ins)), first, share))
             for f, k, other in outs:
-                transfer_writes.append((f, _words(vol_self, k["pack"]), 0.0, 1.0))
-        n = max([_words(vol_self, own_pack)] + [c for _, c, _, _ in transfer_reads + transfer_writes])
+                transfer_writes.append((f, word_count(vol_self, k["pack"]), 0.0, 1.0))
+        n = max([word_count(vol_self, own_pack)] + [c for _, c, _, _ in transfer_reads + transfer_writes])
         owned = self.owners.get(group) is not None
         if owned:  # a last-writer drain moves an element per iteration (engine/export/owned_drain.py);
             n = max(vol_self, 1)  # an instance whose PEs own nothing still hands its buffers over
-        transfer_ops = ([_spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
-                        [_spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
+        transfer_ops = ([spread(f, c, first, share, n) for f, c, first, share in transfer_reads],
+                        [spread(f, c, first, share, n) for f, c, first, share in transfer_writes])
         pace = self.dram.pace(self.d, module, self.values)
         dram_first = self.dram.read_latency if module["dram"] and direction == "in" else 0
         dram_last = self.dram.write_latency if module["dram"] and direction == "out" else 0
@@ -480,7 +281,7 @@ class _Builder:
                            depth=depth + (dram_last if b == events - 1 else 0), latency=depth,
                            earliest=dram_first if b == 0 else 0, pace=pace)
 
-        name = _node(node)
+        name = node_name(node)
         if owned and module["dram"]:
             # the storer puts the elements into the block, then writes the block in whole bus words
             extent = [1 + sum(abs(c) * (self.size[l] - 1) for l, c in terms.items()) for terms in self.coeffs[group]]
@@ -497,7 +298,7 @@ class _Builder:
         near_pes = [other for _, _, other in (outs if direction == "in" else ins) if other[0] == "PE"]
         local = self.volume(group, tuple((min(p[1][k] for p in near_pes), max(p[1][k] for p in near_pes))
                                          for k in range(len(self.space))))  # the buffered block
-        if buffer is not None and not owned and _int(buffer["elements"], self.values) != local:
+        if buffer is not None and not owned and int_value(buffer["elements"], self.values) != local:
             raise DesignError(f"simulator: {name} buffers {buffer['elements']} elements, its PEs use {local}")
 
         def feed_segments(b):
@@ -505,7 +306,7 @@ class _Builder:
                 for _ in range(per_block):
                     yield Segment(self.pe_iters, (), tuple(Op(f, self.pe_iters) for f, _ in pe_edges), latency=depth, depth=depth)
             else:
-                ops = tuple(Op(f, _words(local, k["pack"])) for f, k in pe_edges)
+                ops = tuple(Op(f, word_count(local, k["pack"])) for f, k in pe_edges)
                 yield (Segment(local, (), ops, latency=depth, depth=depth) if direction == "in"
                        else Segment(max(local, 1) if owned else local, ops, (), latency=depth, depth=depth))
 
@@ -528,13 +329,13 @@ class _Builder:
                     yield transfer(b, (Op(free, 1, 0, 1),), (Op(full, 1, n - 1, 1),))
                 else:
                     segs = list(feed_segments(b))
-                    yield _with_tokens(segs, free, full)
+                    yield with_tokens(segs, free, full)
 
         def emptier():  # feed (in) or drain (out): takes a full buffer, gives it back
             for b in range(events):
                 if direction == "in":
                     segs = list(feed_segments(b))
-                    yield from _with_tokens_all(segs, full, free)
+                    yield from with_tokens_all(segs, full, free)
                 else:
                     yield transfer(b, (Op(full, 1, 0, 1),), (Op(free, 1, n - 1, 1),))
 
@@ -554,67 +355,6 @@ class _Builder:
         return f
 
 
-def _with_tokens(segs: list[Segment], take: Fifo, give: Fifo) -> Segment:
-    """A single segment that also takes a buffer token at its start and gives one at its end."""
-    (seg,) = segs
-    return Segment(seg.n, seg.reads + (Op(take, 1, 0, 1),), seg.writes + (Op(give, 1, seg.n - 1, 1),),
-                   ii=seg.ii, depth=seg.depth, latency=seg.latency)
-
-
-def _with_tokens_all(segs: list[Segment], take: Fifo, give: Fifo):
-    for k, seg in enumerate(segs):
-        reads = seg.reads + ((Op(take, 1, 0, 1),) if k == 0 else ())
-        writes = seg.writes + ((Op(give, 1, seg.n - 1, 1),) if k == len(segs) - 1 else ())
-        yield Segment(seg.n, reads, writes, ii=seg.ii, depth=seg.depth, latency=seg.latency)
-
-
-def _spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
-    span = min(n, max(count, math.ceil(n * share)))
-    start = min(n - span, math.floor(n * first + 1e-9))
-    return Op(f, count, start, span)
-
-
-def _between(f: Fifo, count: int, first: int, last: int, read: bool) -> Op:
-    """`count` words spread evenly from iteration `first` to iteration `last`, the first and the last
-    word on those iterations (the placement engine/csim/timed.py gives a traced stream access)."""
-    span = max(count * (last - first) // (count - 1), count) if count > 1 else 1
-    return Op(f, count, first if read else last - span + 1, span)
-
-
-def _words(elements: int, pack: int) -> int:
-    return -(-elements // max(pack, 1))
-
-
-def _pack(f: Fifo, builder: _Builder) -> int:
-    return builder.fifo_pack[id(f)]
-
-
-def _pack_of(f: Fifo, entries) -> int:
-    return next(k["pack"] for g, k, _ in entries if g is f)
-
-
-def _coefficients(text: str, band: list[str]) -> dict[str, int]:
-    expr = sympy.sympify(text, locals={l: sympy.Symbol(l) for l in band})
-    return {l: int(expr.coeff(sympy.Symbol(l))) for l in band if expr.coeff(sympy.Symbol(l)) != 0}
-
-
-def _guard(condition: str) -> list[list[tuple[str, str]]]:
-    """A channel guard as `parse_c_condition` reads it; a design error when it cannot."""
-    try:
-        return parse_c_condition(condition)
-    except ValueError as exc:
-        raise DesignError(f"simulator: {exc}") from None
-
-
-def _holds(guard: list, point: dict, shape: list[int]) -> np.ndarray:
-    return condition_holds(guard, point, shape)
-
-
-def _node(node) -> str:
-    name, index = node
-    return f"{name}({','.join(map(str, index))})" if index else name
-
-
 def build_network(descriptor: dict, values: dict[str, int], dram: DramModel = DramModel()) -> Network:
     builder = _Builder(descriptor, values, dram)
     threads = builder.build()
@@ -630,8 +370,8 @@ def _attach(builder: _Builder, threads: list[Thread]) -> None:
     carried = {g["array"] for g in builder.groups.values() if g["kind"] != "in" and g["exterior_loop"] is not None}
     for node, entries in builder.outs.items():
         for f, kind, dst in entries:
-            f.producer = _user(owner[_node(node)], kind, "write", carried)
-            f.consumer = _user(owner[_node(dst)], kind, "read", carried)
+            f.producer = _user(owner[node_name(node)], kind, "write", carried)
+            f.consumer = _user(owner[node_name(dst)], kind, "read", carried)
 
 
 def _user(candidates: list[Thread], kind: dict, side: str, carried: set = frozenset()) -> Thread:

@@ -17,20 +17,47 @@ from engine.studies.traffic_pruning import run_traffic_pruning
 from engine.studies.vgg16_conv12 import run_vgg16_conv12
 
 MM_DESIGNS = 27  # mm.c's designs: 18 with SIMD on a time loop, 9 with SIMD on the space loop k
+MODEL_SECONDS = 0.3  # building one design's model (before its runs; not charged to them)
+SIMULATION_SECONDS = 1.5  # model-accuracy: one configuration on the cycle-level simulator, MM 64^3 / CNN 16^4
+PAIR_WORKERS = 2  # the network studies' local Dask workers
 
 
 @dataclass(frozen=True)
 class Study:
     name: str
     run: Callable
-    seconds: float  # default budget per design per method
+    seconds: float  # default budget per design per method (per pair for the network studies)
     runs: int  # searches per design and seed (for time estimates)
     what: str
-    duration: str = ""  # a study that does not search: how long its default run takes, for the help
+    kind: str = "search"  # how its time grows: "search" (designs x runs x seconds x seeds), "simulate"
+    #                       (designs x configurations x seeds), "pairs" (layers x designs x seconds / workers)
+    default_designs: int = MM_DESIGNS  # the designs (or pairs' designs) of its default problem
+    layers: int = 1  # "pairs": the distinct layers searched
+
+    def estimate(self, *, designs: int | None = None, seconds: float | None = None, samples: int | None = None,
+                 seeds: int = 1, runs: int | None = None) -> str:
+        """How long a run with these options takes, in words ("about 2.7 min"), from the options given
+        (defaults where None); a budget in samples only cannot be timed in advance."""
+        designs = designs or self.default_designs
+        runs = runs or self.runs
+        if self.kind == "simulate":
+            configurations = samples or 5
+            total = designs * configurations * seeds * SIMULATION_SECONDS
+            what = f"{designs} designs x {configurations} simulated configurations x {seeds} seed(s)"
+        else:
+            if seconds is None and samples is not None:
+                return f"a budget of {samples:,} samples per run: its time depends on the machine"
+            seconds = self.seconds if seconds is None else seconds
+            if self.kind == "pairs":
+                total = self.layers * designs * seconds / PAIR_WORKERS
+                what = f"{self.layers} layers x {designs} designs x {seconds:g} s on {PAIR_WORKERS} workers"
+            else:
+                total = designs * (runs * seconds * seeds + MODEL_SECONDS)
+                what = f"{designs} designs x {runs} runs x {seconds:g} s x {seeds} seed(s)"
+        return f"{what}: about {total / 60:.1f} min" if total >= 60 else f"{what}: about {total:.0f} s"
 
     def help_duration(self) -> str:
-        return self.duration or (f"{self.seconds:g} s x {self.runs} runs per design: about "
-                                 f"{MM_DESIGNS * self.runs * self.seconds / 60:.1f} min")
+        return self.estimate()
 
 
 STUDIES = {s.name: s for s in (
@@ -44,13 +71,13 @@ STUDIES = {s.name: s for s in (
     Study("mp-vs-hybrid", run_mp_vs_hybrid, 2.0, 4, "(e) MP alone vs hybrid (Table 4): paper 1.5x slower"),
     Study("model-accuracy", run_model_accuracy, 0.0, 5,
           "(f) latency model vs cycle-level simulation, MM 64^3 + CNN 16^4x3x3 (Table 5, Fig. 6): paper 1.99%",
-          "5 simulated configurations per design, 48 designs: about 6 min"),
+          kind="simulate", default_designs=48),
     Study("mm-architectures", run_mm_architectures, 2.0, 1,
           "(g) which MM design wins and why: loop orderings' BRAM per I/O module (Fig. 10, Table 6)"),
     Study("vgg16-conv12", run_vgg16_conv12, 2.0, 1,
           "(h) every CNN design on VGG16 CONV1 and CONV2, [h,i] vs [o,h] in detail (Fig. 11, Table 7)",
-          "cnn.c, 2 layers x 42 designs at 2 s a pair on 2 workers: about 1.5 min"),
+          kind="pairs", default_designs=42, layers=2),
     Study("networks", run_networks, 1.0, 1,
           "(i) dataflows over VGG16 and ResNet50, on Dask (Figs. 13-14): paper 77% / 57% of the per-layer peak",
-          "cnn.c, 10 dataflows (14 designs) x 29 distinct layers at 1 s a pair on 2 workers: about 5 min"),
+          kind="pairs", default_designs=14, layers=29),
 )}

@@ -20,7 +20,6 @@ changes the process's matplotlib backend and never touches Qt).
 from __future__ import annotations
 
 import csv
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from engine.search.progress import Candidate, DesignResult
 from engine.search.run import SearchRun
 from engine.search.space import Batch, SearchSpace
 from engine.search.strategy import SearchStrategy
+from engine.validation import read_json
 
 Log = Callable[[str], None]
 BEST_KNOWN = Path(__file__).resolve().parents[2] / "bench" / "best_known.json"
@@ -412,8 +412,10 @@ def load_best_known(path: Path | None, device: Device) -> dict:
     if path is None or not Path(path).is_file():
         return {}
     try:
-        table = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+        table = read_json(path, "best-known file")
+    except EngineError:
+        return {}
+    if not isinstance(table, dict):
         return {}
     problem = table.get("problem", {})
     named = str(problem.get("device", device.name)).lower()  # a device file's stem ("u250") or its full name

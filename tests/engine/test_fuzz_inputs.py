@@ -1,5 +1,6 @@
 """Fuzz the inputs beside the kernel (issue 31): mutated headers through `systolic designs`, mutated JSON
-files through the readers of workloads, technologies and reduction files, and mutated stored rows
+files through the readers of workloads, technologies, reduction files, device files and an export's
+design.json (csim), and mutated stored rows
 through the run databases. Each input is accepted or refused with an EngineError (one line, exit 2
 in the CLI); nothing else may escape, and listing a database never fails on a damaged row.
 
@@ -13,6 +14,8 @@ import sqlite3
 import pytest
 
 from engine.compiler.frontend import parse_kernel
+from engine.csim.project import read_project
+from engine.models.device import load_device
 from engine.errors import EngineError
 from engine.network.store import NetworkStore
 from engine.network.task import PairResult
@@ -104,6 +107,10 @@ def mutate_json(text: str, rng: random.Random) -> bytes:
     return mutate_bytes(text.encode(), rng)
 
 
+DESIGN_JSON = ('{"descriptor": {"version": "1.5", "design": {"id": "i__i-j.k"}}, "values": {"i_t1": 4, "j_t1": 8},'
+               ' "dram": {"A": {"words": 64, "layout": "serialized", "access": "A[i]"}}, "report": {"latency_cycles": 12}}')
+
+
 def fuzz_json(count: int, tmp_path) -> None:
     seed = base_seed()
     sources = {
@@ -111,8 +118,14 @@ def fuzz_json(count: int, tmp_path) -> None:
         "technology": (DEFAULT_TECHNOLOGY.read_text(), "t.json", load_technology),
         "reduction": ('{"kernel": {"reduction": ["k"]}}', "r.json",
                       lambda path: parse_kernel(tmp_path / "k.c", simd_info=path)),
+        "device": ((RESOURCES / "devices" / "u250.json").read_text(), "device.json", lambda path: load_device(str(path))),
+        "design": (DESIGN_JSON, "proj/design.json", lambda path: read_project(path.parent)),
     }
     (tmp_path / "k.c").write_text(VALID_MM)
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    (tmp_path / "proj" / "src" / "kernel_kernel.cpp").write_text(
+        "#pragma HLS INTERFACE m_axi port=A offset=slave bundle=gmem_A depth=64\nA[i];\n")
+    (tmp_path / "proj" / "src" / "kernel_kernel.h").write_text("#define A_DRAM_WORDS 64L\n")
     broken: list[str] = []
     for n in range(count):
         rng = random.Random(seed + n)

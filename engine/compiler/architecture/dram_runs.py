@@ -8,7 +8,11 @@ loop touches in each layout (the runs an AXI port turns into bursts, engine/mode
   a loader's tile box, partial results read back included, a storer's PE box),
   unless every box starts at the beginning of its row (the factor's `steps` are all 0: one tile and,
   for drains, one PE along the innermost dimension), when the box's rows are whole rows of the
-  padded array and the invocation is one run.
+  padded array and the invocation is one run; a storer whose PE boxes are one row each, its
+  innermost PE loop along the row, writes the PEs' boxes one after another along the row (a run of
+  that many boxes), and with one tile along the row the whole invocation (Vitis flattens the
+  storer's perfect loop nest into one pipelined loop: found with the timed C simulation on MM
+  i-j__j-k.i at i_t2 = 1, modelled at twice its cycles).
 A module whose DRAM word has no packing factor of its own (a last-writer storer) is taken as one run
 per invocation in both layouts.
 """
@@ -43,6 +47,14 @@ def dram_packing(arch: Architecture, module: Module) -> PackingParameter | None:
     return next((p for p in arch.packing if p.name == name), None)
 
 
+def in_row_order(arch: Architecture, module: Module) -> bool:
+    """Whether the module's DRAM loop moves its boxes in the array's row-major order (its packing
+    factor's `in_row_order`): then a port whose partial results are read back can be serialized,
+    its loader and its storer visiting the words in one order."""
+    packing = dram_packing(arch, module)
+    return bool(packing and packing.in_row_order)
+
+
 def dram_runs(arch: Architecture, module: Module) -> dict[str, sympy.Expr]:
     """Layout -> consecutive words of one invocation of `module`'s DRAM loop (before the burst cap)."""
     words = invocation_words(module)
@@ -50,5 +62,10 @@ def dram_runs(arch: Architecture, module: Module) -> dict[str, sympy.Expr]:
     if packing is None:
         return {"serialized": words, "natural": words}
     row = (packing.dram_row if packing.dram_row is not None else packing.innermost) / symbol(packing.name)
-    natural = sympy.Piecewise((words, sympy.Eq(sympy.Add(*packing.steps), 0)), (row, True)) if packing.steps else words
-    return {"serialized": words, "natural": natural}
+    if not packing.steps:
+        return {"serialized": words, "natural": words}
+    cases = [(words, sympy.Eq(sympy.Add(*packing.steps), 0))]
+    if packing.box_rows is not None:  # a storer's boxes of one row follow each other along the row
+        one_row = sympy.Eq(packing.box_rows, 1)
+        cases += [(words, one_row & sympy.Eq(packing.row_tiles, 1)), (row * packing.row_pes, one_row)]
+    return {"serialized": words, "natural": sympy.Piecewise(*cases, (row, True))}

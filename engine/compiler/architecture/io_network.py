@@ -59,8 +59,36 @@ class _GroupNetwork:
                                              AXI_BITS // self.g.element_bits, rate, minimum,
                                              self.box_steps() if level == self.top else (),
                                              innermost_extent(self.g.access, moved, self.layout)
-                                             if level == self.top else None))
+                                             if level == self.top else None,
+                                             level == self.top and self.boxes_in_row_order(),
+                                             *(self.row_of_boxes(ranges) if level == self.top and self.direction == "out"
+                                               else (None, None, None))))
         return symbol(name)
+
+    def row_of_boxes(self, ranges) -> tuple:
+        """(rows of a PE's box, PEs along the innermost stored dimension, tiles along it) when the
+        storer's innermost PE loop (the last space loop) runs along that dimension, else Nones."""
+        index = self.g.access.index
+        if not index:
+            return None, None, None
+        last = self.layout[-1] if self.layout else len(index) - 1
+        loops = [loop for loop, _ in index[last].terms]
+        spatial = [loop for loop in loops if loop in self.space]
+        if spatial != [self.space[-1]]:
+            return None, None, None
+        rows = footprint(self.g.access, ranges) / innermost_extent(self.g.access, ranges, self.layout)
+        return rows, self.syms.pes(spatial[0]), sympy.Mul(*(self.syms.tiles(loop) for loop in loops))
+
+    def boxes_in_row_order(self) -> bool:
+        """Whether the PE boxes a storer writes one after another (and the block a loader reads row by
+        row) follow the array's row-major order: at most one space loop indexes the array, and only
+        its outermost stored dimension."""
+        index = self.g.access.index
+        if not index:
+            return False
+        order = list(self.layout) if self.layout else list(range(len(index)))
+        spatial = [(d, loop) for d in order for loop, _ in index[d].terms if loop in self.space]
+        return len(spatial) <= 1 and all(d == order[0] for d, _ in spatial)
 
     def box_steps(self) -> tuple[sympy.Expr, ...]:
         """Where the boxes DRAM moves start along the array's innermost stored dimension: a tile's

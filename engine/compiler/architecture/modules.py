@@ -99,6 +99,18 @@ class PackingParameter:
     # the DRAM-facing level: the innermost extent of the boxes its DRAM loop moves (a loader's tile box,
     # partial results read back included; a storer's PE box), the row segment of a natural-layout burst
     dram_row: sympy.Expr | None = None
+    # the DRAM-facing level: the boxes its DRAM loop moves, one after another, follow the array's
+    # row-major order (the PEs split at most the outermost stored dimension), so a loader of whole
+    # blocks and a storer of PE boxes visit the words in one order (a read-back port can be serialized)
+    in_row_order: bool = False
+    # a drain's DRAM-facing level, where the storer's innermost PE loop runs along the array's
+    # innermost stored dimension: the rows of a PE's box (1: the box is one row segment), the PEs
+    # along that dimension and the tiles along it. Boxes of one row are written one after another
+    # along the row, so a natural-layout run spans the PEs' boxes (and, with one tile along the row,
+    # the whole invocation: every row of the tile is a whole row of the array)
+    box_rows: sympy.Expr | None = None
+    row_pes: sympy.Expr | None = None
+    row_tiles: sympy.Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,9 @@ def test_nothing_fits_is_reported_as_a_proof(bundled, tmp_path, capsys):
                  "--param", "i_t1=1", "--param", "j_t1=1", "--param", "k_t1=1", "--param", "i_t2=1",
                  "--param", "j_t2=1", "--param", "k_t2=1", "--seconds", "20"])
     assert code == 2
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "no configuration fits" in err and "DSP" in err and "proven" in err
+    *steps, err = capsys.readouterr().err.strip().splitlines()  # the proof's progress lines, then the error
+    assert all(s.startswith("certify: ") for s in steps) and err.startswith("error: ")
+    assert "no configuration fits" in err and "DSP" in err and "proven" in err
     code = main(["certify", str(bundled("mm")), *SIZES, "--design", "i__i-j.k", "--device", device,
                  "--param", "i_t1=1", "--param", "j_t1=1", "--param", "k_t1=1", "--param", "i_t2=1",
                  "--param", "j_t2=1", "--param", "k_t2=1", "--seconds", "20", "--json"])
@@ -90,3 +91,31 @@ def test_search_certify_adds_certificates(bundled, tmp_path, capsys):
     assert [c["design"] for c in out["certificates"]] == ["k__i-j.k", "i__i-j.k"]
     assert all(KEYS <= set(c) for c in out["certificates"])
     assert all(c["latency_cycles"] <= d["latency_cycles"] for c, d in zip(out["certificates"], out["designs"]))
+
+
+def test_search_certify_summary_and_tables_show_the_certified_incumbents(bundled, capsys):
+    """A tiny search leaves room for the proof to find better configurations: the design table, the
+    JSON best and the summary line then all show the certified incumbent; each proof prints its steps."""
+    args = ["search", str(bundled("mm")), *SIZES, "--design", "k__i-j.k", "--design", "i__i-j.k",
+            "--method", "random", "--samples", "4", "--no-store", "--certify", "20"]
+    assert main([*args, "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    certified = {c["design"]: c["latency_cycles"] for c in out["certificates"]}
+    assert {d["design"]: d["latency_cycles"] for d in out["designs"]} == certified
+    assert out["best"]["latency_cycles"] == min(certified.values())
+    assert "certify 1/2: proving k__i-j.k within 1% of its optimum" in captured.err
+    assert "certify 2/2: i__i-j.k: " in captured.err
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    best = min(out["designs"], key=lambda d: d["latency_cycles"])
+    assert text.rstrip().endswith(f"best: {best['design']} at {best['throughput_gops']:.1f} GOP/s"), text
+
+
+def test_certify_prints_its_steps(bundled, tmp_path, capsys):
+    assert main(["certify", str(bundled("mm")), *SIZES, "--design", "i-j__i-j.k", "--param", "i_t1=2",
+                 "--param", "j_t1=2", "--param", "k_t1=2", "--param", "i_t2=1", "--param", "j_t2=1",
+                 "--param", "k_t2=1", "--seconds", "20"]) == 0
+    err = capsys.readouterr().err
+    assert "certify: proving i-j__i-j.k within 1% of its optimum (at most 20 s) ..." in err
+    assert "certify: i-j__i-j.k: " in err and " boxes" in err

@@ -63,7 +63,9 @@ def test_the_cli_prints_the_missing_field_in_one_line(bundled, u250, tmp_path, c
 
 
 @pytest.mark.parametrize("content, phrase", [
-    (b'{"name": "x",\n  "part": }', ":2:11: device file is not JSON"),
+    (b'{"name": "x",\n  "part": }', ":2:11: not valid JSON: Expecting value"),
+    (b"[" * 100_000 + b"]" * 100_000, "the device file nests 100000 levels deep; the limit is 64"),
+    (b'{"clock_mhz": Infinity}', "not valid JSON: Infinity is not a JSON number"),
     (b"\xff\xfe binary", "is not UTF-8"),
     (b"[1, 2]", "holds a JSON object, not list"),
 ])

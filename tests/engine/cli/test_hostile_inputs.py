@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -40,6 +41,22 @@ def write(folder: Path, name: str, content: str | bytes) -> str:
 
 def kernel(d: Path, text: str | bytes = VALID_MM, name: str = "k.c") -> str:
     return write(d, name, text)
+
+
+def dead_scheduler() -> str:
+    """tcp://127.0.0.1:PORT where nothing listens (a port just released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+
+def csim_project(d: Path, design_json: str | bytes) -> str:
+    """A folder shaped like an export whose design.json holds `design_json`."""
+    (d / "proj" / "src").mkdir(parents=True)
+    for name in ("kernel_kernel.cpp", "kernel_kernel.h"):
+        write(d / "proj" / "src", name, "")
+    write(d / "proj", "design.json", design_json)
+    return str(d / "proj")
 
 
 def network_file(d: Path, data: dict, name: str = "net.json") -> str:
@@ -94,6 +111,47 @@ CASES = {
                                         "s.json: the reduction file nests 100000 levels deep; the limit is 64"),
     "--simd-info not UTF-8": (lambda d: ["designs", kernel(d), "--simd-info", write(d, "s.json", b'{"\xff": 1}')],
                               "s.json:1:3: the reduction file is not UTF-8"),
+    # -- files read through engine/validation (size cap, encoding, JSON depth) -----------------------
+    "--device nested 100,000 deep": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--param", "i_t1=2",
+                                                "--device", write(d, "dev.json", "[" * 100000 + "]" * 100000)],
+                                     "dev.json: the device file nests 100000 levels deep; the limit is 64"),
+    "--device not UTF-8": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--param", "i_t1=2",
+                                      "--device", write(d, "dev.json", b'{"name": "\xe9"}')],
+                           "dev.json:1:11: the device file is not UTF-8 (byte 0xe9)"),
+    "--device a FIFO": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--param", "i_t1=2",
+                                   "--device", (os.mkfifo(d / "dev.json"), str(d / "dev.json"))[1]],
+                        "unknown device"),
+    "--params-file /dev/zero": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--params-file", "/dev/zero"],
+                                "/dev/zero: the params file is a device; expected a regular text file"),
+    "--params-file a FIFO": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--params-file",
+                                        (os.mkfifo(d / "p.jsonl"), str(d / "p.jsonl"))[1]],
+                             "p.jsonl: the params file is a pipe; expected a regular text file"),
+    "--params-file of 100,001 lines": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--params-file",
+                                                  write(d, "p.jsonl", "{}\n" * 100_001)],
+                                       "p.jsonl: the params file holds 100,001 lines; the limit is 100,000"),
+    "--params-file beside --param": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--param", "i_t1=2",
+                                                "--params-file", write(d, "p.jsonl", "{}\n")],
+                                     "--params-file evaluates the configurations of a file; drop --param"),
+    "--params-file with --descriptor": (lambda d: ["model", kernel(d), "--design", "i__i-j.k", "--descriptor",
+                                                   "--params-file", write(d, "p.jsonl", "{}\n")],
+                                        "drop --descriptor"),
+    "csim design.json nested deep": (lambda d: ["csim", csim_project(d, "[" * 5000 + "]" * 5000)],
+                                     "design.json: the design file nests 5000 levels deep; the limit is 64"),
+    "csim design.json not UTF-8": (lambda d: ["csim", csim_project(d, b'{"descriptor": "\xff"}')],
+                                   "design.json:1:17: the design file is not UTF-8 (byte 0xff)"),
+    "csim --timed design.json Infinity": (lambda d: ["csim", "--timed", csim_project(d, '{"values": Infinity}')],
+                                          "design.json: not valid JSON: Infinity is not a JSON number"),
+    # -- checks before work ------------------------------------------------------------------------
+    "network --scheduler dead, before compiling": (
+        lambda d: ["network", str(d / "missing.c"), str(d / "missing.json"), "--scheduler", dead_scheduler(),
+                   "--db", str(d / "r.db")], "did not answer: Connection refused"),
+    "pods granularity --scheduler dead": (lambda d: ["pods", "granularity", "--scheduler", dead_scheduler()],
+                                          "did not answer: Connection refused"),
+    "export -o a non-empty folder, before compiling": (
+        lambda d: ["export", str(d / "missing.c"), "--design", "x", "-o", (write(d, "notes.txt", "mine"), str(d))[1]],
+        "exists and is not empty; use --force"),
+    "mapping --stt nested 100,000 deep": (lambda d: ["mapping", kernel(d), "--stt", "[" * 100000 + "]" * 100000],
+                                          "does not parse: expected a JSON list of 3 rows of 3 integers"),
     # -- certify and study: the size and -D checks of search ----------------------------------------
     "certify -D N=10^20": (lambda d: ["certify", kernel(d), "-D", "N=" + "1" + "0" * 20, "--design", "x"],
                            "loop 'i' runs 100,000,000,000,000,000,000 iterations; the limit is 2^31-1"),
@@ -103,6 +161,10 @@ CASES = {
                           "-D Q=4: the kernel does not use 'Q'"),
     "certify --seconds nan": (lambda d: ["certify", kernel(d), "--design", "x", "--seconds", "nan"],
                               "argument --seconds: the time budget must be positive and finite, not nan"),
+    "search --certify nan": (lambda d: ["search", kernel(d), "--certify", "nan"],
+                             "argument --certify: the time budget must be positive and finite, not nan"),
+    "search --certify -1": (lambda d: ["search", kernel(d), "--certify=-1"],
+                            "argument --certify: the time budget must be positive and finite, not -1"),
     "certify --gap -1": (lambda d: ["certify", kernel(d), "--design", "x", "--gap", "-1"],
                          "argument --gap: expected a finite number of 0 or more, not -1"),
     "study -D N=3e9": (lambda d: ["study", "methods", "--kernel", kernel(d), "-D", "N=3000000000",
@@ -351,3 +413,37 @@ def test_a_damaged_pair_is_left_out_and_deleted_on_resume(tmp_path):
         assert store.claim(run_id) == 1
         store.add_pair(run_id, PairResult("l1", "b", None, 0, 0.1, (), "recomputed"))
         assert sorted(p.design for p in store.pairs(run_id)) == ["a", "b"]
+
+
+@pytest.mark.parametrize("stored_path", ["/dev/zero", "{d}/fifo.c", "{d}/latin1.c"])
+def test_export_run_reads_a_stored_kernel_path_through_the_file_checks(stored_path, tmp_path, capsys):
+    """A stored row's kernel path is untrusted: a device, a FIFO or a non-UTF-8 file there is not
+    read (no hang, no blow-up); the stored kernel text is exported instead."""
+    os.mkfifo(tmp_path / "fifo.c")
+    (tmp_path / "latin1.c").write_bytes(b"/* \xa9 */\n")
+    best = Candidate({"i_t1": 2, "j_t1": 2, "k_t1": 2, "i_t2": 1, "j_t2": 1, "k_t2": 1}, 100.0, 1.0, 1.0, 1.0)
+    result = ExplorationResult("k", "random", 1, (DesignResult("i__i-j.k", "random", 1, 0.1, best, (), (), ()),))
+    db = tmp_path / "runs.sqlite"
+    with RunStore(db) as store:
+        run_id = store.save(kernel_path=stored_path.format(d=tmp_path), kernel_text=VALID_MM, sizes={}, device="u250",
+                            method="random", seed=1, budget={"samples": 1}, result=result)
+    code, out, err = run(["export", "--run", str(run_id), "--db", str(db), "-o", str(tmp_path / "proj")], capsys)
+    assert code == 0, err
+    assert " design i__i-j.k (run " in out and (tmp_path / "proj" / "design.json").is_file()
+
+
+def test_export_simulate_checks_the_output_folder_before_simulating(tmp_path, capsys, monkeypatch):
+    import engine.cli.export as export_cli
+
+    def simulated(*_args, **_kwargs):
+        raise AssertionError("simulated before the folder check")
+
+    monkeypatch.setattr(export_cli, "simulate", simulated)
+    monkeypatch.chdir(tmp_path)
+    k = kernel(tmp_path)
+    (tmp_path / "k-i__i-j.k").mkdir()
+    (tmp_path / "k-i__i-j.k" / "notes.txt").write_text("mine")  # the default folder, not empty
+    code, _, err = run(["export", k, "--design", "i__i-j.k", "--param", "i_t1=2", "--param", "j_t1=2",
+                        "--param", "k_t1=2", "--param", "i_t2=1", "--param", "j_t2=1", "--param", "k_t2=1",
+                        "--simulate"], capsys)
+    assert code == 2 and "k-i__i-j.k exists and is not empty; use --force" in one_error_line(err)

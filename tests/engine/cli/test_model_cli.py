@@ -66,7 +66,7 @@ def test_unknown_design_and_device_are_one_line_errors(bundled, capsys):
 def test_descriptor_is_printed_on_request(bundled, capsys):
     assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", "--descriptor"]) == 0
     descriptor = json.loads(capsys.readouterr().out)
-    assert descriptor["version"] == "1.5" and descriptor["design"]["id"] == "i-j__i-j.k"
+    assert descriptor["version"] == "1.6" and descriptor["design"]["id"] == "i-j__i-j.k"
     assert [m["name"] for m in descriptor["topology"]["modules"]][0] == "PE"
 
 
@@ -108,3 +108,15 @@ def test_the_report_estimates_the_clock_and_the_hosts_repacking(bundled, capsys)
     clock = result["clock_estimate"]
     assert 0 < clock["unfloorplanned_mhz"] <= clock["floorplanned_mhz"] <= result["device"]["clock_mhz"]
     assert result["host"]["serialize_seconds"] > 0 and result["dram"]["layout"] == "serialized"
+
+
+def test_params_file_control_character_and_deep_lines_are_bad_lines_and_a_bom_is_dropped(bundled, tmp_path, capsys):
+    good = json.dumps({"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 8, "j_t2": 8, "k_t2": 8}).encode()
+    path = tmp_path / "configs.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + good + b"\n\x1d\n" + b"[" * 5000 + b"]" * 5000 + b"\r\n \t\n" + good + b"\r\n")
+    assert main(["model", str(bundled("mm")), "--preset", "small", "--design", "i-j__i-j.k",
+                 "--params-file", str(path)]) == 0
+    results = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(results) == 4 and results[0]["fits"] is True and results[3] == results[0]
+    assert results[1]["line"] == 2 and "expected a JSON object of integer parameters" in results[1]["error"]
+    assert results[2]["line"] == 3 and "nested deeper than 64 levels" in results[2]["error"]

@@ -33,7 +33,9 @@ def test_runs_a_study_and_prints_its_summary(tmp_path, capsys):
     assert code == 0
     captured = capsys.readouterr()
     assert "paper: 9%" in captured.out and f"written to {out}" in captured.out
-    assert "about" in captured.err and "i-j__i-j.k" in captured.err  # estimate and progress on stderr
+    # the estimate follows the options (2 designs x 2 runs x 0.1 s), then the progress
+    assert "study latency-model: 2 designs x 2 runs x 0.1 s x 1 seed(s): about 1 s" in captured.err
+    assert "i-j__i-j.k" in captured.err
     assert sorted(p.name for p in out.iterdir()) == ["latency_model.csv", "latency_model.png", "summary.txt"]
     assert len((out / "latency_model.csv").read_text().splitlines()) == 1 + 2 * 2
 
@@ -65,3 +67,17 @@ def test_help_says_how_long_a_run_takes():
     for name in ("methods", "mutation", "latency-model", "traffic-pruning", "mp-vs-hybrid"):
         assert name in text
     assert "min" in text and "1024" in text
+
+
+def test_estimates_follow_the_options():
+    from engine.studies import STUDIES
+
+    mutation = STUDIES["mutation"]
+    assert mutation.estimate() == "27 designs x 3 runs x 2 s x 1 seed(s): about 2.8 min"
+    assert mutation.estimate(seconds=30) == "27 designs x 3 runs x 30 s x 1 seed(s): about 40.6 min"
+    assert mutation.estimate(designs=2, seconds=15, seeds=2) == "2 designs x 3 runs x 15 s x 2 seed(s): about 3.0 min"
+    assert "depends on the machine" in mutation.estimate(samples=600)
+    accuracy = STUDIES["model-accuracy"]
+    assert accuracy.estimate() == "48 designs x 5 simulated configurations x 1 seed(s): about 6.0 min"
+    assert accuracy.estimate(designs=2, samples=1) == "2 designs x 1 simulated configurations x 1 seed(s): about 3 s"
+    assert STUDIES["networks"].estimate(seconds=0.5).startswith("29 layers x 14 designs x 0.5 s on 2 workers: about")

@@ -43,6 +43,9 @@ SAMPLE = (
         case("mm", "i-k__i-k.j", {**MM64, "DATA_T": "int16_t"}, i_t1=16, j_t1=16, k_t1=16, i_t2=4, j_t2=4),
         case("cnn", "o-h__o-i-p-q.h-w", CNN, o_t1=8, h_t1=7, w_t1=14, i_t1=8, p_t1=3, q_t1=3, o_t2=2, h_t2=1,
              w_t2=2, i_t2=4),
+        # C read back through a natural port (PEs along i and j), each PE's box one row: the storer
+        # writes the boxes of the two PEs along j one after another (runs of two words, not one)
+        case("mm", "i-j__j-k.i", MM64, i_t1=8, j_t1=32, k_t1=16, i_t2=1, j_t2=16, k_t2=8),
     )),
 )
 

@@ -24,7 +24,8 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 from engine.sim.dram import DramModel
-from engine.sim.hardware import IO_LATENCY, build_network
+from engine.sim.hardware import build_network
+from engine.sim.segments import IO_LATENCY
 from engine.sim import simulate
 from engine.sim.kernel import Fifo, Op, Segment, Thread, run
 

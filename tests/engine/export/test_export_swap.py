@@ -1,10 +1,14 @@
-"""`export --force` all or nothing (engine/export/swap.py through export_project): a failure or an
-interrupt part-way leaves the old project byte for byte; a success keeps the user's other files
-(links, modes, symlinks) and replaces the exported ones; a new folder respects the umask; a symlinked
-project stays a symlink; an output path under a regular file is one clear error."""
+"""`export --force` file by file (engine/export/swap.py through export_project): a failure or an
+interrupt while writing leaves the old project byte for byte; a success replaces the exported files
+and leaves everything else alone -- the user's files, files another process creates meanwhile,
+existing folders (same inode, owner, mode), symlinks; the staging happens inside the target, so a
+read-only parent is fine and `-o .` keeps the folder the shell is in; a signal during the renames
+lands after the last one; a new folder respects the umask; a symlinked project stays a symlink; an
+output path under a regular file is one clear error."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -59,7 +63,9 @@ def _old_project(tmp_path: Path, mm) -> Path:
 
 
 def _leftovers(parent: Path) -> list[str]:
-    return [p.name for p in parent.iterdir() if p.name.startswith(".")]
+    """Hidden entries beside the project or staging folders left inside it."""
+    return ([p.name for p in parent.iterdir() if p.name.startswith(".")]
+            + [str(p) for p in parent.rglob(swap.STAGING_PREFIX + "*")])
 
 
 def test_force_keeps_other_files_and_replaces_the_exported_ones(mm, tmp_path):
@@ -98,53 +104,91 @@ def test_a_failure_while_writing_leaves_the_old_project(mm, tmp_path, monkeypatc
     assert _leftovers(tmp_path) == []
 
 
-def test_an_interrupt_while_carrying_files_over_leaves_the_old_project(mm, tmp_path, monkeypatch):
+def test_a_signal_during_the_renames_lands_after_the_last_one(mm, tmp_path, monkeypatch):
     space, design = mm
     out = _old_project(tmp_path, mm)
-    before = _snapshot(out)
-    real_link = os.link
+    real_replace = os.replace
+    moved = []
 
-    def link_once_then_interrupt(*args, **kwargs):
-        monkeypatch.setattr(os, "link", _interrupt)
-        return real_link(*args, **kwargs)
+    def replace_and_signal(src, dst):
+        if out in Path(dst).parents:  # (the model cache renames its files too)
+            if not moved:
+                os.kill(os.getpid(), signal.SIGINT)  # held back until every file is in place
+            moved.append(dst)
+        return real_replace(src, dst)
 
-    def _interrupt(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "link", link_once_then_interrupt)
+    monkeypatch.setattr(os, "replace", replace_and_signal)
     with pytest.raises(KeyboardInterrupt):
         export_project(space, design, CONFIG, out, force=True)
     monkeypatch.undo()
-    assert _snapshot(out) == before
+    assert len(moved) == 9 and '"k_t2": 4' in (out / "design.json").read_text()
     assert _leftovers(tmp_path) == []
 
 
-def test_without_an_atomic_exchange_two_renames_do_it(mm, tmp_path, monkeypatch):
+def test_a_file_created_during_the_export_survives(mm, tmp_path, monkeypatch):
     space, design = mm
     out = _old_project(tmp_path, mm)
-    monkeypatch.setattr(swap.ctypes, "CDLL", lambda *a, **k: (_ for _ in ()).throw(OSError("no libc")))
+    real_write = Path.write_text
+
+    def write_and_meanwhile(self, text, *args, **kwargs):  # another process writing into the project
+        if not (out / "src" / "theirs.log").exists():
+            real_write(out / "src" / "theirs.log", "another process")
+            real_write(out / "theirs.txt", "another process")
+        return real_write(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_and_meanwhile)
     export_project(space, design, CONFIG, out, force=True)
-    assert (out / "notes.txt").read_text() == "mine" and '"k_t2": 4' in (out / "design.json").read_text()
-    assert _leftovers(tmp_path) == []
+    monkeypatch.undo()
+    assert (out / "src" / "theirs.log").read_text() == (out / "theirs.txt").read_text() == "another process"
+    assert '"k_t2": 4' in (out / "design.json").read_text() and _leftovers(tmp_path) == []
 
 
-def test_a_failed_second_rename_puts_the_old_project_back(tmp_path, monkeypatch):
-    old, new = tmp_path / "proj", tmp_path / "staged"
-    old.mkdir()
-    (old / "a").write_text("old")
-    new.mkdir()
-    monkeypatch.setattr(swap.ctypes, "CDLL", lambda *a, **k: (_ for _ in ()).throw(OSError("no libc")))
-    real_rename = os.rename
+def test_existing_folders_are_kept_not_recreated(mm, tmp_path):
+    space, design = mm
+    out = _old_project(tmp_path, mm)
+    os.chmod(out / "src", 0o700)
+    os.chmod(out, 0o711)
+    before = {p: os.stat(p) for p in (out, out / "src")}
+    (out / "src" / "kernel_host.cpp").chmod(0o600)
+    export_project(space, design, CONFIG, out, force=True)
+    for path, old in before.items():
+        new = os.stat(path)
+        assert (new.st_ino, new.st_uid, new.st_gid, stat.S_IMODE(new.st_mode)) == \
+            (old.st_ino, old.st_uid, old.st_gid, stat.S_IMODE(old.st_mode)), path
+    assert stat.S_IMODE((out / "src" / "kernel_host.cpp").stat().st_mode) == 0o600  # a replaced file keeps its mode
 
-    def rename(src, dst):
-        if Path(src) == new:
-            raise OSError(5, "Input/output error")
-        return real_rename(src, dst)
 
-    monkeypatch.setattr(os, "rename", rename)
-    with pytest.raises(OSError):
-        swap._exchange(new, old)
-    assert (old / "a").read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["proj", "staged"]
+def test_a_writable_project_in_a_read_only_parent_is_exported(mm, tmp_path, monkeypatch):
+    space, design = mm
+    out = _old_project(tmp_path, mm)
+    parent_before = sorted(p.name for p in tmp_path.iterdir())
+    os.chmod(tmp_path, 0o555)
+    written = []
+    real_write = Path.write_text
+
+    def record(self, text, *args, **kwargs):
+        written.append(self)
+        return real_write(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", record)
+    try:
+        export_project(space, design, CONFIG, out, force=True)
+    finally:
+        os.chmod(tmp_path, 0o755)
+    monkeypatch.undo()
+    assert written and all(out in p.parents for p in written)  # staged inside the project, never beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == parent_before
+    assert '"k_t2": 4' in (out / "design.json").read_text()
+
+
+def test_export_into_the_current_folder_keeps_that_folder(mm, tmp_path, monkeypatch):
+    space, design = mm
+    out = _old_project(tmp_path, mm)
+    monkeypatch.chdir(out)
+    inode = os.stat(".").st_ino
+    export_project(space, design, CONFIG, Path("."), force=True)
+    assert os.stat(".").st_ino == inode == os.stat(out).st_ino and Path("notes.txt").read_text() == "mine"
+    assert '"k_t2": 4' in Path("design.json").read_text()
 
 
 def test_a_folder_where_the_export_writes_a_file_is_refused_untouched(mm, tmp_path):

@@ -77,3 +77,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, network, capsys, argv, messa
     assert main(argv + ["--png", str(tmp_path / "x.png")] if argv[1] != "interconnect" else argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_scale_and_interconnect_print_a_line_per_step(tmp_path, network, capsys):
+    assert main(["pods", "scale", "--network", str(network), "--arrays", "32,16", "--png", str(tmp_path / "s.png"),
+                 "--json"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("pods scale: 1/2 32x32 x ") and ", tiny: utilisation " in err[0]
+    assert err[1].startswith("pods scale: 2/2 16x16 x ") and err[1].endswith(" s)")
+    assert main(["pods", "interconnect", "--network", str(network), "--pods", "16", "--array", "8x8", "--json"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"pods interconnect: 1/{len(err)} butterfly-1, tiny: busy pods ")
+    assert err[-1].startswith(f"pods interconnect: {len(err)}/{len(err)} ")

@@ -94,7 +94,7 @@ class Recording(SearchStrategy):
             self.batch_size = inner.batch_size
         self.proposed: list[dict] = []
 
-    def start(self, *, time_limit: float) -> None:
+    def start(self, *, time_limit: float, designs: int = 1) -> None:
         self.inner.start(time_limit=time_limit)
 
     def propose(self, n):
@@ -165,7 +165,7 @@ def test_stops_on_a_seconds_budget(make, mm64):
 
 def test_a_start_that_spends_the_whole_budget_still_leaves_one_batch(mm64):
     class SlowStart(RandomSearch):  # e.g. an MP seed plus pyomo's first import on a 0.2 s share
-        def start(self, *, time_limit: float) -> None:
+        def start(self, *, time_limit: float, designs: int = 1) -> None:
             time.sleep(time_limit + 0.05)
 
     result = SearchRun(mm64, SlowStart(mm64, seed=0), seconds=0.2, batch=32).run()
