@@ -7,9 +7,9 @@ The window paints first with what a person sees at once (menus, kernel editor, d
 topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
 right after, one per turn of the event loop while the kernel compiles in its process (without
 `background`, at once before the compile thread starts): the search session, the Proof dock, the
-search panel with its plots, the Pods and Network tabs. Reading one of them
+search panel with its plots, the Pods, Network and Sweep tabs. Reading one of them
 (`search`, `proof`, `search_panel`, `points`, `pods`, `network`, `network_view`) before then
-builds it at once."""
+builds it at once; `sweep_view` is None until built."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the fi
     from app.views.qt_pods import QtPods
     from app.views.qt_proof import QtProof
     from app.views.qt_search_panel import QtSearchPanel
+    from app.views.qt_sweep import QtSweep
 
 MAX_RECENT = 8
 
@@ -104,10 +105,14 @@ class MainWindow(QMainWindow):
         self._network_view: QtNetwork | None = None
         self._network_page = _scrolled(None)
         self.views.addTab(self._network_page, "Network")
+        self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
+        self._sweep_page = _scrolled(None)
+        self.views.addTab(self._sweep_page, "Sweep")
         self.views.currentChanged.connect(self._tab_shown)
         self._points: DesignPoints | None = None
         self._search_panel: QtSearchPanel | None = None
         self.detail = QtDesignDetail(self.selection)
+        self.detail.follow_floorplan(self.topology_panel.floorplan)
         self._proof: QtProof | None = None
 
         self._middle = QSplitter(Qt.Vertical)
@@ -145,7 +150,7 @@ class MainWindow(QMainWindow):
         # window has painted (see _start_background): started before, they compete with its first paint
         self._background_started = False
         self._deferred = [self._build_search, self._build_proof, self._import_plots, self._build_search_panel,
-                          self._build_pods, self._build_network]
+                          self._build_pods, self._build_network, self._build_sweep]
         self.session.hold()
         self.installEventFilter(self)  # for the first paint
         self._restored = bool(self.settings.value("state", b""))
@@ -223,7 +228,7 @@ class MainWindow(QMainWindow):
     def panels_built(self) -> bool:
         """Every part deferred past the first paint is built."""
         return all(part is not None for part in (self._search, self._proof, self._search_panel, self._pods,
-                                                  self._network))
+                                                  self._network, self.sweep_view))
 
     def _build_next_part(self) -> None:
         """One deferred part per turn of the event loop: events (a click, a repaint) get through between them."""
@@ -268,6 +273,14 @@ class MainWindow(QMainWindow):
         self.focus.follow_plots(self._search_panel.results)
         self.focus.follow_bars(self._search_panel.ranked)
 
+    def _build_sweep(self) -> None:
+        if self.sweep_view is None:
+            from app.models.parameter_sweep import SweepSession
+            from app.views.qt_sweep import QtSweep  # pyqtgraph: after the first paint, see the module docstring
+
+            self.sweep_view = QtSweep(SweepSession(self.selection, self))
+            self._sweep_page.setWidget(self.sweep_view)
+
     def _build_pods(self) -> None:
         if self._pods is not None:
             return
@@ -284,7 +297,8 @@ class MainWindow(QMainWindow):
         from app.views.qt_network import QtNetwork
 
         self._network = NetworkSession(self)
-        self._network_view = QtNetwork(self._network, lambda: self.session.work_file if self.session.space else None)
+        self._network_view = QtNetwork(self._network, lambda: self.session.work_file if self.session.space else None,
+                                       kernel=lambda: self.session.space.kernel if self.session.space else None)
         self._network_page.setWidget(self._network_view)
         self._network_view.layerChosen.connect(self.show_network_layer)
         self._network_view.messageShown.connect(self.show_message)
@@ -300,6 +314,8 @@ class MainWindow(QMainWindow):
         page = self.views.widget(index)
         if page is self._pods_page:
             self._build_pods()
+        elif page is self._sweep_page:
+            self._build_sweep()
         elif page is self._network_page:
             self._build_network()
 
@@ -360,6 +376,8 @@ class MainWindow(QMainWindow):
         if self.background:
             self.models.build(source, [d.id for d in space.designs])
         self.focus.show_space(space, self.session.device, source)
+        if self._network_view is not None:
+            self._network_view.check_kernel()  # a workload that does not fit this kernel says so now
 
     def _kernel_opened(self) -> None:
         """Another kernel (or project): the previous kernel's plots must not stay under this one."""
@@ -434,15 +452,17 @@ class MainWindow(QMainWindow):
 
     def show_runs(self) -> None:
         from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
+        from engine.search.run_sizes import run_sizes
         from engine.search.store import RunStore
 
         try:
             with RunStore(self.search.database) as store:
                 runs = store.list_runs()
+                path = store.path
         except EngineError as exc:
             self.show_message(str(exc))
             return
-        dialog = QtRunsDialog(runs, self)
+        dialog = QtRunsDialog(runs, run_sizes(path), self)
         if dialog.exec() and dialog.chosen is not None:
             self.reopen_run(dialog.chosen)
 
@@ -453,16 +473,19 @@ class MainWindow(QMainWindow):
             self.show_message(str(exc))
 
     def show_export(self):
-        from app.views.qt_export_dialog import QtExportDialog  # the exporter and g++ driver: when asked for
+        from app.views.qt_export_dialog import QtExportDialog, default_folder  # the exporter: when asked for
 
-        dialog = QtExportDialog(self.selection, self.settings.value("export_dir", ""), self)
-        dialog.export_button.clicked.connect(lambda: self.settings.setValue("export_dir", dialog.folder.text()))
+        design = self.selection.design
+        folder = default_folder(self.settings.value("export_parent", ""), self.session.name,
+                                design.id if design else "design")
+        dialog = QtExportDialog(self.selection, folder, self, kernel_path=self.session.path)
+        dialog.exported.connect(lambda path: self.settings.setValue("export_parent", str(Path(path).parent)))
         dialog.open()
         return dialog
 
     def open_network(self, path=None) -> None:
         """File > Open network: a workload in the Network tab (asked for without `path`)."""
-        self.views.setCurrentIndex(self.views.count() - 1)  # the Network tab
+        self.views.setCurrentWidget(self._network_page)
         self.network_view.open_network(path) if path else self.network_view.ask_network()
 
     def show_network_layer(self, sizes: dict, design: str, params: dict) -> None:
@@ -474,7 +497,7 @@ class MainWindow(QMainWindow):
     def project(self) -> Project:
         s = self.session
         return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
-                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device,
+                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device, clock_mhz=s.clock_mhz,
                        method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
                        samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
                        None, seed=self.search_panel.seed_value() or 0,
@@ -511,7 +534,7 @@ class MainWindow(QMainWindow):
             (project.design, project.values) if project.design else None)
         try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
             self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                              data_type=project.data_type, device=project.device)
+                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz)
         except EngineError as exc:
             self.focus.pending = previous
             self.show_message(f"cannot open project {path}: {exc}")
@@ -551,6 +574,8 @@ class MainWindow(QMainWindow):
         self.selection.shutdown()
         if self._pods is not None:
             self._pods.wait()
+        if self.sweep_view is not None:
+            self.sweep_view.sweep.wait()
         if self._proof is not None:
             self._proof.shutdown()
         self.topology_panel.shutdown()

@@ -1,4 +1,5 @@
-"""Project <-> JSON project file: the kernel (path and text), size overrides, data type, device,
+"""Project <-> JSON project file: the kernel (path and text), size overrides, data type, device and
+its kernel clock,
 search settings (method, time or sample budget, seed), the selected design and configuration, and the stored search runs (ids in a run
 database). Written atomically (temp file + os.replace) and versioned; saving through a symlink
 writes its target (the link stays a link), and the file gets the mode a plain open() would give it
@@ -17,7 +18,7 @@ from engine.errors import EngineError
 from engine.limits import INT64_MAX, MAX_EXTENT
 
 FORMAT = "systolic-studio-project"
-VERSION = 1
+VERSION = 2  # 2: clock_mhz (version 1 files read as the device's own clock)
 
 
 class ProjectError(EngineError):
@@ -39,6 +40,7 @@ class Project:
     runs: list[int] = field(default_factory=list)
     samples: int | None = None  # a sample budget instead of `seconds`
     seed: int = 0
+    clock_mhz: float | None = None  # the device bar's kernel clock (None: the device's own)
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "version": VERSION, **asdict(self)}
@@ -109,6 +111,9 @@ def _check(p: Project, path: Path) -> None:
         bad("data_type must be a string")
     if not isinstance(p.device, str) or not isinstance(p.method, str):
         bad("device and method must be strings")
+    if p.clock_mhz is not None and (isinstance(p.clock_mhz, bool) or not isinstance(p.clock_mhz, (int, float))
+                                    or not 0 < p.clock_mhz < math.inf):
+        bad("clock_mhz must be a positive number of MHz (or null: the device's own clock)")
     if isinstance(p.seconds, bool) or not isinstance(p.seconds, (int, float)) or not 0 < p.seconds < math.inf:
         bad("seconds must be a positive, finite number")
     if p.samples is not None and (type(p.samples) is not int or not 0 < p.samples < 2**31):

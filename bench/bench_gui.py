@@ -5,6 +5,7 @@ compiling a kernel, with the window shown.
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py [--seconds 6] [--designs all|3] [--runs 1] [--trace]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --floorplan
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3] [--baseline DIR]
     python bench/bench_gui.py --screenshot /tmp/shot.png [--seconds 6] [--runs 1]
 
@@ -23,7 +24,9 @@ that does not depend on who else uses it (the load average printed includes them
 else's work); `--profile` cProfiles the GUI thread while measuring.
 `--select` instead clicks through every design of the tree and prints the longest gap; `--compile K`
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
-show. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
+show. `--floorplan` shows AutoSA's large MM array (13x16 PEs x 8 lanes), waits for its quick clock
+estimate, colours the topology by SLR and waits for the floorplan (solved in the floorplan process)
+and prints the longest gap. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
 used until then, which depend less on the machine's load), to its parts built after the first
 paint (`panels`: search panel and plots, Proof, Pods, Network) and to its designs listed (the
@@ -304,6 +307,29 @@ def compile_kernel_shown(app, window, name: str) -> dict:
             "started": started, "marks": marks, "stalls": [(at, gap) for gap, at in probe.gaps if gap > 0.05]}
 
 
+LARGE_MM = ("i-j__i-j.k", {"i_t1": 260, "j_t1": 256, "k_t1": 64, "i_t2": 20, "j_t2": 16, "k_t2": 8})  # 13x16x8
+
+
+def floorplan_shown(app, window) -> dict:
+    """Show AutoSA's large MM array (13x16 PEs x 8 lanes at 1024^3), wait for its quick clock
+    estimate, then colour the topology by SLR and wait for the floorplan: the event loop probed."""
+    probe, floorplan = Probe(), window.topology_panel.floorplan
+    probe.start()
+    started = time.perf_counter()
+    window.focus.load(*LARGE_MM)
+    wait_until(app, lambda: not window.selection.busy and floorplan.is_current())
+    quick = time.perf_counter() - started
+    window.topology_panel.colours.setCurrentIndex(2)  # colour by SLR: the floorplan is solved
+    wait_until(app, lambda: floorplan.plan is not None and floorplan.is_current())
+    probe.stop()
+    e = floorplan.estimate
+    print(f"      quick estimate {quick:.1f} s after the click; floorplan solved {time.perf_counter() - started - quick:.1f} s "
+          f"later: {e.floorplanned_mhz:.0f} MHz floorplanned ({e.floorplanned_reason}), {e.unfloorplanned_mhz:.0f} MHz "
+          f"plain ({e.unfloorplanned_reason})")
+    return {"worst_ms": probe.worst()[0] * 1000, "worst_cpu_ms": probe.worst_cpu() * 1000,
+            "wall_s": time.perf_counter() - started, "designs": 1}
+
+
 def launch_times(runs: int, baseline: str | None = None) -> None:
     """Seconds from starting the application to its first paint and to its designs listed; with
     `baseline` (another checkout's folder) the two alternate run by run, so
@@ -377,6 +403,8 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="do not run `systolic search` to compare")
     parser.add_argument("--select", action="store_true", help="instead of searching, select every design in turn")
     parser.add_argument("--compile", metavar="KERNEL", help="instead of searching, open a bundled kernel")
+    parser.add_argument("--floorplan", action="store_true",
+                        help="instead of searching, show AutoSA's large MM array and colour it by SLR (its floorplan)")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the GUI thread (while searching, selecting or compiling) and print its 25 costliest calls")
     parser.add_argument("--load", type=int, default=0, metavar="N",
@@ -407,13 +435,14 @@ def main() -> None:
     ready = wait_until(app, lambda: window.search.warm and not window.models.busy and not window.session.compiling)
     print(f"window shown {shown:.2f} s after it was made; search process warm and models cached "
           f"{ready:.1f} s later ({len(window.models.built)} models built)")
-    if args.select or args.compile:
+    if args.select or args.compile or args.floorplan:
         if args.trace:
             app.slow.clear()
             app.by_kind.clear()
             app.cpu = 0.0
         with profiled(args.profile), BusyLoads(args.load):
-            r = select_all(app, window) if args.select else compile_kernel_shown(app, window, args.compile)
+            r = (select_all(app, window) if args.select else floorplan_shown(app, window) if args.floorplan
+                 else compile_kernel_shown(app, window, args.compile))
             load = os.getloadavg()[0]
         t0 = r.get("started", 0.0)  # --compile: a timeline of the stalls, the slow events and the selection
         timeline = [(at, f"{gap * 1000:6.0f} ms  stall (probe gap)") for at, gap in r.get("stalls", [])]
@@ -424,7 +453,8 @@ def main() -> None:
                      for start, spent, cpu, kind, receiver in getattr(app, "slow", [])]
         for at, line in sorted(timeline):
             print(f"      {at - t0:7.3f} s  {line}" if t0 else f"      {line}")
-        what = f"selected {r['designs']} designs" if args.select else f"compiled {args.compile} ({r['designs']} designs)"
+        what = (f"selected {r['designs']} designs" if args.select else "floorplanned the large MM" if args.floorplan
+                else f"compiled {args.compile} ({r['designs']} designs)")
         print(f"{what} in {r['wall_s']:.2f} s; longest event-loop gap {r['worst_ms']:.0f} ms "
               f"(GUI thread CPU in it at most {r['worst_cpu_ms']:.0f} ms); "
               f"{args.load} busy loops, load average {load:.1f}")

@@ -15,7 +15,7 @@ MAX_PINS = 4
 METRIC_ROWS = (
     ("throughput (GOP/s)", lambda r: r["throughput_gops"], False),
     ("latency (cycles)", lambda r: r["latency_cycles"], True),
-    ("latency (us)", lambda r: r["latency_cycles"] / r["device"]["clock_mhz"], True),
+    ("latency (µs)", lambda r: r["latency_cycles"] / r["device"]["clock_mhz"], True),
     ("prologue (cycles)", lambda r: r["prologue"], True),
     ("main (cycles)", lambda r: r["main"], True),
     ("epilogue (cycles)", lambda r: r["epilogue"], True),

@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from app.workers.model_pool import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.models.cache import ModelCache
-from engine.models.device import DEVICES, Device, load_device
+from engine.models.device import DEVICES, Device
 from engine.search.progress import ExplorationResult
 
 # metric -> (column, axis label, log scale)
@@ -61,7 +61,7 @@ def device_bandwidth(device_name: str) -> float:
 
 
 def evaluate_points(cache: ModelCache, source: KernelSource, result: ExplorationResult) -> PointTable:
-    device: Device = load_device(source.device)
+    device: Device = source.load_device()
     designs, params, parts, compute = [], [], [], 0.0
     for d in result.designs:
         candidates = [c for c in ((d.best,) if d.best else ()) + tuple(d.pareto)]

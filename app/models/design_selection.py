@@ -95,6 +95,7 @@ class DesignSelection(QObject):
         self.built: list[str] = []  # designs whose model this selection had to build (not cached)
         self.levers: dict = {}  # module -> [Lever] of the report shown (selection_evaluation.module_levers)
         self.topology_note = ""  # why a valid configuration has no topology graph (too many instances)
+        self.clock_estimate = None  # the report's quick ClockEstimate (engine/floorplan/clock.py), or None
         # design id -> True while a model pool builds that design's model: wait for it rather than
         # build it here (a build in this process holds the GIL the window needs)
         self.model_pending = lambda design_id: False
@@ -124,7 +125,8 @@ class DesignSelection(QObject):
         return self._shown_generation != self._generation
 
     def set_space(self, space: DesignSpace | None, device: str = "u250", source: KernelSource | None = None) -> None:
-        self.space, self.device, self.device_name = space, load_device(device), device
+        self.space, self.device_name = space, device
+        self.device = source.load_device() if source is not None else load_device(device)  # at the bar's clock
         self.source = source
         # the child compiles the kernel once the first evaluation (in a thread) is done: started
         # sooner, its imports would compete with the window's launch and delay the first numbers
@@ -140,6 +142,7 @@ class DesignSelection(QObject):
         self._shown_generation = self._generation
         self._waiting, self._awaiting = False, None
         self.design, self.values, self.report, self.error, self._graph = None, {}, None, "", None
+        self.clock_estimate = None
 
     @property
     def model(self) -> PerformanceModel | None:
@@ -273,7 +276,7 @@ class DesignSelection(QObject):
         elif error is None:
             e = future.result()
             self._evaluated(Evaluation(request, None, e.descriptor, e.report, e.error, e.graph, e.built, e.levers,
-                                       e.topology_note))
+                                       e.topology_note, e.clock))
         elif isinstance(error, EngineError):
             self._failed(request.generation, str(error))
         else:
@@ -302,12 +305,13 @@ class DesignSelection(QObject):
             self.report, self.error, self._graph = evaluation.report, evaluation.error, evaluation.graph
             self.levers = evaluation.levers or {}
             self.topology_note = evaluation.topology_note
+            self.clock_estimate = evaluation.clock  # quick: no floorplan solved (FloorplanSession solves)
             self.changed.emit()
 
     def _failed(self, generation: int, message: str) -> None:
         if generation == self._generation:
             self._shown_generation = generation
-            self.report, self.error, self._graph = None, message, None
+            self.report, self.error, self._graph, self.clock_estimate = None, message, None, None
             self.changed.emit()
 
     def _worker_done(self) -> None:

@@ -36,6 +36,8 @@ TYPE_MACRO = "DATA_T"
 DEVICES = ("u250",)
 
 
+KEEP_CLOCK = object()  # KernelSession.open: the clock chosen stays
+
 class KernelSession(QObject):
     compiled = Signal()  # space, error and error_line have changed
     compileStarted = Signal()  # a compilation was asked for: `space` and `error` are about to change
@@ -48,6 +50,7 @@ class KernelSession(QObject):
         self.overrides: dict[str, int] = {}
         self.data_type: str | None = None
         self.device = DEVICES[0]
+        self.clock_mhz: float | None = None  # the device bar's kernel clock (None: the device file's)
         self.space: DesignSpace | None = None
         self.error: str = ""
         self.error_line: int | None = None
@@ -76,9 +79,10 @@ class KernelSession(QObject):
         return re.search(rf"#\s*define\s+{TYPE_MACRO}\b", self.text) is not None
 
     def open(self, path: str | Path = DEFAULT_KERNEL, *, text: str | None = None, overrides=None,
-             data_type: str | None = None, device: str | None = None) -> None:
+             data_type: str | None = None, device: str | None = None, clock_mhz=KEEP_CLOCK) -> None:
         """Open a kernel file (or `text` under that name); raises EngineError, with nothing changed,
-        if it cannot be read or the device is unknown. Headers beside it are copied to the work
+        if it cannot be read, the device is unknown or refuses `clock_mhz` (MHz, None: the device's own;
+        by default the clock stays). Headers beside it are copied to the work
         folder; a `.h` that is a folder, a dangling symlink or unreadable is skipped (the compiler
         names it if the kernel includes it)."""
         path = Path(path)
@@ -91,13 +95,16 @@ class KernelSession(QObject):
                 raise EngineError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
             except UnicodeDecodeError as exc:
                 raise EngineError(f"cannot read {path}: not UTF-8 text at byte {exc.start}") from None
-        if device is not None:
-            load_device(device)  # an unknown device or a bad device file: EngineError, nothing changed
+        clock = self.clock_mhz if clock_mhz is KEEP_CLOCK else clock_mhz
+        chosen = load_device(device or self.device)  # an unknown device or a bad device file: EngineError
+        if clock_mhz is not KEEP_CLOCK and clock_mhz is not None:
+            load_device(device or self.device, clock_mhz=clock_mhz)  # a clock the device refuses: likewise
         self._copy_headers(path.parent)
         self.path, self.text = path, text
         self.overrides = {k: int(v) for k, v in (overrides or {}).items()}
         self.data_type = data_type
         self.device = device or self.device
+        self.clock_mhz = None if clock is None or clock > chosen.clock_mhz_max or clock == chosen.clock_mhz else clock
         self._last_sizes = {}
         self.sourceChanged.emit()
         self.compile()
@@ -136,9 +143,25 @@ class KernelSession(QObject):
         self.compile()
 
     def set_device(self, device: str) -> None:
-        load_device(device)  # raises EngineError for an unknown device, nothing changed
+        chosen = load_device(device)  # raises EngineError for an unknown device, nothing changed
         self.device = device
+        if self.clock_mhz is not None and self.clock_mhz > chosen.clock_mhz_max:
+            self.clock_mhz = None  # faster than this device's platform allows: its own clock
         self.compiled.emit()
+
+    def set_clock(self, mhz: float | None) -> None:
+        """The kernel clock every throughput figure uses (None: the device file's); raises
+        EngineError naming the accepted range, with nothing changed, for a clock the device refuses."""
+        load_device(self.device, clock_mhz=mhz)
+        if mhz is not None and mhz == load_device(self.device).clock_mhz:
+            mhz = None  # the device's own clock: the same source as before any choice
+        if mhz != self.clock_mhz:
+            self.clock_mhz = mhz
+            self.compiled.emit()  # the same designs, every model and figure at the new clock
+
+    def device_clock(self) -> float:
+        """The clock in use, MHz."""
+        return self.clock_mhz if self.clock_mhz is not None else load_device(self.device).clock_mhz
 
     def hold(self) -> None:
         """Asynchronous compilations asked for from now on wait (`compiling` is True meanwhile) until
@@ -222,7 +245,7 @@ class KernelSession(QObject):
         if self.space is None:
             return None
         return KernelSource(self.compiled_text, self.work_file.name, self._folder.name, dict(self.compiled_defines),
-                            dict(self.space.kernel.sizes), self.device)
+                            dict(self.space.kernel.sizes), self.device, self.clock_mhz)
 
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""

@@ -2,7 +2,8 @@
 computed off the GUI thread (DesignSelection runs it in a TaskWorker): the design's performance
 model (from the model cache, which the window's model pool fills after each compile; built here,
 0.1-0.5 s of sympy, and stored only when missing), the report or the constraint the values break
-(about 0.1 s), the design descriptor and the topology graph of the configuration.
+(about 0.1 s), the design descriptor, the topology graph of the configuration and its quick clock
+estimate (engine/floorplan/clock.py without a floorplan solved: FloorplanSession solves one).
 Plain Python, no Qt; the request is an immutable snapshot taken on the GUI thread."""
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ class Evaluation:
     built: bool = False  # the model had to be built (it was neither given nor cached)
     levers: dict | None = None  # module -> [Lever], see module_levers
     topology_note: str = ""  # why there is no graph for a valid configuration (too many instances)
+    clock: object | None = None  # engine.floorplan.ClockEstimate, quick (no floorplan solved)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,11 @@ def evaluate_selection(request: SelectionRequest) -> Evaluation:
             descriptor = build_descriptor(request.space, request.design, model.architecture)
         count = instance_count(descriptor, dict(report["params"]))
         if count <= MAX_TOPOLOGY_INSTANCES:
+            from engine.floorplan import estimate_clock
+
             graph = topology_graph(descriptor, dict(report["params"]))
+            clock = estimate_clock(descriptor, dict(report["params"]), model.device, quick=True)
+            return Evaluation(request, model, descriptor, report, error, graph, built, levers, "", clock)
         else:  # a size typed by hand (10^9 PEs) must not build a graph that fills the memory
             note = (f"{count:,} module instances: too many to draw (at most {MAX_TOPOLOGY_INSTANCES:,}); "
                     "the report is complete")

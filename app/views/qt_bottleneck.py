@@ -77,7 +77,7 @@ class PhaseBar(QWidget):
     def _entries(self) -> list[tuple[str, str, float]]:
         metrics = self.fontMetrics()
         return [(name, text, 14 + metrics.horizontalAdvance(text) + 16) for name, text in
-                ((n, f"{n} {v:,.0f} cycles ({microseconds(v, self.clock):,.1f} us)") for n, v in self.parts.items())]
+                ((n, f"{n} {v:,.0f} cycles ({microseconds(v, self.clock):,.1f} µs)") for n, v in self.parts.items())]
 
     def _lines(self, width: float) -> int:
         lines, x = 1, 0.0
@@ -133,11 +133,11 @@ class PhaseBar(QWidget):
 def legend_html(parts: dict[str, float], clock_mhz: float) -> str:
     """The phases' legend as rich text (a QLabel wraps it and the layout knows its height)."""
     return "<br>".join(f"<span style='color:{PHASE_COLOURS[name]}'>&#9632;</span> {name} {value:,.0f} cycles "
-                       f"({microseconds(value, clock_mhz):,.1f} us)" for name, value in parts.items())
+                       f"({microseconds(value, clock_mhz):,.1f} µs)" for name, value in parts.items())
 
 
 class ModuleBars(QWidget):
-    """One row per module, longest term first: name, bar (share of the bottleneck), cycles and us,
+    """One row per module, longest term first: name, bar (share of the bottleneck), cycles and µs,
     and what relieves it; a click on that line applies its step (`applied`) when one fits."""
 
     applied = Signal(object)  # the Lever clicked
@@ -182,7 +182,7 @@ class ModuleBars(QWidget):
             painter.fillRect(QRectF(NAME_WIDTH, y + 5, bar_width, ROW - 10), QColor(theme.PANEL))
             painter.fillRect(QRectF(NAME_WIDTH, y + 5, bar_width * share, ROW - 10), theme.heat_colour(share))
             painter.drawText(QRectF(NAME_WIDTH + bar_width + 8, y, NUMBERS_WIDTH, ROW), Qt.AlignLeft | Qt.AlignVCenter,
-                             f"{cycles:,.0f} cyc  {microseconds(cycles, self.clock):,.1f} us  {share:.0%}")
+                             f"{cycles:,.0f} cyc  {microseconds(cycles, self.clock):,.1f} µs  {share:.0%}")
             painter.setFont(self.font())
             painter.setPen(accent if self.steps[k] is not None else muted)
             painter.drawText(self.lever_rect(k), Qt.AlignLeft | Qt.AlignVCenter, lever)
@@ -273,7 +273,7 @@ class QtBottleneck(QWidget):
         total = report["latency_cycles"]
         second = sorted(report["modules"].values(), reverse=True)[1:2]
         near = f"; the next is at {second[0] / report['modules'][neck]:.0%} of it" if second else ""
-        self.headline.setText(f"{total:,.0f} cycles = {microseconds(total, clock):,.1f} us at {clock:g} MHz; "
+        self.headline.setText(f"{total:,.0f} cycles = {microseconds(total, clock):,.1f} µs at {clock:g} MHz; "
                               f"bottleneck <b>{neck}</b>{near}")
         self.phases.set_parts({k: report[k] for k in ("prologue", "main", "epilogue")}, clock)
         self.modules.set_rows(self.rows(), neck, clock, self.steps())

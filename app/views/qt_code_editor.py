@@ -131,3 +131,18 @@ class QtCodeEditor(QPlainTextEdit):
             selections.append(selection)
         self.setExtraSelections(selections)
         self._gutter.update()
+        if selections:
+            self.scroll_to_line(line)
+
+    def visible_lines(self) -> range:
+        """The 1-based numbers of the lines in view."""
+        first = self.firstVisibleBlock().blockNumber() + 1
+        rows = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        return range(first, first + rows)
+
+    def scroll_to_line(self, line: int) -> None:
+        """Bring `line` (1-based) into view, near the middle, unless it is in view already; the text
+        cursor stays where the user left it."""
+        shown = self.visible_lines()
+        if line not in shown:  # without wrapping, the vertical scroll bar counts lines
+            self.verticalScrollBar().setValue(max(0, line - 1 - len(shown) // 2))

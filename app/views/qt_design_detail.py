@@ -118,6 +118,12 @@ class QtDesignDetail(QWidget):
         self.error = QLabel()
         self.error.setObjectName("error")
         self.error.setWordWrap(True)
+        self.clock_estimate = QLabel()  # both clock estimates and their limits (follow_floorplan)
+        self.clock_estimate.setWordWrap(True)
+        self.clock_estimate.setToolTip("engine/floorplan/clock.py: a rule fitted to published implementation "
+                                       "results (AutoSA's plain and AutoBridge-floorplanned builds); a model, "
+                                       "not Vivado")
+        self._floorplan = None
 
         latency_box = QGroupBox("predicted latency")
         self.latency = QLabel()
@@ -149,8 +155,8 @@ class QtDesignDetail(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.latency_box = latency_box
-        for widget in (self.title, self.throughput, self.params_box, self.packing, self.error, latency_box,
-                       resources_box):
+        for widget in (self.title, self.throughput, self.clock_estimate, self.params_box, self.packing, self.error,
+                       latency_box, resources_box):
             layout.addWidget(widget)
         layout.addStretch(1)
         selection.changed.connect(self.refresh)
@@ -206,6 +212,26 @@ class QtDesignDetail(QWidget):
             return
         self.undo_stack.push(SetParameter(self.selection, name, old, value))
 
+    def follow_floorplan(self, floorplan) -> None:
+        """Show the clock estimates of this FloorplanSession for the configuration shown."""
+        self._floorplan = floorplan
+        floorplan.changed.connect(self._show_clock)
+
+    def _show_clock(self) -> None:
+        f, report = self._floorplan, self.selection.report
+        if f is None or report is None or not f.is_current():
+            text = f"<span style='color:{theme.ERROR}'>clock estimate: {f.error}</span>" if f and f.error else \
+                "estimating the reachable clock ..."
+            self.clock_estimate.setText(text if report is not None and f else "")
+            return
+        e, gops, clock = f.estimate, report["throughput_gops"], report["device"]["clock_mhz"]
+        lines = [f"floorplanned <b>{e.floorplanned_mhz:.0f} MHz</b> ({gops * e.floorplanned_mhz / clock:,.1f} GOP/s): "
+                 f"{e.floorplanned_reason}",
+                 f"plain build <b>{e.unfloorplanned_mhz:.0f} MHz</b> ({gops * e.unfloorplanned_mhz / clock:,.1f} "
+                 f"GOP/s): {e.unfloorplanned_reason}"]
+        how = "floorplan solved" if f.solved else "no floorplan solved: colour the topology by SLR to solve one"
+        self.clock_estimate.setText(f"estimated clock ({how}; a model, not Vivado):<br>" + "<br>".join(lines))
+
     def _numbers(self) -> list[QWidget]:
         return [self.throughput, self.packing, self.latency_box, self.resources_box]
 
@@ -249,6 +275,7 @@ class QtDesignDetail(QWidget):
             return
         for widget in self._numbers():
             widget.setEnabled(True)
+        self._show_clock()
         tunable = set(self.editors)
         packing = {k: v for k, v in report["params"].items() if k not in tunable}
         self.packing.setText("data packing (inferred): " + ", ".join(f"{k}={v}" for k, v in packing.items())
@@ -256,7 +283,7 @@ class QtDesignDetail(QWidget):
         clock = report["device"]["clock_mhz"]
         self.throughput.setText(f"{report['throughput_gops']:,.1f} GOP/s"
                                 + ("" if report["fits"] else "  (does not fit)"))
-        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} us "
+        self.latency.setText(f"{report['latency_cycles']:,.0f} cycles = {report['latency_cycles'] / clock:,.1f} µs "
                              f"at {clock:g} MHz")
         phases = {k: report[k] for k in ("prologue", "main", "epilogue")}
         self.latency_bar.set_parts(phases, clock)

@@ -4,15 +4,29 @@ into a folder (engine.export.export_project), then offers to run the C simulatio
 exported code, per dataflow process, beside the model's latency); each runs in a TaskWorker with a
 busy bar, never on the GUI thread, and the outcome (or the one-line error) is shown in place. A timed
 result is also handed to the selection (DesignSelection.set_measured), so the topology's heat colours
-follow the exported code's busy cycles for that configuration."""
+follow the exported code's busy cycles for that configuration.
+
+The dialog says what it exports (design id, throughput at the chosen clock, whether it fits), lets
+the Vitis platform (the device file's `vitis_platforms`, or an .xpfm path) and the kernel clock
+(MHz, up to the device's `clock_mhz_max`) be chosen, proposes a folder named after the kernel and
+the design, and opens the written folder. The project names the user's kernel file, not the
+window's working copy. A non-empty folder or a design over the budget is refused in place, naming
+the checkbox that allows it."""
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
+    QDoubleSpinBox,
     QFileDialog,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -25,6 +39,9 @@ from PySide6.QtWidgets import (
 from app.models.design_selection import DesignSelection
 from app.workers.task_worker import TaskWorker
 from engine.export import export_project
+from engine.export.build_files import DEFAULT_PLATFORM
+from engine.export.project import safe_directory_name
+from engine.models.device import DEVICES
 
 try:
     from engine.csim import run_csim, run_timed_csim
@@ -42,8 +59,48 @@ def timed_module_cycles(result) -> dict[str, float]:
     return cycles
 
 
+DEFAULT_PARENT = Path.home() / "systolic-studio-exports"
+
+
+def default_folder(parent: str | Path, kernel: str, design_id: str) -> Path:
+    """The folder proposed for an export: `parent` / <kernel>-<design id>, a name Vitis accepts."""
+    return Path(parent or DEFAULT_PARENT) / safe_directory_name(f"{kernel}-{design_id}")
+
+
+def platforms(device_name: str) -> list[str]:
+    """The Vitis platforms the device file names (its default first), or the exporter's default."""
+    try:
+        named = json.loads((DEVICES / f"{device_name}.json").read_text(encoding="utf-8")).get("vitis_platforms", {})
+    except (OSError, ValueError):
+        named = {}
+    first = named.get("default", DEFAULT_PLATFORM)
+    return [first] + [p for p in named.values() if p != first]
+
+
+def summary_text(selection: DesignSelection, clock_mhz: float | None = None) -> str:
+    """What is exported: design id and name, throughput at `clock_mhz` (the selection's clock by
+    default: the cycles do not change with the clock, the throughput scales with it), fit verdict, values."""
+    design, report = selection.design, selection.report
+    if design is None:
+        return "<b>no design selected</b>"
+    head = f"<b>{design.id}</b>: {design.name}"
+    if report is not None:
+        fits = ("fits the device's budget" if report["fits"] else
+                "<span style='color:#ff6b6b'>does not fit: " + "; ".join(report["violations"]) + "</span>")
+        shown = report["device"]["clock_mhz"]
+        clock = clock_mhz or shown
+        head += (f"<br>{report['throughput_gops'] * clock / shown:,.1f} GOP/s at {clock:g} MHz, "
+                 f"{report['latency_cycles']:,.0f} cycles; {fits}")
+    return head + "<br>" + ", ".join(f"{k}={v}" for k, v in (selection.full_values() or {}).items())
+
+
 class QtExportDialog(QDialog):
-    def __init__(self, selection: DesignSelection, out_dir: str | Path = "", parent=None):
+    exported = Signal(object)  # the project's folder (a Path), once written
+
+    def __init__(self, selection: DesignSelection, out_dir: str | Path = "", parent=None, *,
+                 kernel_path: str | Path | None = None):
+        """`out_dir`: the folder proposed; `kernel_path`: the user's kernel file the project names
+        (default: the compiled kernel's own path)."""
         super().__init__(parent)
         self.setWindowTitle("Export Vitis HLS project")
         self.setMinimumWidth(560)
@@ -54,10 +111,18 @@ class QtExportDialog(QDialog):
         self._exported_as: tuple[str, dict] | None = None  # (design id, values) of the export
         self._exporting: tuple[str, dict] | None = None
         self.worker: TaskWorker | None = None
-        design = selection.design
-        summary = QLabel(f"<b>{design.name if design else 'no design'}</b><br>"
-                         + ", ".join(f"{k}={v}" for k, v in (selection.full_values() or {}).items()))
+        self.kernel_path = str(kernel_path) if kernel_path else None
+        self.summary = summary = QLabel(summary_text(selection))
         summary.setWordWrap(True)
+        self.platform = QComboBox()
+        self.platform.setEditable(True)  # another platform name, or the path of an .xpfm file
+        self.platform.addItems(platforms(selection.device_name))
+        device = selection.device
+        self.clock = QDoubleSpinBox(minimum=1, maximum=device.clock_mhz_max or device.clock_mhz,
+                                    value=device.clock_mhz, decimals=0, suffix=" MHz")
+        self.clock.setToolTip("the kernel clock of the build (v++ --kernel_frequency) and of the throughput "
+                              f"figures; at most {self.clock.maximum():g} MHz on the {device.name}")
+        self.clock.valueChanged.connect(lambda mhz: summary.setText(summary_text(selection, mhz)))
         self.folder = QLineEdit(str(out_dir))
         self.folder.setPlaceholderText("output folder")
         browse = QPushButton("Browse...")
@@ -75,6 +140,9 @@ class QtExportDialog(QDialog):
         self.timed_button.setToolTip("runs the exported C++ once, then replays its trace cycle by cycle: "
                                      "cycles per dataflow process beside the model's latency (docs/export.md)")
         self.timed_button.setEnabled(False)
+        self.open_button = QPushButton("Open folder")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self.open_folder)
         self.busy = QProgressBar()
         self.busy.setRange(0, 1)
         self.busy.setTextVisible(False)
@@ -87,12 +155,19 @@ class QtExportDialog(QDialog):
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.csim_button)
         buttons.addWidget(self.timed_button)
+        buttons.addWidget(self.open_button)
         buttons.addStretch(1)
         close = QPushButton("Close")
         close.clicked.connect(self.reject)
         buttons.addWidget(close)
+        form = QFormLayout()
+        form.addRow("platform", self.platform)
+        form.addRow("kernel clock", self.clock)
+        form.addRow("folder", row)
         layout = QVBoxLayout(self)
-        for item in (summary, row, self.force, self.over_budget, self.busy, self.outcome, self.log, buttons):
+        layout.addWidget(summary)
+        layout.addLayout(form)
+        for item in (self.force, self.over_budget, self.busy, self.outcome, self.log, buttons):
             layout.addLayout(item) if isinstance(item, QHBoxLayout) else layout.addWidget(item)
         self.export_button.clicked.connect(self.export)
         self.csim_button.clicked.connect(self.simulate)
@@ -139,12 +214,29 @@ class QtExportDialog(QDialog):
             self._show(False, "choose an output folder")
             return
         s = self.selection
-        space, design, values, device = s.space, s.design, s.full_values(), s.device
+        out = Path(text).expanduser()
         force, over = self.force.isChecked(), self.over_budget.isChecked()
-        self._show(True, f"exporting into {text} ...")
+        if not force and out.is_dir() and any(out.iterdir()):
+            self._show(False, f"{out} is not empty: tick \"{self.force.text()}\" to replace the exported files "
+                              "in it, or choose another folder")
+            return
+        if not over and s.report is not None and not s.report["fits"]:
+            self._show(False, f"{s.design.id} does not fit the device's budget ({'; '.join(s.report['violations'])})"
+                              f": tick \"{self.over_budget.text()}\" to export it anyway")
+            return
+        space, design, values = s.space, s.design, s.full_values()
+        if self.kernel_path:  # the project names the user's file, not the window's working copy
+            space = dataclasses.replace(space, kernel=dataclasses.replace(space.kernel, path=self.kernel_path))
+        device = dataclasses.replace(s.device, clock_mhz=self.clock.value())
+        platform = self.platform.currentText().strip() or None
+        self._show(True, f"exporting into {out} ...")
         self._exporting = (design.id, dict(values))
-        self._run(lambda: export_project(space, design, values, Path(text), device=device, force=force,
+        self._run(lambda: export_project(space, design, values, out, device=device, platform=platform, force=force,
                                          allow_over_budget=over), self._exported)
+
+    def open_folder(self) -> None:
+        if self.project_dir is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.project_dir)))
 
     def _exported(self, path) -> None:
         self.project_dir = Path(path)
@@ -154,6 +246,8 @@ class QtExportDialog(QDialog):
                 else "(the C simulation, engine.csim, is not available in this build)")
         self._show(True, f"wrote {len(files)} files into {self.project_dir}. {then}")
         self.log.setPlainText("\n".join(files))
+        self.open_button.setEnabled(True)
+        self.exported.emit(self.project_dir)
 
     def simulate(self) -> None:
         project = self.project_dir

@@ -1,12 +1,13 @@
 """QtKernelPanel(session): the kernel editor with a picker for the bundled kernels, the `#define`
 sizes in a small table under the editor (collapsible: the editor keeps the dock's width) with a
-picker for the kernel's named size presets, data type and device selectors and a Compile button;
-compile errors appear in place (a marker on the line and the message under the editor)."""
+picker for the kernel's named size presets, data type and device selectors, the device bar's kernel
+clock (MHz: every throughput figure of the window is at it) and a Compile button; compile errors appear in place (a marker on the line and the message under the editor)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.models.kernel_session import DATA_TYPES, DEVICES, KernelSession
 from app.views.qt_code_editor import QtCodeEditor
+from engine.models.device import load_device
 from engine.resources import bundled_kernels, kernel_presets
 
 AS_WRITTEN = "sizes as written"
@@ -40,6 +42,10 @@ class QtKernelPanel(QWidget):
         self.data_type.addItems(DATA_TYPES)
         self.device = QComboBox()
         self.device.addItems(DEVICES)
+        self.clock = QDoubleSpinBox(decimals=0, suffix=" MHz")
+        self.clock.setToolTip("the kernel clock every throughput figure of the window is at (the models' DRAM "
+                              "pace too); the device file's clock by default, at most its clock_mhz_max")
+        self.clock.setKeyboardTracking(False)  # one evaluation per value, not per digit typed
         self.compile_button = QPushButton("Compile")
         self.compile_button.setObjectName("primary")
         self.compile_button.setShortcut("Ctrl+Return")
@@ -64,6 +70,7 @@ class QtKernelPanel(QWidget):
         second = QHBoxLayout()
         second.addWidget(self.sizes_toggle)
         second.addWidget(self.preset, 1)
+        second.addWidget(self.clock)
         second.addWidget(self.compile_button)
 
         self.sizes = QTableWidget(0, 2)
@@ -92,6 +99,7 @@ class QtKernelPanel(QWidget):
         self.picker.activated.connect(lambda i: self.openRequested.emit(str(self.kernels[self.picker.itemText(i)])))
         self.data_type.activated.connect(lambda _: self._changed_type())
         self.device.activated.connect(lambda _: session.set_device(self.device.currentText()))
+        self.clock.valueChanged.connect(self._clock_changed)
         self.compile_button.clicked.connect(self.compile)
         self.sizes_toggle.toggled.connect(self.show_sizes)
         self.sizes.itemChanged.connect(self._size_edited)
@@ -160,8 +168,21 @@ class QtKernelPanel(QWidget):
         self.device.setCurrentText(s.device)
         self._fill_presets()
 
+    def _clock_changed(self, mhz: float) -> None:
+        if not self._filling:
+            self.session.set_clock(mhz)
+
+    def _show_clock(self) -> None:
+        s = self.session
+        device = load_device(s.device)
+        self._filling = True
+        self.clock.setRange(1, device.clock_mhz_max or device.clock_mhz)
+        self.clock.setValue(s.device_clock())
+        self._filling = False
+
     def _show_result(self) -> None:
         s = self.session
+        self._show_clock()
         self.editor.set_error_line(s.error_line, s.error)
         self.message.setText(s.error)
         self._filling = True

@@ -6,7 +6,9 @@ cluster's workers, Run / Stop and one progress line. Left: the per-layer table (
 the single array's share of the layer's peak). Right: the selected layer's bars, every design's best
 throughput on it (the layer's best and the single array's design marked), and under them the chosen
 single array and the best single dataflow. Clicking a layer emits `layerChosen(sizes, design,
-params)`: the window sets the kernel to the layer's sizes and selects its best design.
+params)`: the window sets the kernel to the layer's sizes and selects its best design. A workload
+whose layers do not give exactly the sizes the window's kernel uses is refused in place, naming
+them, when it is opened, when the kernel is compiled again and at Run, before anything runs.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from app.models.network_session import NetworkLayersModel, NetworkRequest, NetworkSession, NetworkUpdate
 from engine.errors import EngineError
+from engine.network.workload import check_against_kernel
 
 
 class LayerBars(QWidget):
@@ -83,10 +86,12 @@ class QtNetwork(QWidget):
     layerChosen = Signal(dict, str, dict)  # kernel sizes, design id, that pair's parameters
     messageShown = Signal(str)
 
-    def __init__(self, session: NetworkSession, kernel_path, parent=None):
-        """`kernel_path()`: the kernel file the run compiles (the window's compiled copy)."""
+    def __init__(self, session: NetworkSession, kernel_path, parent=None, *, kernel=None):
+        """`kernel_path()`: the kernel file the run compiles (the window's compiled copy); `kernel()`:
+        that kernel parsed (None: not compiled), against which a workload's sizes are checked
+        before anything runs."""
         super().__init__(parent)
-        self.session, self.kernel_path = session, kernel_path
+        self.session, self.kernel_path, self.kernel = session, kernel_path, kernel
         self.model = NetworkLayersModel(session, self)
         self.workload = QLabel("no workload: File > Open network...")
         self.open_button = QPushButton("Open workload...")
@@ -107,6 +112,10 @@ class QtNetwork(QWidget):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.progress = QLabel("")
+        self.refusal = QLabel("")  # why the workload does not fit the window's kernel
+        self.refusal.setObjectName("error")
+        self.refusal.setWordWrap(True)
+        self.refusal.setVisible(False)
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -136,6 +145,7 @@ class QtNetwork(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.progress)
+        layout.addWidget(self.refusal)
         layout.addWidget(split, 1)
 
         self.open_button.clicked.connect(self.ask_network)
@@ -189,10 +199,28 @@ class QtNetwork(QWidget):
         if self.kernel_path() is None:
             self.messageShown.emit("compile a kernel first")
             return
+        problem = self.check_kernel()
+        if problem:  # refused before anything runs: no run stored, no cluster started
+            self.messageShown.emit(problem)
+            return
         try:
             self.session.start(self.request(**overrides))
         except EngineError as error:
             self.messageShown.emit(str(error))
+
+    def check_kernel(self) -> str:
+        """Why the workload does not match the window's kernel (a layer missing one of its sizes, or
+        giving one it lacks), shown in place; "" when it matches or there is nothing to check yet."""
+        kernel = self.kernel() if self.kernel is not None else None
+        problem = ""
+        if kernel is not None and self.session.network is not None:
+            try:
+                check_against_kernel(self.session.network, kernel)
+            except EngineError as error:
+                problem = f"this workload does not fit the kernel {kernel.name}: {error}"
+        self.refusal.setText(problem)
+        self.refusal.setVisible(bool(problem))
+        return problem
 
     # -- output ------------------------------------------------------------------------------
     def _network_changed(self) -> None:
@@ -201,6 +229,7 @@ class QtNetwork(QWidget):
         self.workload.setText(f"{network.name}: {len(network.layers)} layers ({path})")
         self.progress.setText("")
         self.summary.setText("")
+        self.check_kernel()
         self._state()
         self._show_bars()
 

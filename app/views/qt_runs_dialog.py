@@ -1,5 +1,8 @@
-"""QtRunsDialog(runs): the stored search runs (newest first); `chosen` is the run id to reopen."""
+"""QtRunsDialog(runs, sizes): the stored search runs (newest first) -> a table of when each ran (local
+time), its kernel and sizes, method, seed, budget, status and best; `chosen` is the run id to reopen."""
 from __future__ import annotations
+
+from datetime import datetime, timezone
 
 from PySide6.QtWidgets import (
     QDialog,
@@ -12,14 +15,30 @@ from PySide6.QtWidgets import (
 
 from engine.search.store import RunSummary
 
-COLUMNS = ("run", "created", "kernel", "method", "budget", "status", "best design", "GOP/s")
+COLUMNS = ("run", "started", "kernel", "sizes", "method", "seed", "budget", "status", "best design", "GOP/s")
+
+
+def local_time(created: str) -> str:
+    """A stored run's ISO 8601 time in this computer's time zone (a time without an offset is UTC)."""
+    try:
+        moment = datetime.fromisoformat(created)
+    except (TypeError, ValueError):
+        return str(created)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def budget_text(budget: dict) -> str:
+    return f"{budget['seconds']:g} s" if budget.get("seconds") else f"{budget.get('samples')} samples"
 
 
 class QtRunsDialog(QDialog):
-    def __init__(self, runs: list[RunSummary], parent=None):
+    def __init__(self, runs: list[RunSummary], sizes: dict[int, dict] | None = None, parent=None):
+        """`sizes`: run id -> the kernel's sizes (engine/search/run_sizes.py); a run without them shows "-"."""
         super().__init__(parent)
         self.setWindowTitle("Stored search runs")
-        self.resize(820, 360)
+        self.resize(980, 360)
         self.runs = runs
         self.chosen: int | None = None
         self.table = QTableWidget(len(runs), len(COLUMNS))
@@ -29,8 +48,9 @@ class QtRunsDialog(QDialog):
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         for row, r in enumerate(runs):
-            budget = f"{r.budget.get('seconds')} s" if r.budget.get("seconds") else f"{r.budget.get('samples')} samples"
-            cells = (r.id, r.created, r.kernel, r.method, budget, r.status, r.best_design or "-",
+            shape = " ".join(f"{k}={v}" for k, v in (sizes or {}).get(r.id, {}).items()) or "-"
+            cells = (r.id, local_time(r.created), r.kernel, shape, r.method, r.seed, budget_text(r.budget), r.status,
+                     r.best_design or "-",
                      f"{r.best_throughput:,.1f}" if r.best_throughput else "-")
             for col, value in enumerate(cells):
                 self.table.setItem(row, col, QTableWidgetItem(str(value)))

@@ -40,7 +40,7 @@ MAX_EDGE_ITEMS = 1500
 LABEL_SCALE = 0.8  # labels show from this zoom on
 BLOCKS = 8  # a large 2-D array is drawn zoomed out as at most BLOCKS x BLOCKS blocks of PEs
 BLOCK_SCALE = 0.25  # below this zoom a large 2-D array shows its blocks, above it its PEs
-COLOUR_MODES = ("load", "arrays")
+COLOUR_MODES = ("load", "arrays", "SLR")
 CLEAR_DELAY_MS = 250  # a selection still evaluating after this long has the previous array taken down
 
 
@@ -129,6 +129,7 @@ class QtTopology(QGraphicsView):
         self._pending_edges: tuple | None = None  # _edges' arguments until the FIFOs are drawn
         self._tooltip_context: tuple[dict, dict] = ({}, {})
         self.heat_from = ""  # "model", "simulator" or "timed C simulation" while coloured by load
+        self.floorplan = None  # a FloorplanSession: the SLR of every process when coloured by SLR
         # While a newly selected design evaluates (tens of milliseconds when its model is cached) the
         # previous array stays instead of being taken down at once: taking it down cost a scene pass
         # and repaints of its own per click, and the redraw then clears it in the same pass as it
@@ -143,6 +144,21 @@ class QtTopology(QGraphicsView):
         self.horizontalScrollBar().valueChanged.connect(self.viewChanged)
         self.verticalScrollBar().valueChanged.connect(self.viewChanged)
         self.refresh()
+
+    def follow_floorplan(self, floorplan) -> None:
+        """Colour by SLR from this FloorplanSession (solved in its worker), redrawn when it reports."""
+        self.floorplan = floorplan
+        floorplan.changed.connect(self._floorplan_changed)
+
+    def _floorplan_changed(self) -> None:
+        if self.colour_mode == "SLR" and self._shown is not None:
+            self._shown = None
+            self.refresh()
+
+    def slr_plan(self):
+        """The floorplan of the configuration shown (None: not solved yet, or none fits)."""
+        f = self.floorplan
+        return f.plan if f is not None and f.is_current() else None
 
     def set_colour_mode(self, mode: str) -> None:
         if mode != self.colour_mode:
@@ -176,6 +192,12 @@ class QtTopology(QGraphicsView):
             self._shown = None
             self.legend.setText(f"evaluating {s.design.id} ..." if s.design is not None else "select a design")
             self.title.setText(s.design.id if s.design is not None else "")
+
+    def restyle(self) -> None:
+        """Another theme: the scene drawn again in its colours."""
+        self.setBackgroundBrush(QColor(theme.BACKGROUND))
+        self._shown = None
+        self.refresh()
 
     def refresh(self) -> None:
         s = self.selection
@@ -251,9 +273,15 @@ class QtTopology(QGraphicsView):
             return heat[name] if shares else colour[array]
 
         fills = {name: fill_of(name) for name in modules}
+        plan = self.slr_plan() if self.colour_mode == "SLR" else None
         for node, box in boxes.items():
             kind = modules[node[0]]["kind"]
-            item = self._box(box, fills[node[0]], kind, large and kind == "pe")
+            fill = fills[node[0]]
+            if self.colour_mode == "SLR":
+                slr = plan.slr_of.get(node) if plan is not None else None
+                fill = QColor(theme.SLR_COLOURS[slr % len(theme.SLR_COLOURS)]) if slr is not None else \
+                    QColor(theme.PE_COLOUR).darker(160)
+            item = self._box(box, fill, kind, large and kind == "pe")
             item.setData(MODULE_ROLE, node)  # its tooltip is written when first asked for: see tooltip()
             if kind == "pe":
                 self._pe_items.append(item)
@@ -272,7 +300,9 @@ class QtTopology(QGraphicsView):
         if large and len(descriptor["topology"]["pe_grid"]) >= 2:
             self._blocks(graph, boxes, fills["PE"])
         n_edges = graph.number_of_edges()
-        if shares:
+        if self.colour_mode == "SLR":
+            text = self._slr_legend(plan)
+        elif shares:
             top = max(shares, key=shares.get)
             ranked = sorted(shares.items(), key=lambda kv: -kv[1])[:4]
             rows = "<br>".join(f"<span style='color:{theme.heat_colour(v).name()}'>&#9632;</span> {n} {v:.0%}"
@@ -285,6 +315,26 @@ class QtTopology(QGraphicsView):
             text = "<b>arrays</b><br>" + "<br>".join(
                 f"<span style='color:{colour[a].name()}'>&#9632;</span> {a}" for a in arrays) + "<br>darker = drain"
         self.legend.setText(f"{text}<br><span style='color:{theme.MUTED}'>{n_pe} PEs, {n_edges} FIFOs</span>")
+
+    def _slr_legend(self, plan) -> str:
+        """Per SLR its colour, most used resource and process count, then the crossings (the clock
+        estimates are the detail panel's)."""
+        f = self.floorplan
+        if plan is None:
+            if f is not None and f.error:
+                return f"<b>SLR</b><br><span style='color:{theme.ERROR}'>{f.error}</span>"
+            if f is not None and f.is_current() and f.solved:
+                return f"<b>SLR</b><br>{f.estimate.floorplanned_reason}"
+            return "<b>SLR</b><br>solving the floorplan (SCIP, in the background) ..."
+        rows = []
+        for slr in range(len(plan.used)):
+            resource, share = max(plan.utilisation(slr).items(), key=lambda kv: kv[1])
+            rows.append(f"<span style='color:{theme.SLR_COLOURS[slr % len(theme.SLR_COLOURS)]}'>&#9632;</span> "
+                        f"SLR{slr}: {resource} {share:.0%}, {len(plan.instances(slr))} proc.")
+        crossings = "<br>".join(f"SLR{b.below}-{b.below + 1}: {b.wires:,} / {b.capacity:,} wires"
+                                for b in plan.boundaries if b.fifos)
+        return (f"<b>SLR</b> (cap {plan.cap:.0%})<br>" + "<br>".join(rows)
+                + (f"<br><b>crossings</b><br>{crossings}" if crossings else "<br>no crossings"))
 
     def _blocks(self, graph, boxes, fill: QColor) -> None:
         """Blocks of PEs with their counts, shown instead of the PEs when zoomed out."""

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.models.design_selection import DesignSelection
+from app.models.floorplan_session import FloorplanSession
 from app.views import theme
 from app.views.qt_topology import COLOUR_MODES, QtTopology
 from app.workers.sim_runner import SimRunner
@@ -97,8 +98,11 @@ class QtTopologyPanel(QWidget):
         super().__init__(parent)
         self.view = QtTopology(selection)
         self.colours = QComboBox()
-        self.colours.addItems(["colour by load", "colour by array"])
-        self.colours.setToolTip("load: each module's share of the bottleneck's cycles (from the model)")
+        self.colours.addItems(["colour by load", "colour by array", "colour by SLR"])
+        self.colours.setToolTip("load: each module's share of the bottleneck's cycles (from the model); SLR: the "
+                                "die each process is placed in by the floorplan (solved in the background)")
+        self.floorplan = FloorplanSession(selection, self)
+        self.view.follow_floorplan(self.floorplan)
         self.colours.currentIndexChanged.connect(lambda i: self._colour_mode(COLOUR_MODES[i]))
         self.heat = HeatScale()
         self.minimap = QtMinimap(self.view)
@@ -161,7 +165,9 @@ class QtTopologyPanel(QWidget):
 
     def shutdown(self) -> None:
         self.sim.shutdown()
+        self.floorplan.shutdown()
 
     def _colour_mode(self, mode: str) -> None:
         self.view.set_colour_mode(mode)
         self.heat.setVisible(mode == "load")
+        self.floorplan.want_floorplan(mode == "SLR")

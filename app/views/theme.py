@@ -3,13 +3,15 @@ one stylesheet, array colours and pyqtgraph defaults shared by every view. Disab
 their own muted text and flat backgrounds, so they read as disabled. The colours below are read
 when views are made: apply() picks the theme before the window is built. pyqtgraph (a third of a
 second to import) is not imported here: configure_plots() gives it the theme's colours before the
-first plot is made, which the window does after its first paint."""
+first plot is made, which the window does after its first paint. apply() may be called again on a
+running window (another theme, presentation mode's `scale` of every font); app/views/window_look.py
+then restyles what keeps colours of its own (plots, the topology scene, the editor's font)."""
 from __future__ import annotations
 
 import sys
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 DARK = {"BACKGROUND": "#1e2127", "PANEL": "#262a31", "TEXT": "#d7dae0", "MUTED": "#8b929e", "BORDER": "#3a3f4b",
@@ -29,7 +31,11 @@ OK = "#6bd68a"
 # one colour per array (in the order the descriptor lists them), PEs and DRAM apart
 ARRAY_COLOURS = ("#4fa3ff", "#ffb454", "#c792ea", "#6bd68a", "#ff6b6b", "#56d4dd", "#e6d06b")
 PE_COLOUR = "#5c6370"
+SLR_COLOURS = ("#4fa3ff", "#ffb454", "#6bd68a", "#c792ea", "#56d4dd", "#e6d06b")  # one per die of the device
 DRAM_COLOUR = "#a0a7b4"
+SCALE = 1.0  # every font's size over the normal one (presentation mode: larger)
+MODE = "dark"  # the theme applied (dark or light)
+_BASE_FONT: QFont | None = None  # the application's font before any scaling
 
 def stylesheet() -> str:
     return f"""
@@ -41,7 +47,7 @@ QGroupBox:disabled {{ color: {DISABLED}; }}
 QLabel#error {{ color: {ERROR}; }}
 QLabel#muted {{ color: {MUTED}; }}
 QLabel:disabled, QLabel#muted:disabled {{ color: {DISABLED}; }}
-QLabel#headline {{ font-size: 15px; font-weight: 600; }}
+QLabel#headline {{ font-size: {round(15 * SCALE)}px; font-weight: 600; }}
 QTreeView, QTableView, QPlainTextEdit {{ background: {PANEL}; border: 1px solid {BORDER}; }}
 QTreeView:disabled, QTableView:disabled {{ color: {DISABLED}; }}
 QPushButton {{ padding: 4px 12px; }}
@@ -86,11 +92,26 @@ def heat_colour(share: float) -> QColor:
     return QColor(*HEAT_STOPS[-1][1])
 
 
-def apply(app: QApplication, mode: str = "dark") -> str:
-    """`mode`: dark, light or system (the system's colour scheme); returns the theme applied."""
+def scaled_font(font: QFont, scale: float | None = None) -> QFont:
+    """`font` at `scale` (the current SCALE by default) times its size."""
+    out = QFont(font)
+    if font.pointSizeF() > 0:
+        out.setPointSizeF(font.pointSizeF() * (SCALE if scale is None else scale))
+    elif font.pixelSize() > 0:
+        out.setPixelSize(round(font.pixelSize() * (SCALE if scale is None else scale)))
+    return out
+
+
+def apply(app: QApplication, mode: str = "dark", *, scale: float | None = None) -> str:
+    """`mode`: dark, light or system (the system's colour scheme); `scale`: every font's size over
+    the normal one (None: keep the current one); returns the theme applied."""
+    global _BASE_FONT
     chosen = ("light" if system_is_light() else "dark") if mode == "system" else mode
     colours = LIGHT if chosen == "light" else DARK
-    globals().update(colours)
+    globals().update(colours, MODE=chosen, SCALE=SCALE if scale is None else float(scale))
+    if _BASE_FONT is None:
+        _BASE_FONT = QFont(app.font())
+    app.setFont(scaled_font(_BASE_FONT))
     app.setStyle("Fusion")
     palette = QPalette()
     for role, colour in ((QPalette.Window, BACKGROUND), (QPalette.WindowText, TEXT), (QPalette.Base, PANEL),

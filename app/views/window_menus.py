@@ -1,27 +1,29 @@
 """WindowMenus(window): the main window's menu bar -> File (kernels, projects with the recent ones,
 stored runs, export), Edit (undo / redo of parameter edits, pin for comparison), Search (start,
-stop, select the best design), View (the tabs, the docks, the theme) and Help (shortcuts,
-documentation, about), with their shortcuts. The actions call the window's public methods; the
+stop, select the best design), View (the tabs, the docks, the theme, presentation mode: F5) and
+Help (shortcuts, the user documentation, about), with their shortcuts. The actions call the window's public methods; the
 menus keep nothing but the recent-projects menu and `actions_by_name`."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from app.views.window_look import WindowLook
 
 if TYPE_CHECKING:
     from app.main_window import MainWindow
 
 THEMES = ("system", "dark", "light")
-TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network")
+TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep")
 
 
 class WindowMenus:
     def __init__(self, window: MainWindow):
         self.window = w = window
+        self.look = WindowLook(window)
         bar = w.menuBar()
         file = bar.addMenu("&File")
         for text, slot, key in (("Open kernel...", self.ask_kernel, QKeySequence.Open),
@@ -63,11 +65,14 @@ class WindowMenus:
         for dock in w.docks.values():
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
-        themes = view.addMenu("Theme (from the next start)")
+        themes = view.addMenu("Theme")
         for mode in THEMES:
             action = self._add(themes, mode, lambda _=False, m=mode: self.set_theme(m))
             action.setCheckable(True)
-            action.setChecked(w.settings.value("theme", "system") == mode)
+            action.setChecked(self.look.mode == mode)
+        presentation = self._add(view, "Presentation mode (larger fonts)", self.look.toggle_presentation, "F5")
+        presentation.setCheckable(True)
+        self.actions_by_name["presentation"] = presentation
 
         help_menu = bar.addMenu("&Help")
         for text, slot in (("Keyboard shortcuts", self.show_shortcuts), ("Documentation", self.open_docs),
@@ -106,9 +111,13 @@ class WindowMenus:
         box.setAttribute(Qt.WA_DeleteOnClose)
         box.open()
 
-    def open_docs(self) -> None:
-        docs = Path(__file__).resolve().parents[2] / "docs" / "app.md"
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(docs)))
+    def open_docs(self):
+        """Help > Documentation: the user documentation (README's "Desktop explorer") in a window."""
+        from app.views.qt_user_guide import QtUserGuide
+
+        guide = QtUserGuide(self.window)
+        guide.show()
+        return guide
 
     def show_about(self) -> None:
         QMessageBox.about(self.window, "About Systolic Studio",
@@ -117,11 +126,11 @@ class WindowMenus:
                           "Documentation: README.md and docs/ beside the application.")
 
     def set_theme(self, mode: str) -> None:
-        self.window.settings.setValue("theme", mode)
-        for action in self.window.menuBar().findChildren(QAction):
+        """Applied at once, and remembered for the next start."""
+        self.look.set_theme(mode)
+        for action in self.window.findChildren(QAction):  # the actions are the window's children
             if action.isCheckable() and action.text() in THEMES:
                 action.setChecked(action.text() == mode)
-        self.window.statusBar().showMessage(f"the {mode} theme applies from the next start", 5000)
 
     def ask_kernel(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open kernel", "", "C kernels (*.c);;All files (*)")

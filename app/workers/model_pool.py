@@ -33,7 +33,8 @@ POOL_PROCESSES = 2
 @dataclass(frozen=True)
 class KernelSource:
     """What compiles a kernel anywhere: its text, the file name it goes by, the folder holding the
-    headers it includes, the -D defines and the sizes the window's compilation found."""
+    headers it includes, the -D defines and the sizes the window's compilation found, and the device
+    at the kernel clock the window's device bar chose (None: the device file's clock)."""
 
     text: str
     file_name: str
@@ -41,15 +42,20 @@ class KernelSource:
     defines: dict
     sizes: dict
     device: str
+    clock_mhz: float | None = None
 
     def key(self, design_id: str) -> str:
-        return model_key(self.text, self.defines, self.sizes, _device(self.device), design_id)
+        return model_key(self.text, self.defines, self.sizes, self.load_device(), design_id)
+
+    def load_device(self):
+        """The device every model, search and plot of this source uses: its clock included."""
+        return _device(self.device, self.clock_mhz)
 
 
 @lru_cache(maxsize=8)
-def _device(name: str):
+def _device(name: str, clock_mhz: float | None = None):
     """The device read once (keys are computed for every design of every compile, on the GUI thread)."""
-    return load_device(name)
+    return load_device(name, clock_mhz=clock_mhz)
 
 
 _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once for all its designs
@@ -75,7 +81,7 @@ def compile_source(source: KernelSource):
 def build_model(source: KernelSource, design_id: str, cache_folder: str) -> tuple[str, bool]:
     """In a pool process: (design id, whether it was built) once the model is in the cache."""
     space = compile_source(source)
-    device = load_device(source.device)
+    device = source.load_device()
     _, built = cached_model(ModelCache(cache_folder), source.key(design_id), space, space.design(design_id), device)
     return design_id, built
 

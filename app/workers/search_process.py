@@ -30,7 +30,6 @@ from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
-from engine.models.device import load_device
 from engine.search.progress import DesignResult, ExplorationResult
 
 # The search modules (numba, pyomo) are imported by the functions below, in the child: the window
@@ -69,7 +68,7 @@ def warm_up(method: str = WARM_METHOD) -> None:
 def load_models(request: SearchRequest, queue) -> dict:
     """Design id -> model, from the cache or built now (reported as phases); all before the budget."""
     cache = ModelCache(request.cache_folder)
-    device = load_device(request.source.device)
+    device = request.source.load_device()
     models, space = {}, None
     ids = list(request.designs)
     if not ids:

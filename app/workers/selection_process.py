@@ -26,7 +26,6 @@ from app.models.selection_evaluation import SelectionRequest, evaluate_selection
 from app.workers.model_pool import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.models.cache import ModelCache
-from engine.models.device import load_device
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -43,6 +42,7 @@ class Evaluated:
     built: bool
     levers: dict | None
     topology_note: str
+    clock: object | None = None  # the quick ClockEstimate
 
 
 _MODELS: dict[str, object] = {}  # per child: cache key -> model of the latest kernel
@@ -63,14 +63,14 @@ def evaluate(source: KernelSource, design_id: str, values: dict, cache_folder: s
         for old in [k for k in _MODELS if k not in keep]:
             _MODELS.pop(old)
             _DESCRIPTORS.pop(old, None)
-    request = SelectionRequest(0, space, space.design(design_id), load_device(source.device), dict(values),
+    request = SelectionRequest(0, space, space.design(design_id), source.load_device(), dict(values),
                                _MODELS.get(key), _DESCRIPTORS.get(key), ModelCache(cache_folder), key)
     result = evaluate_selection(request)
     _MODELS[key] = result.model
     if result.descriptor is not None:
         _DESCRIPTORS[key] = result.descriptor
     return Evaluated(result.report, result.error, result.descriptor, result.graph, result.built, result.levers,
-                     result.topology_note)
+                     result.topology_note, result.clock)
 
 
 def warm(source: KernelSource, design_id: str, cache_folder: str) -> None:

@@ -92,6 +92,9 @@ def make_window(qtbot, settings):
 
     yield make
     for window in windows:
+        window.topology_panel.floorplan.shutdown()
+        if window.sweep_view is not None:
+            window.sweep_view.sweep.wait()
         window.points.wait()
         window.session.wait()
         window.models.shutdown()

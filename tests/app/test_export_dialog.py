@@ -116,3 +116,42 @@ def test_a_broken_export_shows_the_timed_simulation_error_in_place(qtbot, tmp_pa
     assert "design.json" in text, text
     assert dialog.timed_button.isEnabled()  # the user may fix the folder and try again
     assert selection.measured_cycles() is None
+
+
+def test_the_dialog_names_what_it_exports_and_takes_platform_clock_and_the_user_s_file(qtbot, tmp_path, selection,
+                                                                                      monkeypatch):
+    report = selection.report
+    dialog = QtExportDialog(selection, tmp_path / "project", kernel_path=tmp_path / "my_kernel.c")
+    qtbot.addWidget(dialog)
+    text = dialog.summary.text()
+    assert "i-j__i-j.k" in text and f"{report['throughput_gops']:,.1f} GOP/s at 300 MHz" in text
+    assert "fits the device's budget" in text
+    assert dialog.platform.currentText() == "xilinx_u250_gen3x16_xdma_4_1_202210_1" and dialog.platform.count() >= 2
+    assert dialog.clock.value() == 300 and dialog.clock.maximum() == selection.device.clock_mhz_max
+    dialog.clock.setValue(150)  # the cycles stay, the throughput halves
+    assert f"{report['throughput_gops'] / 2:,.1f} GOP/s at 150 MHz" in dialog.summary.text()
+    dialog.platform.setCurrentIndex(1)
+    platform = dialog.platform.currentText()
+    assert not dialog.open_button.isEnabled()
+    _export(dialog, qtbot)
+    out = tmp_path / "project"
+    assert dialog.project_dir == out and dialog.open_button.isEnabled()
+    design = json.loads((out / "design.json").read_text())
+    assert design["platform"] == platform and design["report"]["device"]["clock_mhz"] == 150
+    assert design["descriptor"]["kernel"]["path"] == str(tmp_path / "my_kernel.c")
+    assert "FREQ_MHZ ?= 150\n" in (out / "Makefile").read_text()  # v++ --kernel_frequency $(FREQ_MHZ)
+    assert str(tmp_path / "my_kernel.c") in (out / "README.md").read_text()
+    opened = []
+    monkeypatch.setattr("app.views.qt_export_dialog.QDesktopServices.openUrl", lambda url: opened.append(url))
+    dialog.open_button.click()
+    assert opened and opened[0].toLocalFile() == str(out)
+    # the non-empty folder: the checkbox that allows it is named, nothing is written
+    _export(dialog, qtbot)
+    assert f'tick "{dialog.force.text()}"' in dialog.outcome.text() and "--force" not in dialog.outcome.text()
+
+
+def test_the_default_folder_is_named_after_kernel_and_design(tmp_path):
+    from app.views.qt_export_dialog import default_folder
+
+    assert default_folder(tmp_path, "mm", "i-j__i-j.k") == tmp_path / "mm-i-j__i-j.k"
+    assert default_folder("", "my kernel", "d").name == "my_kernel-d"

@@ -71,3 +71,20 @@ def test_nothing_typed_crashes_the_compile(panel, bundled, text):
     panel.editor.setPlainText(text)
     panel.compile_button.click()
     assert panel.session.space is None and panel.message.text()
+
+
+def test_the_editor_scrolls_to_the_marked_error_line(panel, bundled, qtbot):
+    panel.session.open(bundled("mm"))
+    panel.resize(500, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    lines = panel.editor.toPlainText().split("\n")
+    target = next(n for n, line in enumerate(lines) if "C[i][j] +=" in line)
+    lines[target] = lines[target].replace("A[i][k] * B[k][j]", "expf(A[i][k])")
+    padded = lines[:target] + ["// a long comment block"] * 300 + lines[target:]  # the error far below the top
+    panel.editor.setPlainText("\n".join(padded))
+    panel.editor.verticalScrollBar().setValue(0)
+    assert target + 301 not in panel.editor.visible_lines()
+    panel.compile_button.click()
+    assert panel.editor.error_line == target + 301
+    assert target + 301 in panel.editor.visible_lines() and panel.editor.visible_lines().start > 1

@@ -91,3 +91,23 @@ def test_the_window_opens_a_network_and_a_chosen_layer_selects_its_sizes_and_des
     assert window.session.sizes() == {"I": 64, "J": 32, "K": 16}
     assert window.selection.design.id == design
     assert all(window.selection.values[k] == v for k, v in params.items())
+
+
+def test_a_workload_that_does_not_fit_the_window_s_kernel_is_refused_before_running(make_window, small_mm,
+                                                                                     compiled, tmp_path):
+    window = make_window(small_mm, background=False)
+    compiled(window)
+    workload = tmp_path / "cnn.csv"
+    workload.write_text("name,o,h,w,i,p,q\nconv1,16,16,16,16,3,3\n")  # a CNN layer, the kernel is MM
+    view = window.network_view
+    window.open_network(workload)
+    assert not view.refusal.isHidden()
+    assert "no size for J, K" in view.refusal.text() and "layer conv1" in view.refusal.text()
+    messages = []
+    view.messageShown.connect(messages.append)
+    view.run_button.click()
+    assert messages == [view.refusal.text()] and not window.network.running and window.network.update is None
+    fitting = tmp_path / "mm.csv"
+    fitting.write_text(WORKLOAD)
+    window.open_network(fitting)
+    assert view.refusal.isHidden() and view.refusal.text() == ""

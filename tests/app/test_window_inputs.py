@@ -193,3 +193,60 @@ def test_a_database_that_cannot_be_written_is_an_error_before_the_search(make_wi
     qtbot.waitUntil(lambda: not window.search.running, timeout=120000)
     assert window.search.status == "failed" and "not started" in window.search.message
     assert window.search.result.designs == () and window.search.run_ids == []
+
+
+def test_the_device_bar_s_clock_sets_every_throughput_figure(make_window, tiny_mm, compiled, settle, qtbot):
+    """The kernel clock (MHz) of the device bar: the detail, the bottleneck's µs, the tree's search
+    results, the plots' roof and the export dialog all at it, as `systolic model --clock` computes."""
+    from engine.models.device import load_device
+    from engine.models.evaluate import PerformanceModel
+    from engine.models.report import evaluate_configuration
+
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    settle(window.selection)
+    design, values = window.selection.design, dict(window.selection.values)
+    at_300 = window.selection.report
+    assert window.kernel_panel.clock.value() == 300 and at_300["device"]["clock_mhz"] == 300
+    window.kernel_panel.clock.setValue(200)
+    compiled(window)
+    settle(window.selection)
+    report = window.selection.report
+    assert window.selection.design.id == design.id and window.session.source().clock_mhz == 200
+    cli = evaluate_configuration(PerformanceModel(window.selection.space, design, load_device("u250", clock_mhz=200)),
+                                 {**values, **{k: v for k, v in report["params"].items() if k not in values}})
+    assert report["device"]["clock_mhz"] == 200 and report["throughput_gops"] == pytest.approx(cli["throughput_gops"])
+    assert window.detail.throughput.text().startswith(f"{report['throughput_gops']:,.1f} GOP/s")
+    assert "at 200 MHz" in window.detail.latency.text() and "at 200 MHz" in window.bottleneck.headline.text()
+    dialog = window.show_export()
+    assert dialog.clock.value() == 200 and "at 200 MHz" in dialog.summary.text()
+    dialog.close()
+    window.kernel_panel.clock.setValue(300)  # back to the device's own clock: the same numbers as before
+    compiled(window)
+    settle(window.selection)
+    assert window.session.clock_mhz is None
+    assert window.selection.report["throughput_gops"] == pytest.approx(at_300["throughput_gops"])
+
+
+def test_a_project_keeps_the_device_bar_s_clock_and_a_clock_the_device_refuses_changes_nothing(
+        make_window, tiny_mm, compiled, settle, tmp_path):
+    window = make_window(tiny_mm, background=False)
+    compiled(window)
+    window.kernel_panel.clock.setValue(250)
+    compiled(window)
+    path = tmp_path / "p.ssproj"
+    assert window.save(path) and json.loads(path.read_text())["clock_mhz"] == 250
+    window.kernel_panel.clock.setValue(300)
+    compiled(window)
+    assert window.session.clock_mhz is None
+    assert window.open_project(path)
+    compiled(window)
+    settle(window.selection)
+    assert window.session.clock_mhz == 250 and window.kernel_panel.clock.value() == 250
+    assert window.selection.report["device"]["clock_mhz"] == 250
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "clock_mhz": 5000}))  # above the U250's clock_mhz_max
+    assert not window.open_project(path)
+    assert "5000 MHz" in window.last_message and window.session.clock_mhz == 250
+    path.write_text(json.dumps({**data, "clock_mhz": -1}))
+    assert not window.open_project(path) and "clock_mhz must be a positive number" in window.last_message
