@@ -3,6 +3,7 @@ design is (dataflow, PE array, SIMD, parameters), what the models predict agains
 (with a warning when it is over), how to build and simulate it, and which file holds what."""
 from __future__ import annotations
 
+from engine.compiler.architecture.build import operations_label
 from engine.compiler.expressions import evaluate
 
 _RESOURCES = (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF"))
@@ -96,7 +97,7 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
               f"Latency {_number(report['latency_cycles'])} cycles ({seconds * 1e6:,.1f} us) = prologue "
               f"{_number(report['prologue'])} + main {_number(report['main'])} + epilogue "
               f"{_number(report['epilogue'])}; the bottleneck is module `{report['bottleneck']}`. Throughput "
-              f"{report['throughput_gops']:,.1f} GOP/s. Off-chip traffic {report['offchip_bytes'] / 2**20:,.2f} MiB.",
+              f"{report['throughput_gops']:,.1f} GOP/s ({operations_label(report['operations'])}). Off-chip traffic {report['offchip_bytes'] / 2**20:,.2f} MiB.",
               ""]
     rows = []
     for key, name in _RESOURCES:
