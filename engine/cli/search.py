@@ -128,7 +128,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
             recorder = RunRecorder(store, store.begin(
                 kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
                 device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
-                kernel=space.kernel.name, options={"designs": designs, "defines": defines}))
+                kernel=space.kernel.name, options={"designs": designs, "defines": defines,
+                                                  **({"scop": args.scop} if args.scop else {})}))
 
         def on_design_done(result: DesignResult) -> None:
             if recorder is not None:

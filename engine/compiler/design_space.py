@@ -65,5 +65,6 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     return DesignSpace(kernel, model, deps, band, tuple(designs))
 
 
-def compile_kernel(path: str | Path, *, defines=None, simd_info=None) -> DesignSpace:
-    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info))
+def compile_kernel(path: str | Path, *, defines=None, simd_info=None, scop: int | None = None) -> DesignSpace:
+    """`scop`: which #pragma scop region of a file with several (1 = the first; frontend.parse_kernel)."""
+    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info, scop=scop))
