@@ -23,6 +23,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
+from engine.export.memory_banks import port_memories
 from engine.export.dram_layout import port_layout
 from engine.export.hls_kernel import kernel_export
 from engine.export.host import host_program, hls_testbench
@@ -61,8 +62,11 @@ def _check_output(out_dir: Path, force: bool) -> None:
 
 
 def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
-                  over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> dict[str, str]:
-    """Relative path -> text of every file of the project."""
+                  over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings(),
+                  device: Device | None = None) -> dict[str, str]:
+    """Relative path -> text of every file of the project; `device` (the U250 unless given) decides
+    the memory each port is linked to and the part of the HLS script."""
+    device = device or load_device()
     interface = kernel_interface(descriptor, values)
     sources, dram = kernel_export(descriptor, values, report=report, layout=layout, axi=axi)
     clock = report["device"]["clock_mhz"]
@@ -77,8 +81,8 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
         "src/kernel_host.cpp": host_program(descriptor, interface, dram),
         "src/kernel_tb.cpp": hls_testbench(descriptor, interface, dram),
         "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock),
-        "connectivity.cfg": connectivity_cfg(descriptor, interface),
-        "hls_script.tcl": hls_script(descriptor, interface, clock),
+        "connectivity.cfg": connectivity_cfg(descriptor, interface, port_memories(device, interface, dram)),
+        "hls_script.tcl": hls_script(descriptor, interface, clock, device.part),
         "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
                                    interface=interface, dram={"layout": layout, "axi": axi, "ports": dram,
                                                               "host_repack": repack}),
@@ -94,7 +98,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     port_layout(layout, "in")  # an unknown layout: one line, nothing written
     _check_output(out_dir, force)
     device = device or load_device()
-    platform = platform or DEFAULT_PLATFORM
+    platform = platform or device.platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):
         raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
     model = PerformanceModel(space, design, device, layout=layout)
@@ -106,7 +110,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
         files = project_files(descriptor, dict(report["params"]), report, platform=platform,
-                              over_budget=over_budget, layout=layout, axi=device.axi)
+                              over_budget=over_budget, layout=layout, axi=device.axi, device=device)
         write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None
