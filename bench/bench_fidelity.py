@@ -1,7 +1,7 @@
 """Model, cycle simulator and timed C simulation of the exported code, side by side.
 
     python bench/bench_fidelity.py [--cases test|full|reload|all|designs|searched] [--only TEXT] [--out DIR]
-                                   [--layout serialized|natural] [--samples N]
+                                   [--layout serialized|natural] [--samples N] [--problems K ...]
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
@@ -16,7 +16,9 @@ configuration a seeded search (hybrid, --samples per design) finds best for ever
 64^3 and 128^3 and of CNN at two small layers: the configurations a user exports, which tend to sit
 where the model is least tested (the corners of the budget, tiny tiles); and a summary line: how many
 are within 5%. `--layout` is the export's DRAM layout, charged alike by the three (AXI bursts,
-engine/models/dram.py).
+engine/models/dram.py). `--floorplan auto` (default) exports each case with its SLR floorplan (at the
+smallest cap that has one when the default cap has none): the FIFOs that cross SLRs are deeper and the
+timed C simulation delays their words by the crossing's pipeline latency (column `SLR x`: how many).
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from engine.search.explore import Budget, explore  # noqa: E402
 from engine.sim.dram import DramModel  # noqa: E402
 from engine.csim.timed import run_timed_csim  # noqa: E402
 from engine.export import export_project  # noqa: E402
+from engine.floorplan import FloorplanError  # noqa: E402
 from engine.models.device import load_device  # noqa: E402
 from engine.models.evaluate import PerformanceModel  # noqa: E402
 from engine.models.report import evaluate_configuration  # noqa: E402
@@ -58,10 +61,11 @@ SEARCHED_SIZES = (("mm", {"I": 64, "J": 64, "K": 64}), ("mm", {"I": 128, "J": 12
                   ("cnn", {"O": 32, "I": 16, "H": 28, "W": 28, "P": 3, "Q": 3}))
 
 
-def searched(samples: int, layout: str) -> tuple[FidelityCase, ...]:
-    """Every design's best configuration from a seeded hybrid search of `samples` samples."""
+def searched(samples: int, layout: str, problems: list[int] | None = None) -> tuple[FidelityCase, ...]:
+    """Every design's best configuration from a seeded hybrid search of `samples` samples, for the
+    problems of SEARCHED_SIZES numbered in `problems` (all if None)."""
     cases = []
-    for kernel, sizes in SEARCHED_SIZES:
+    for kernel, sizes in (SEARCHED_SIZES[k] for k in (problems or range(len(SEARCHED_SIZES)))):
         space = compile_kernel(KERNELS / f"{kernel}.c", defines={k: str(v) for k, v in sizes.items()})
         found = explore(space, load_device(), method="hybrid", budget=Budget(samples=samples * len(space.designs)),
                         seed=0, layout=layout)
@@ -70,7 +74,7 @@ def searched(samples: int, layout: str) -> tuple[FidelityCase, ...]:
     return tuple(cases)
 
 
-def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT) -> dict:
+def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: str = "auto") -> dict:
     space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines})
     design = space.design(case.design)
     params = dict(case.params)
@@ -78,15 +82,23 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT) -> dict:
     model = PerformanceModel(space, design, device, layout=layout)
     report = evaluate_configuration(model, params)
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}
-    project = export_project(space, design, params, out / case.label.replace(" ", "_"), force=True,
-                             allow_over_budget=True, layout=layout)
+    folder = out / case.label.replace(" ", "_")
+    try:
+        project = export_project(space, design, params, folder, force=True, allow_over_budget=True, layout=layout,
+                                 floorplan=floorplan)
+    except FloorplanError as error:  # no floorplan within the default cap: the smallest cap that has one
+        cap = error.smallest_cap if error.smallest_cap is not None and error.smallest_cap <= 1 else None
+        project = export_project(space, design, params, folder, force=True, allow_over_budget=True, layout=layout,
+                                 floorplan="auto" if cap else "none", **({"cap": cap} if cap else {}))
+    crossing = json.loads((project / "design.json").read_text()).get("floorplan", {}).get("crossing_fifos", [])
     start = time.perf_counter()
     timed = run_timed_csim(project)
     csim_seconds = time.perf_counter() - start
     sim = simulate(project_descriptor(project), values, dram=DramModel(device.dram_ports(layout)))
     return {"label": case.label, "model": report["latency_cycles"], "sim": sim.cycles, "timed": timed.cycles,
             "passed": timed.passed, "slowest": timed.slowest, "bottleneck": report.get("bottleneck"),
-            "csim_s": csim_seconds}
+            "csim_s": csim_seconds, "crossings": len(crossing),
+            "crossing_cycles": sum(c["latency"] for c in crossing)}
 
 
 def project_descriptor(project: Path) -> dict:
@@ -98,11 +110,16 @@ def main() -> None:
     parser.add_argument("--cases", choices=["test", "full", "reload", "all", "designs", "searched"], default="test")
     parser.add_argument("--layout", choices=LAYOUTS, default=DEFAULT_LAYOUT)
     parser.add_argument("--samples", type=int, default=3000, help="--cases searched: samples per design")
+    parser.add_argument("--problems", type=int, nargs="*", metavar="K",
+                        help="--cases searched: only these problems (0: MM 64^3, 1: MM 128^3, 2, 3: CNN layers)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--only", metavar="TEXT", help="run only the cases whose label contains TEXT")
+    parser.add_argument("--floorplan", choices=["auto", "none"], default="auto",
+                        help="export with the SLR floorplan (default; its crossing FIFOs are deeper and the timed "
+                             "C simulation charges their pipeline latency) or without")
     args = parser.parse_args()
     if args.cases == "searched":
-        cases = searched(args.samples, args.layout)
+        cases = searched(args.samples, args.layout, args.problems)
     else:
         cases = every_design() if args.cases == "designs" else {
             "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
@@ -110,11 +127,11 @@ def main() -> None:
         cases = tuple(c for c in cases if args.only in c.label)
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
-          f"{'values':6} {'csim s':>6}  bottleneck (model / csim)")
+          f"{'values':6} {'csim s':>6} {'SLR x':>5}  bottleneck (model / csim)")
     within = {"model": 0, "sim": 0}
     for case in cases:
         try:
-            r = run(case, out, args.layout)
+            r = run(case, out, args.layout, args.floorplan)
         except Exception as error:  # noqa: BLE001 (one failing case must not hide the others' rows)
             print(f"{case.label} {dict(case.params)}: {type(error).__name__}: {error}", flush=True)
             continue
@@ -122,7 +139,8 @@ def main() -> None:
         within["sim"] += abs(r["sim"] / r["timed"] - 1) <= 0.05
         print(f"{r['label']:46} {r['model']:>11,.0f} {r['sim']:>11,} {r['timed']:>11,} "
               f"{r['model'] / r['timed'] - 1:>+10.1%} {r['sim'] / r['timed'] - 1:>+9.1%}  "
-              f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f}  {r['bottleneck']} / {r['slowest']}",
+              f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f} {r['crossings']:>5}  "
+              f"{r['bottleneck']} / {r['slowest']}",
               flush=True)
     print(f"\nwithin 5% of the timed C simulation: model {within['model']}/{len(cases)}, "
           f"simulator {within['sim']}/{len(cases)}")

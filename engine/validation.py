@@ -7,6 +7,7 @@ limit and the value. One checker per kind of input, shared by the subcommands an
 - JSON: `loads_json` refuses nesting deeper than MAX_JSON_DEPTH before parsing (the json module
   recurses once per level);
 - command-line values (argparse types): `seed` (0..2^63-1), `positive_seconds` (finite, > 0),
+  `positive_mhz` (a finite clock > 0; `check_clock` bounds it by the device's clock_mhz_max),
   `positive_int`, `nonnegative_number` (finite, >= 0), `workers` (1..cores x WORKERS_PER_CORE),
   `bounded_int(limit, what)` (1..limit, the limit named in the message);
 - stored rows: `stored_int`, `stored_number`, `stored_text`, `stored_object` raise StoredRowError
@@ -167,6 +168,22 @@ def nonnegative_number(text: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of 0 or more, not {text}")
     return value
+
+
+def positive_mhz(text: str) -> float:
+    """A finite, positive clock in MHz (`--clock`; the device's maximum is checked by `check_clock`)."""
+    value = _number(text, "a clock in MHz, e.g. 250")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the clock must be a positive number of MHz, not {text}")
+    return value
+
+
+def check_clock(mhz: float, maximum: float, device: str, where: str) -> float:
+    """A kernel clock within (0, the device's clock_mhz_max], else one line naming the limit and its file."""
+    if not (math.isfinite(mhz) and 0 < mhz <= maximum):
+        raise InputError(f"--clock {mhz:g} MHz: expected a positive clock of at most {maximum:g} MHz, the fastest "
+                         f"kernel clock of {device} ('clock_mhz_max' in {where})")
+    return mhz
 
 
 def positive_int(text: str) -> int:

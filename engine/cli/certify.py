@@ -10,7 +10,7 @@ import json
 
 import sys
 
-from engine.cli.kernel_args import add_configuration_arguments, add_kernel_arguments, compile_from_args
+from engine.cli.kernel_args import add_clock_argument, add_configuration_arguments, add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
 from engine.compiler.design_space import DesignSpace
 from engine.errors import DesignError, EngineError
@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gap", type=nonnegative_number, default=0.01, help="target gap, e.g. 0.01 for 1%% (default)")
     parser.add_argument("--seconds", type=positive_seconds, default=60.0, help="time for the proof (default 60)")
     parser.add_argument("--device", default="u250", help="device name or device JSON file (default u250)")
+    add_clock_argument(parser)
     parser.add_argument("--db", help="run database to take the starting configuration from (default: the user's)")
     parser.add_argument("--search-seconds", type=positive_seconds, default=2.0,
                         help="without --param or a stored run: search this long for a start (default 2)")
@@ -66,7 +67,7 @@ def stored_start(space: DesignSpace, design: str, device: str, db) -> tuple[dict
 
 def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)  # the same input and size checks as search
-    device = load_device(args.device)
+    device = load_device(args.device, clock_mhz=args.clock)
     design = space.design(args.design)
     search = SearchSpace(PerformanceModel(space, design, device))
     run_id = None
@@ -103,8 +104,8 @@ def format_certificate(c: Certificate, search: SearchSpace, origin: str) -> str:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
         found = (f"from {origin}" if not c.improved else
                  f"found by the proof, better than {origin}" if origin else "found by the proof")
-        lines.append(f"  incumbent  {c.latency_cycles:,.0f} cycles, {search.throughput(c.latency_cycles):.1f} GOP/s"
-                     f"  ({found}): {params}")
+        lines.append(f"  incumbent  {c.latency_cycles:,.0f} cycles, {search.throughput(c.latency_cycles):.1f} GOP/s "
+                     f"at {search.device.clock_mhz:g} MHz  ({found}): {params}")
     if c.lower_bound_cycles is not None:
         lines.append(f"  bound      {c.lower_bound_cycles:,.0f} cycles, {search.throughput(c.lower_bound_cycles):.1f}"
                      " GOP/s: no configuration is faster")

@@ -1,20 +1,25 @@
 """`systolic export KERNEL.c --design ID --param NAME=V ... [-o DIR] [--layout serialized|natural]` or `systolic export --run RUN_ID
 [--rank K]`: write a design at a configuration as a Vitis project (kernel, XRT host, Makefile,
-connectivity.cfg, hls_script.tcl, README.md). With `--simulate` the cycle simulator runs the
+connectivity.cfg, hls_script.tcl, README.md), floorplanned on the device's SLRs unless `--floorplan none`
+(floorplan.tcl, deeper SLR-crossing FIFOs; a `--cap` no floorplan meets is one line naming the smallest
+that works, exit 2, nothing written), at `--clock` MHz (the Makefile's --kernel_frequency). With `--simulate` the cycle simulator runs the
 configuration first, with the FIFO depths the project will have, and a deadlock stops the export: a
 design that would pass C simulation (unbounded streams) and hang on the board is not written."""
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
-from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
+from engine.cli.floorplan import share
+from engine.cli.kernel_args import add_clock_argument, add_kernel_arguments, compile_from_args
 from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export.dram_layout import port_layout
-from engine.export.project import export_project, safe_directory_name
+from engine.export.project import FLOORPLAN_MODES, export_project, safe_directory_name
+from engine.floorplan import DEFAULT_CAP
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
@@ -54,6 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="DRAM layout: 'serialized' (default; the host packs each array in the order the "
                              "kernel reads it, so every DRAM loop is one long burst) or 'natural' (padded "
                              "row-major arrays, a burst per row segment)")
+    parser.add_argument("--floorplan", choices=FLOORPLAN_MODES, default="auto",
+                        help="auto (default): assign every process to an SLR (engine/floorplan), write floorplan.tcl "
+                             "for the v++ link and pipeline the FIFOs that cross SLRs; none: no floorplan")
+    parser.add_argument("--cap", type=share, default=None,
+                        help=f"with --floorplan auto: the share of each SLR's resources it may use (default "
+                             f"{DEFAULT_CAP}, or the smallest that works when none meets it, said on stderr); a cap "
+                             f"given that no floorplan meets names the smallest that works")
+    add_clock_argument(parser)
     parser.add_argument("--simulate", action="store_true",
                         help="run the cycle simulator first (same FIFO depths) and refuse to export on a deadlock")
     parser.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
@@ -125,22 +138,26 @@ def run(args: argparse.Namespace) -> int:
     _check_mode(args)
     if args.run is not None:
         stored, design_id, best = _stored_run(args)
-        device = load_device(args.device or stored.device)
+        device = load_device(args.device or stored.device, clock_mhz=args.clock)
         with tempfile.TemporaryDirectory(prefix="systolic-export-") as folder:
             space = _compile_stored(stored, args.simd_info, Path(folder))
         values = {k: int(v) for k, v in best.params.items()}
         source = f"run {args.run}, rank {args.rank}"
     else:
         space = compile_from_args(args)
-        device = load_device(args.device or "u250")
+        device = load_device(args.device or "u250", clock_mhz=args.clock)
         design_id, values, source = args.design, parse_params(args.param), None
     design = space.design(design_id)
     port_layout(args.layout, "in")  # an unknown layout: one line before any work
     if args.simulate:
         _simulate_first(space, design, values, device, args.max_cycles, args.layout)
     out_dir = args.output or Path(f"{safe_directory_name(space.kernel.name)}-{safe_directory_name(design.id)}")
+    notes: list[str] = []
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
-                             force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout)
+                             force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout,
+                             floorplan=args.floorplan, cap=args.cap, notes=notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")
           + f" to {written}")
     print(f"next: systolic csim {written}   |   make -C {written} check TARGET=sw_emu")

@@ -6,7 +6,6 @@ live in engine/validation.py."""
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from engine.limits import check_design_space, check_kernel
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
 # argparse types for seeds, budgets and counts: engine/validation.py (re-exported for the subcommands)
-from engine.validation import positive_int, positive_seconds, read_json, read_text, seed  # noqa: F401
+from engine.validation import positive_int, positive_mhz, positive_seconds, read_json, read_text, seed  # noqa: F401
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = "C file with a #pragma scop region",
@@ -59,17 +58,6 @@ def add_clock_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clock", type=positive_mhz, metavar="MHz",
                         help="kernel clock for the throughput (default: the device's, 300 MHz on the U250; at most "
                              "the device's clock_mhz_max)")
-
-
-def positive_mhz(text: str) -> float:
-    """argparse type: a finite, positive clock in MHz."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a clock in MHz, e.g. 250, not '{text}'") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"the clock must be a positive number of MHz, not {text}")
-    return value
 
 
 def kernel_defines(args: argparse.Namespace) -> list[str]:

@@ -23,6 +23,7 @@ from engine.network.runner import Cluster, Event, SingleArrayOptions, execute, p
 from engine.network.store import NetworkStore
 from engine.network.workload import load_network
 from engine.search.methods import METHODS, strategy_class
+from engine.cli.kernel_args import add_clock_argument
 from engine.validation import bounded_int, positive_int, positive_seconds, read_text, seed, workers
 
 HELP = "tune every design for every layer of a network (Dask), and find the best single array"
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     budget.add_argument("--samples", type=positive_int, help="sample budget per pair (deterministic given the seed)")
     parser.add_argument("--seed", type=seed, default=0, help="pair seed = this + the design's position (0..2^63-1)")
     parser.add_argument("--device", default="u250")
+    add_clock_argument(parser)
     parser.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler to use")
     parser.add_argument("--workers", type=workers,
                         help="local cluster: worker processes, 1..cores x 4 (default: one per core)")
@@ -70,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
         if args.resume is not None:
             run_id = args.resume
             stored = store.load(run_id)
-            if args.kernel or args.network:
-                raise EngineError("--resume takes the kernel and the network from the stored run; give neither")
+            if args.kernel or args.network or args.clock is not None:
+                raise EngineError("--resume takes the kernel, the network and the clock from the stored run; "
+                                  "give none of them")
             owner = store.running_elsewhere(run_id)
             if owner is not None:
                 raise EngineError(f"network run {run_id} is running (process {owner}); resume it once it has stopped")
@@ -168,7 +171,7 @@ def _create_checks(args) -> None:
         raise EngineError("give a kernel and a network (systolic network KERNEL.c NETWORK.json), "
                           "or --resume RUN_ID, or --list")
     strategy_class(args.method)
-    load_device(args.device)
+    load_device(args.device, clock_mhz=args.clock)
     args.loaded_network = load_network(args.network)
     if args.arrays and max(args.arrays) > len(args.loaded_network.layers):
         raise EngineError(f"--arrays {max(args.arrays)}: {args.loaded_network.name} has "
@@ -185,7 +188,8 @@ def _create(store: NetworkStore, args) -> int:
         network=network.name, workload=[{"name": l.name, "tags": list(l.tags), "sizes": l.sizes}
                                         for l in network.layers],
         device=args.device, method=args.method, seconds=seconds, samples=args.samples, seed=args.seed,
-        options={"network_path": str(network.path), "designs": args.design_ids})
+        options={"network_path": str(network.path), "designs": args.design_ids,
+                 **({"clock_mhz": args.clock} if args.clock is not None else {})})
 
 
 def _file_safe(name: str) -> str:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from engine.cli.certify import certify_designs, print_certificates
+from engine.cli.clock_choice import clock_choice, print_clock_comparison
 from engine.cli.kernel_args import (
     add_kernel_arguments,
     compile_from_args,
@@ -49,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--db", type=Path, help="run database (default: the user data folder)")
     parser.add_argument("--no-store", action="store_true", help="do not store the run")
+    parser.add_argument("--clock", type=clock_choice, metavar="MHz|estimated",
+                        help="kernel clock for the throughput (default the device's, 300 MHz on the U250; at most its "
+                             "clock_mhz_max), or 'estimated': each configuration at the clock its export can be "
+                             "expected to reach (a model, not Vivado: docs/export.md), so the tuner prefers designs "
+                             "that close; half the budget then finds the device-clock choice to print beside it")
     parser.add_argument("--certify", type=float, nargs="?", const=10.0, metavar="SECONDS",
                         help="then prove each design's best within 1%% of its optimum (SECONDS each, default 10)")
 
@@ -107,10 +113,13 @@ def run(args: argparse.Namespace) -> int:
 def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     defines = kernel_defines(args)
     space = compile_from_args(args)
-    device = load_device(args.device)
+    estimated = args.clock == "estimated"
+    device = load_device(args.device, clock_mhz=None if estimated else args.clock)
     designs = [space.design(d).id for d in args.design] or [d.id for d in space.designs]
     budget = Budget(seconds=args.seconds, samples=args.samples) if (args.seconds or args.samples) is not None \
         else Budget(seconds=2.0 * len(designs))
+    if estimated:  # the other half finds the choice at the device's clock, printed beside this one
+        budget = budget.split(2)
     line = _ProgressLine(len(designs))
     cancel = threading.Event()
     received: list[int] = []
@@ -129,7 +138,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
                 kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
                 device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
                 kernel=space.kernel.name, options={"designs": designs, "defines": defines,
-                                                  **({"scop": args.scop} if args.scop else {})}))
+                                                   **({"scop": args.scop} if args.scop else {}),
+                                                   **({"clock": args.clock} if args.clock else {})}))
 
         def on_design_done(result: DesignResult) -> None:
             if recorder is not None:
@@ -138,7 +148,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
 
         result = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
                          callbacks=(line,), cancel_event=cancel, on_design_done=on_design_done,
-                         on_checkpoint=None if recorder is None else recorder.put)
+                         on_checkpoint=None if recorder is None else recorder.put,
+                         clock="estimated" if estimated else "device")
         status = "interrupted" if cancel.is_set() else "finished"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -150,10 +161,18 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
         if recorder is not None:
             recorder.finish(status)
     stored = recorder is not None and recorder.error is None
+    reference = None
+    if estimated and status == "finished":
+        line = _ProgressLine(len(designs))
+        reference = explore(space, device, method=args.method, budget=budget, designs=designs, seed=args.seed,
+                            callbacks=(line,), cancel_event=cancel)
+        line.close()
     certificates = certify_designs(space, device, result, seconds=args.certify, store=store,
                                    run_id=recorder.run_id if stored else None) if args.certify else None
     _print(result, recorder.run_id if stored else None, status, args.json, certificates,
            operations=kernel_operations(space))
+    if reference is not None and not args.json:
+        print_clock_comparison(space, device, result, reference)
     if recorder is not None and recorder.error is not None:
         raise EngineError(f"the run could not be stored (results printed above): {recorder.error}")
     if result.best is None and status == "finished":

@@ -6,7 +6,7 @@ tuning parameters (e.g. "i_t1/i_t2", "ceiling(1024/k_t1)"); engine/compiler/expr
 from __future__ import annotations
 
 from engine.compiler.architecture.build import guard_text, loop_bounds, pass_architectures
-from engine.compiler.architecture.dram_runs import dram_runs
+from engine.compiler.architecture.dram_runs import dram_runs, in_row_order
 from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.modules import Architecture, Buffer, Fifo, Module, PackingParameter, Phase
 from engine.compiler.design import Design
@@ -16,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.6"
+VERSION = "1.7"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -120,6 +120,7 @@ def _module(m: Module, arch: Architecture) -> dict:
               "phases": [_phase(p) for p in m.phases], "buffers": [_buffer(b) for b in m.buffers]}
     if m.dram:
         module["dram_runs"] = {layout: str(run) for layout, run in dram_runs(arch, m).items()}
+        module["in_row_order"] = in_row_order(arch, m)
     return module
 
 

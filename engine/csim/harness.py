@@ -133,7 +133,7 @@ def _to_dram(c: Code, port) -> None:
     c.line(f"{port.word_type} *{port.name}_dram = ({port.word_type} *)std::calloc({port.name}_DRAM_WORDS + "
            f"{GUARD_WORDS}, sizeof({port.word_type}));")
     c.line(f"std::memset({port.name}_dram + {port.name}_DRAM_WORDS, 0xff, {GUARD_WORDS} * sizeof({port.word_type}));")
-    if port.direction == "in":
+    if port.direction != "out":
         c.line(f"serialize_{port.name}({port.name}_words, {port.name}_dram);")
     c.line("#else")
     c.line(f"{port.word_type} *{port.name}_dram = {port.name}_words;")
@@ -148,7 +148,7 @@ def _from_dram(c: Code, port) -> None:
             c.line(f'std::printf("FAIL: kernel0 wrote past the %ld words of the serialized buffer of {port.name} '
                    '(a DRAM loop that does not match the host packing)\\n", ' + f'{port.name}_DRAM_WORDS);')
             c.line("return 1;")
-    if port.direction == "out":
+    if port.direction != "in":
         c.line(f"deserialize_{port.name}({port.name}_dram, {port.name}_words);")
     c.line("#endif")
 

@@ -218,7 +218,7 @@ def run_timed_csim(project_dir: str | Path, *, seed: int = 0, cache: Path | None
                                  build_dir=build.folder, log=ran.stdout + ran.stderr)
         ran_at = time.perf_counter()
         replay = _replay(inst, trace_dir, descriptor, dram, max_cycles, send_stages(descriptor, values),
-                         (memory, port_banks(project_dir, inst.ports, memory)))
+                         (memory, port_banks(project_dir, inst.ports, memory)), crossing_latencies(design))
     finally:
         remove_own(trace_dir)
     report = design.get("report") if isinstance(design.get("report"), dict) else {}
@@ -289,8 +289,9 @@ def loop_timing(inst: Instrumented, descriptor: dict, sites: dict[int, tuple[int
 
 
 def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, max_cycles: int,
-            stages: dict[str, int] | None = None, ports: tuple[DramPorts, dict] | None = None) -> TimedResult:
-    """The trace replayed; a kernel that runs passes (one call of its dataflow region each) is
+            stages: dict[str, int] | None = None, ports: tuple[DramPorts, dict] | None = None,
+            crossing: dict[str, int] | None = None) -> TimedResult:
+    """The trace replayed (`crossing`: stream name -> the latency its SLR crossing adds); a kernel that runs passes (one call of its dataflow region each) is
     replayed pass by pass, each pass starting when the one before it has finished (HLS completes a
     region call, its DRAM writes included, before the next call starts): the cycles add up."""
     threads = [[int(x) for x in r] for r in _read_table(trace / "threads.tsv", 5)]  # id, process, parent, group, member
@@ -306,17 +307,18 @@ def _replay(inst: Instrumented, trace: Path, descriptor: dict, dram: DramModel, 
         cycles = invocation_cycles(bursts, len(segs), share, memory.axi)
         totals = port_totals(bursts, port_list, share, memory.axi)
     segs = np.column_stack([segs, np.rint(cycles * K.PACE_UNIT).astype(np.int64)])
-    result = _replay_passes(inst, trace, segs, threads, stream_names, sites, descriptor, dram, max_cycles, stages)
+    result = _replay_passes(inst, trace, segs, threads, stream_names, sites, descriptor, dram, max_cycles, stages,
+                            crossing)
     result.dram = totals
     return result
 
 
 def _replay_passes(inst: Instrumented, trace: Path, segs: np.ndarray, threads: list, stream_names: dict,
                    sites: dict, descriptor: dict, dram: DramModel, max_cycles: int,
-                   stages: dict[str, int] | None) -> TimedResult:
+                   stages: dict[str, int] | None, crossing: dict[str, int] | None = None) -> TimedResult:
     ops = np.fromfile(trace / "ops.bin", dtype=np.int64).reshape(-1, 5)
     ii_of, depth_of, notes = loop_timing(inst, descriptor, sites)
-    delay_of = send_delays(inst, descriptor, stream_names, stages or {})
+    delay_of = send_delays(inst, descriptor, stream_names, stages or {}, crossing or {})
     starts = [int(r[0]) for r in _read_table(trace / "passes.tsv", 1)] if (trace / "passes.tsv").is_file() else []
     if not starts:
         return _replay_region(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, max_cycles,
@@ -371,7 +373,7 @@ def _sequential(results: list[TimedResult]) -> TimedResult:
 
 def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
                    ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel,
-                   max_cycles: int, delay_of: tuple[set, dict]) -> TimedResult:
+                   max_cycles: int, delay_of: tuple[set, dict, dict]) -> TimedResult:
     """One run of the dataflow region."""
     arrays = _kernel_arrays(inst, threads, stream_names, segs, ops, ii_of, depth_of, notes, dram, delay_of)
     state = np.zeros((len(threads), K.THREAD_STATE), dtype=np.int64)
@@ -408,7 +410,7 @@ def _replay_region(inst: Instrumented, threads: list[list[int]], stream_names: d
 
 def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: dict[int, str], segs: np.ndarray,
                    ops: np.ndarray, ii_of: dict, depth_of: dict, notes: list, dram: DramModel,
-                   delay_of: tuple[set, dict] = (set(), {})) -> dict:
+                   delay_of: tuple[set, dict, dict] = (set(), {}, {})) -> dict:
     """Trace records -> the arrays of engine/sim/kernel_arrays.py (layout there): one segment per
     record, threads in id order, FIFOs = the streams then a start and a done token FIFO per thread.
     `delay_of`: (the PE's compute loops, stream -> the stage its word is written at: `send_delays`)."""
@@ -461,13 +463,17 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
         raise TimedCsimError("internal: a trace record places a word outside its loop invocation")
     fifo = np.where(stream >= 0, stream, n_streams + (-stream - 1))
     # a word a PE's pipelined loop sends to the next PE leaves at its value's stage, not at issue
-    compute_loops, stage = delay_of
+    compute_loops, stage, crossing = delay_of
     delay = np.zeros(len(ops), dtype=np.int64)
     if stage and compute_loops:
         in_compute = is_loop[op_seg] & np.isin(loop[op_seg], list(compute_loops))
         by_stream = np.array([stage.get(f, 0) for f in range(max(n_streams, 1))], dtype=np.int64)
         written = (direction == 1) & in_compute & (stream >= 0)
         delay[written] = by_stream[stream[written]]
+    if crossing:  # an SLR-crossing FIFO's pipeline stages: each word arrives that much later
+        by_stream = np.array([crossing.get(f, 0) for f in range(max(n_streams, 1))], dtype=np.int64)
+        written = (direction == 1) & (stream >= 0)
+        delay[written] += by_stream[stream[written]]
 
     bounds = np.searchsorted(thread_of, np.arange(n_threads + 1))
     earliest = np.zeros(len(segs), dtype=np.int64)
@@ -498,12 +504,20 @@ def _kernel_arrays(inst: Instrumented, threads: list[list[int]], stream_names: d
             "syncs": np.bincount(thread_of[~data], minlength=n_threads), "n_streams": n_streams}
 
 
+def crossing_latencies(design: dict) -> dict[str, int]:
+    """Stream name -> the cycles an SLR crossing adds to it: design.json's floorplan (the export's, decided
+    by engine/floorplan/pipeline.py); none without a floorplan."""
+    floorplan = design.get("floorplan") if isinstance(design.get("floorplan"), dict) else {}
+    return {c["stream"]: int(c["latency"]) for c in floorplan.get("crossing_fifos", [])}
+
+
 def send_delays(inst: Instrumented, descriptor: dict, stream_names: dict[int, str],
-                stages: dict[str, int]) -> tuple[set, dict]:
-    """(the PE's compute loops, stream id -> stage): a PE-to-PE stream of a local array
-    (the emitter's `{array}_to_PE_...`, the longest array name that prefixes it) is written, in the
-    PE's pipelined compute loop, `stages[array]` cycles into the iteration
-    (engine/compiler/architecture/pe.py `send_stages`)."""
+                stages: dict[str, int], crossing: dict[str, int] | None = None) -> tuple[set, dict, dict]:
+    """(the PE's compute loops, stream id -> stage, stream id -> crossing latency): a PE-to-PE stream of
+    a local array (the emitter's `{array}_to_PE_...`, the longest array name that prefixes it) is
+    written, in the PE's pipelined compute loop, `stages[array]` cycles into the iteration
+    (engine/compiler/architecture/pe.py `send_stages`); an SLR-crossing stream (`crossing`, by name)
+    delivers each word its pipeline's latency later."""
     modules = {m["name"]: m for m in descriptor.get("topology", {}).get("modules", [])}
     loops = {l.id for l in inst.loops.values() if l.computes
              and ((_module_of(l.function, modules) or {}).get("kind") == "pe")}
@@ -512,7 +526,8 @@ def send_delays(inst: Instrumented, descriptor: dict, stream_names: dict[int, st
         arrays = [a for a in stages if name.startswith(f"{a}_to_")]
         if arrays:
             by_stream[sid] = stages[max(arrays, key=len)]
-    return loops, by_stream
+    crossing = crossing or {}
+    return loops, by_stream, {sid: crossing[name] for sid, name in stream_names.items() if name in crossing}
 
 
 def _operator_waits(segs: np.ndarray, kind: np.ndarray, reads: np.ndarray, depth: np.ndarray) -> None:

@@ -17,18 +17,24 @@ Layouts (engine/models/dram.py `LAYOUTS`):
   natural kernel would use, in the nest's order (data read several times, once per tile that reads
   it, appears that many times), and scatters outputs back the same way.
 A port whose partial results are read back (an `inout` port: reload modules, or an accumulator
-without an initialisation) keeps the natural layout in both: its loader and its storer would need
-the same serialized order for a block, which they do not share (the storer writes PE box by PE box,
-the loader reads the block row by row).
+without an initialisation) is serialized when its loader and its storer visit the words in one order
+(the descriptor's `in_row_order`: the PEs split at most the array's outermost stored dimension, so the
+PE boxes the storer writes one after another are the rows the loader reads). Its serial address is
+the position in the nest of the loops the natural address depends on (the passes of a reduction
+revisit the same words), the same for both loops, which the export checks word by word; the host
+gathers it before the kernel and scatters it after. Otherwise it stays natural.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from engine.export.cpp import product, total
 from engine.export.interface import ExportError
-from engine.models.dram import LAYOUTS
+from engine.models.dram import LAYOUTS, row_ordered_arrays
 from engine.models.dram import port_layout as dram_port_layout
 
 _KINDS = {"in": "read", "out": "write", "inout": "read and write"}
@@ -49,6 +55,18 @@ class DramNest:
     def words(self) -> int:
         return math.prod(trip for _, trip in self.loops)
 
+    def revisits_dropped(self) -> DramNest:
+        """The nest without the loops its natural address does not depend on (they revisit words)."""
+        used = set(re.findall(r"[A-Za-z_]\w*", self.natural))
+        return replace(self, loops=tuple((v, n) for v, n in self.loops if v in used))
+
+    def natural_sequence(self) -> np.ndarray:
+        """The natural word address of every iteration, in order (numpy: the expression is affine)."""
+        grids = np.meshgrid(*(np.arange(n, dtype=np.int64) for _, n in self.loops), indexing="ij")
+        scope = {v: g.ravel() for (v, _), g in zip(self.loops, grids)}
+        return np.broadcast_to(np.asarray(eval(self.natural, {"__builtins__": {}}, scope), dtype=np.int64),
+                               (self.words,)).copy()
+
     def serial_address(self) -> str:
         """The iteration's position in the nest: row-major over the loops (trip-1 loops add nothing)."""
         terms, stride = [], 1
@@ -59,12 +77,12 @@ class DramNest:
         return total(list(reversed(terms)))
 
 
-def port_layout(layout: str, direction: str) -> tuple[str, str]:
+def port_layout(layout: str, direction: str, in_row_order: bool = False) -> tuple[str, str]:
     """(the port's layout, why it differs from the export's) for a port of `direction`: the rule the
     model and the simulator charge (engine/models/dram.py), an unknown layout refused."""
     if layout not in LAYOUTS:
         raise ExportError(f"unknown DRAM layout '{layout}' (accepted: {', '.join(LAYOUTS)})")
-    return dram_port_layout(layout, direction)
+    return dram_port_layout(layout, direction, in_row_order)
 
 
 class DramLayout:
@@ -72,9 +90,17 @@ class DramLayout:
 
     def _reset_nests(self) -> None:
         self.nests: dict[str, DramNest] = {}
+        self.read_back_nests: dict[str, DramNest] = {}  # an inout port's loader (its storer: `nests`)
+
+    def _row_ordered(self) -> set[str]:
+        return row_ordered_arrays((m["array"], m.get("in_row_order", False))
+                                  for m in self.plan.descriptor["topology"]["modules"] if m["dram"])
+
+    def _port_layout(self, port) -> tuple[str, str]:
+        return port_layout(self.layout, port.direction, port.array in self._row_ordered())
 
     def _serialized(self, port) -> bool:
-        return port_layout(self.layout, port.direction)[0] == "serialized"
+        return self._port_layout(port)[0] == "serialized"
 
     def _event_nest(self, group) -> list[tuple[str, int]]:
         """The tile loops over which a DRAM module of `group` moves one box each: the pass loops
@@ -85,13 +111,28 @@ class DramLayout:
 
     def _dram_address(self, port, loops: list[tuple[str, int]], natural: str, *, writes: bool) -> str:
         """The word index the DRAM loop over `loops` touches: `natural`, or in the serialized layout
-        the iteration's position in the nest. Records the nest (one DRAM loop per port)."""
+        the iteration's position in the nest. Records the nest (one DRAM loop per port and direction)."""
         nest = DramNest(port.name, port.word_type, writes, tuple(loops), natural)
-        known = self.nests.setdefault(port.name, nest)
-        if known != nest and self._serialized(port):
+        if not self._serialized(port):
+            self.nests.setdefault(port.name, nest)
+            return natural
+        if port.direction == "inout":
+            nest = nest.revisits_dropped()
+            known = (self.nests if writes else self.read_back_nests).setdefault(port.name, nest)
+        else:
+            known = self.nests.setdefault(port.name, nest)
+        if known != nest:
             raise ExportError(f"port {port.name} is {'written' if writes else 'read'} by two different DRAM loops; "
                               f"export it with --layout natural")
-        return nest.serial_address() if self._serialized(port) else natural
+        return nest.serial_address()
+
+    def _check_read_back_order(self) -> None:
+        """An inout port serialized: its loader reads the words in the order its storer wrote them."""
+        for name, read in self.read_back_nests.items():
+            written = self.nests.get(name)
+            if written is not None and not np.array_equal(read.natural_sequence(), written.natural_sequence()):
+                raise ExportError(f"port {name}: its partial results are read back in another order than they are "
+                                  f"written, so it cannot be serialized; export it with --layout natural")
 
     def dram_words(self, port) -> int:
         """Words of the port's buffer: its nest's iterations (serialized) or the padded array."""
@@ -100,8 +141,9 @@ class DramLayout:
     def dram_summary(self) -> dict[str, dict]:
         """Per port: layout, words of its buffer, bytes of a word, and why its layout differs."""
         out = {}
+        self._check_read_back_order()
         for port in self.plan.interface.ports:
-            layout, reason = port_layout(self.layout, port.direction)
+            layout, reason = self._port_layout(port)
             if layout == "serialized" and port.name not in self.nests:
                 layout, reason = "natural", "no DRAM loop of this port in the kernel"
             entry = {"layout": layout, "kind": _KINDS[port.direction], "words": self.dram_words(port),
@@ -150,23 +192,31 @@ class DramLayout:
         c.line("/* The host's side of the serialized layout: the words of the padded row-major array in the")
         c.line("   order kernel0's DRAM loop moves them (the same loops, the same natural addresses). */")
         for port in serialized:
-            nest = self.nests[port.name]
-            if nest.writes:
-                head = f"static inline void deserialize_{port.name}(const {port.word_type} *serial, " \
-                       f"{port.word_type} *natural)"
-                body = f"natural[{nest.natural}] = serial[n++];"
-            else:
-                head = f"static inline void serialize_{port.name}(const {port.word_type} *natural, " \
-                       f"{port.word_type} *serial)"
-                body = f"serial[n++] = natural[{nest.natural}];"
-            with c.block(head):
-                c.line("long n = 0;")
-                for var, trip in nest.loops:
-                    c.line(f"for (long {var} = 0; {var} < {trip}; {var}++)")
-                    c.depth += 1
-                c.line(body)
-                c.depth -= len(nest.loops)
+            nests = [self.nests[port.name]]
+            if port.direction == "inout":  # gathered before the kernel in its loader's order, too
+                nests.insert(0, self.read_back_nests.get(port.name, replace(nests[0], writes=False)))
+            for nest in nests:
+                self._gather_or_scatter(c, port, nest)
         c.line("#endif")
+
+    @staticmethod
+    def _gather_or_scatter(c, port, nest: DramNest) -> None:
+        """`serialize_<port>` (a read nest) or `deserialize_<port>` (a write nest)."""
+        if nest.writes:
+            head = f"static inline void deserialize_{port.name}(const {port.word_type} *serial, " \
+                   f"{port.word_type} *natural)"
+            body = f"natural[{nest.natural}] = serial[n++];"
+        else:
+            head = f"static inline void serialize_{port.name}(const {port.word_type} *natural, " \
+                   f"{port.word_type} *serial)"
+            body = f"serial[n++] = natural[{nest.natural}];"
+        with c.block(head):
+            c.line("long n = 0;")
+            for var, trip in nest.loops:
+                c.line(f"for (long {var} = 0; {var} < {trip}; {var}++)")
+                c.depth += 1
+            c.line(body)
+            c.depth -= len(nest.loops)
 
 
 def _element_bytes(c_type: str) -> int:

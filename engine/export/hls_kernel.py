@@ -32,13 +32,33 @@ from engine.export.target import Target
 
 
 def kernel_export(descriptor: dict, values: dict[str, int], *, report: dict | None = None,
-                  layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()) -> tuple[dict[str, str], dict]:
+                  layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings(),
+                  crossings: dict | None = None) -> tuple[dict[str, str], dict]:
     """({"kernel_kernel.cpp": ..., "kernel_kernel.h": ...}, each port's DRAM layout and words:
     `DramLayout.dram_summary`). `report` (engine.models.report's evaluate_configuration) adds the
     predicted latency and resources to the header comment; `layout` and `axi` are the DRAM layout and
-    the m_axi settings (engine/export/dram_layout.py)."""
+    the m_axi settings (engine/export/dram_layout.py); `crossings` the SLR-crossing FIFOs of a
+    floorplan (engine/floorplan/pipeline.py), written deeper and marked."""
     target = VitisHLSTarget(layout=layout, axi=axi)
-    return target.sources(build_plan(descriptor, values), report=report), target.dram_summary()
+    return (target.sources(build_plan(descriptor, values, crossings=crossings), report=report),
+            target.dram_summary())
+
+
+def crossing_streams(descriptor: dict, values: dict[str, int], crossings: dict) -> dict:
+    """kernel0's stream name -> CrossingPipeline, for the FIFOs `crossings` puts across SLRs."""
+    plan = build_plan(descriptor, values, crossings=crossings)
+    return {name: s.crossing for name, s in plan.streams.items() if s.crossing is not None}
+
+
+def kernel_processes(descriptor: dict, values: dict[str, int]) -> list[tuple[tuple, str, tuple[int, ...]]]:
+    """Every process call of kernel0 as (the floorplan node it belongs to, the function it calls, its
+    grid index): a PE-line sink or head belongs to its PE."""
+    plan = build_plan(descriptor, values)
+    target = VitisHLSTarget()
+    target.plan = plan
+    pe = next(name for name, m in plan.modules.items() if m["kind"] == "pe")
+    return [((pe if inst.role in ("sink", "head") else inst.module, inst.index), target._function_name(inst),
+             inst.index) for inst in plan.instances]
 
 
 def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[str, str]:
@@ -286,9 +306,13 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
         """(C parameter, argument in kernel0) in order."""
         plan = self.plan
         params: list[tuple[str, str]] = []
-        if inst.role in ("io", "drain", "pe"):
-            dims = plan.module_dims[inst.module]
-            params += [(self._pe_param(loop), str(v)) for loop, v in zip(dims, inst.index)]
+        # every call carries its grid index (a sink or head its PE's), as AutoSA's do: Vitis HLS names a
+        # process called with constant arguments after them (`PE_0_1_U0`), which the floorplan's
+        # constraints rely on (engine/export/constraints.py)
+        module = (next(n for n, m in plan.modules.items() if m["kind"] == "pe") if inst.role in ("sink", "head")
+                  else inst.module)
+        dims = plan.module_dims[module]
+        params += [(self._pe_param(loop), str(v)) for loop, v in zip(dims, inst.index)]
         params += self._pass_params()
         s = inst.streams
         if inst.role == "pe":
@@ -420,6 +444,10 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
         c.line("")
         for s in plan.streams.values():
             c.line(f'hls::stream<{_pack_type(s.array, s.pack)}> {s.name}("{s.name}");')
+            if s.crossing is not None:
+                p = s.crossing
+                c.line(f"/* SLR crossing SLR{p.source_slr} -> SLR{p.target_slr}: {p.latency} pipeline stage(s), depth "
+                       f"+{p.extra_depth} (engine/floorplan/pipeline.py; placed by floorplan.tcl) */")
             c.pragma(f"HLS stream variable={s.name} depth={s.depth}")
             if s.storage:
                 c.pragma(f"HLS bind_storage variable={s.name} type=fifo impl={s.storage}")

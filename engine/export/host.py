@@ -166,7 +166,7 @@ def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
     lines += ["    /* the inputs in the order kernel0 reads them (docs/export.md, DRAM layout) */",
               "    const auto serialize_start = std::chrono::steady_clock::now();"]
     lines += [f"    serialize_{p.name}(reinterpret_cast<const {p.word_type}*>({p.name}_natural.data()), "
-              f"{p.name}_bo.map<{p.word_type}*>());" for p in ports if _serialized(dram, p) and p.direction == "in"]
+              f"{p.name}_bo.map<{p.word_type}*>());" for p in ports if _serialized(dram, p) and p.direction != "out"]
     lines += _elapsed("serialize")
     lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);" for p in ports if p.direction in ("in", "inout")]
     operations = int(descriptor["compute"]["operations"]["total"])
@@ -181,7 +181,7 @@ def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
     lines += ["    const auto deserialize_start = std::chrono::steady_clock::now();"]
     lines += [f"    deserialize_{p.name}({p.name}_bo.map<const {p.word_type}*>(), "
               f"reinterpret_cast<{p.word_type}*>({p.name}_natural.data()));"
-              for p in ports if _serialized(dram, p) and p.direction == "out"]
+              for p in ports if _serialized(dram, p) and p.direction != "in"]
     lines += _elapsed("deserialize")
     lines += ["    std::printf(\"serialize time: %.3f ms (host)\\n\", serialize_seconds * 1e3);",
               f"    std::printf(\"kernel time: %.3f ms, %.2f GOP/s ({operations} operations)\\n\", kernel_seconds * 1e3, "
@@ -213,11 +213,11 @@ def hls_testbench(descriptor: dict, interface, dram: dict | None = None) -> str:
             lines.append(f"  static {p.word_type} {p.name}_dram[{p.name}_DRAM_WORDS];  /* in kernel0's order */")
         if p.direction in ("in", "inout"):
             lines.append(f"  pad_{p.name}(reinterpret_cast<{p.c_type}*>({p.name}_words));")
-        if _serialized(dram, p) and p.direction == "in":
+        if _serialized(dram, p) and p.direction != "out":
             lines.append(f"  serialize_{p.name}({p.name}_words, {p.name}_dram);")
     lines.append(f"  {interface.top}({', '.join(f'{p.name}_dram' if _serialized(dram, p) else f'{p.name}_words' for p in interface.ports)});")
     lines += [f"  deserialize_{p.name}({p.name}_dram, {p.name}_words);" for p in interface.ports
-              if _serialized(dram, p) and p.direction == "out"]
+              if _serialized(dram, p) and p.direction != "in"]
     checks = [f"check_{p.name}(reinterpret_cast<const {p.c_type}*>({p.name}_words))"
               for p in interface.ports if p.direction in ("out", "inout")]
     lines += _verdict(interface, checks) + ["}"]

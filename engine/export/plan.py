@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -114,6 +114,8 @@ class Stream:
     pack: int
     depth: int
     storage: str | None = None  # srl / bram for FIFOs deepened by engine/compiler/fifo_depths.py
+    ends: tuple = ()  # (source node, target node) of a topology FIFO; () for a sink's, head's or unused one
+    crossing: object = None  # engine/floorplan/pipeline.py CrossingPipeline: the FIFO crosses SLRs
 
 
 @dataclass
@@ -322,8 +324,10 @@ def _module_dims(descriptor: dict) -> dict[str, list[str]]:
     return dims
 
 
-def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
-    """`values` holds every tuning parameter, data-packing factors included."""
+def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | None = None) -> KernelPlan:
+    """`values` holds every tuning parameter, data-packing factors included. `crossings`: (source node,
+    target node, array) -> CrossingPipeline (engine/floorplan/pipeline.py) of the FIFOs a floorplan
+    puts across SLRs; each such FIFO is deepened by its pipeline's extra depth."""
     values = {k: int(v) for k, v in values.items()}
     design, topo = descriptor["design"], descriptor["topology"]
     band = list(design["problem_size"])
@@ -379,6 +383,10 @@ def build_plan(descriptor: dict, values: dict[str, int]) -> KernelPlan:
                       pass_loops=list(passes.loops) if passes.active(tiles) else [], reloads=bool(reloads),
                       reload_always=bool(reloads) and not acc.initialised_on_chip, statements=multi)
     _instances(plan, graph)
+    for name, stream in list(plan.streams.items()):
+        pipe = (crossings or {}).get((*stream.ends, stream.array)) if stream.ends else None
+        if pipe is not None:
+            plan.streams[name] = replace(stream, depth=stream.depth + pipe.extra_depth, crossing=pipe)
     return plan
 
 
@@ -405,7 +413,7 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
             src[0] == dst[0] == "PE" and plan.acc is not None and array == plan.acc.array)
         name = _stream_name(array, src, dst, drain)
         pack = data["width_bits"] // elements[array]
-        plan.streams[name] = Stream(name, array, pack, data["depth"], data.get("storage"))
+        plan.streams[name] = Stream(name, array, pack, data["depth"], data.get("storage"), ends=(src, dst))
         s, d = by_node[src], by_node[dst]
         pattern = data["pattern"]
         if s.role == "pe" and d.role == "pe":

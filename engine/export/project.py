@@ -5,6 +5,8 @@
     src/kernel_kernel.cpp, .h   the HLS kernel (hls_kernel.kernel_sources)
     src/kernel_host.cpp         XRT host program; src/kernel_tb.cpp, the HLS testbench (host.py)
     Makefile, connectivity.cfg, hls_script.tcl (build_files.py), README.md (readme.py)
+    floorplan.tcl               with a floorplan (`floorplan="auto"`): every process instance in the
+                                pblock of its SLR (constraints.py), run by the Makefile's v++ link
 
 The configuration is validated by the models first (constraint violations and, unless allowed, a
 configuration over the device budget are errors). Every file is generated in memory and written to a
@@ -14,29 +16,37 @@ touched with `force`, and then only the files listed above are replaced.
 """
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
+from engine.export.constraints import floorplan_tcl, placements
 from engine.export.memory_banks import port_memories
 from engine.export.dram_layout import port_layout
-from engine.export.hls_kernel import kernel_export
+from engine.export.hls_kernel import crossing_streams, kernel_export, kernel_processes
 from engine.export.host import host_program, hls_testbench
 from engine.export.interface import kernel_interface
 from engine.export.readme import design_readme
 from engine.export.swap import existing_ancestor_problem, write_folder
 from engine.errors import EngineError
+from engine.floorplan import ClockEstimate, DEFAULT_CAP, Floorplan, FloorplanError, build_netlist, estimate_clock, floorplan_json
+from engine.floorplan import floorplan as assign_slrs
+from engine.floorplan.pipeline import crossing_pipelines
 from engine.models.device import Device, load_device
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.models.host_time import host_repack
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration
 
+FLOORPLAN_MODES = ("auto", "none")
 _SAFE = re.compile(r"[A-Za-z0-9._+-]+")
 _PLATFORM = re.compile(r"[A-Za-z0-9_.+-]+|/[A-Za-z0-9_./+-]+\.xpfm")
 
@@ -61,39 +71,85 @@ def _check_output(out_dir: Path, force: bool) -> None:
         raise EngineError(f"{out_dir} exists and is not empty; use --force to replace the exported files in it")
 
 
+@dataclass(frozen=True)
+class ExportFloorplan:
+    """The floorplan an export applies: the assignment, the clock estimate that read it, and the
+    pipeline of every FIFO it puts across SLRs ((source, target, array) -> CrossingPipeline)."""
+    plan: Floorplan
+    clock: ClockEstimate
+    crossings: dict
+
+
+def solve_floorplan(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP) -> ExportFloorplan:
+    """Floorplan one configuration for its export; FloorplanError (naming the smallest cap that works)
+    when no floorplan keeps every SLR within `cap`."""
+    net = build_netlist(descriptor, values, device)
+    plan = assign_slrs(net, device, cap=cap)
+    return ExportFloorplan(plan, estimate_clock(descriptor, values, device, cap=cap, plan=plan, net=net),
+                           crossing_pipelines(net, plan))
+
+
+def floorplan_summary(fp: ExportFloorplan, streams: dict) -> dict:
+    """design.json's `floorplan`: the assignment, utilisation, boundaries and clocks (report.py) and the
+    pipelined FIFOs by stream name."""
+    return {**floorplan_json(fp.plan, fp.clock), "constraints": "floorplan.tcl",
+            "crossing_fifos": [{"stream": name, "from_slr": p.source_slr, "to_slr": p.target_slr,
+                                "latency": p.latency, "extra_depth": p.extra_depth} for name, p in streams.items()]}
+
+
 def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
                   over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings(),
-                  device: Device | None = None) -> dict[str, str]:
-    """Relative path -> text of every file of the project; `device` (the U250 unless given) decides
-    the memory each port is linked to and the part of the HLS script."""
+                  floorplan: ExportFloorplan | None = None, device: Device | None = None) -> dict[str, str]:
+    """Relative path -> text of every file of the project (floorplan.tcl only with a floorplan);
+    `device` (the U250 unless given) decides the memory each port is linked to and the part of the
+    HLS script."""
     device = device or load_device()
     interface = kernel_interface(descriptor, values)
-    sources, dram = kernel_export(descriptor, values, report=report, layout=layout, axi=axi)
+    crossings = floorplan.crossings if floorplan is not None else None
+    sources, dram = kernel_export(descriptor, values, report=report, layout=layout, axi=axi, crossings=crossings)
     clock = report["device"]["clock_mhz"]
     repack = host_repack(dram)
     design_json = {"descriptor": descriptor, "values": values, "platform": platform, "over_budget": over_budget,
                    "layout": layout, "axi": dataclasses.asdict(axi), "dram": dram, "host_repack": repack,
                    "report": report}
+    files = {}
+    summary = None
+    if floorplan is not None:
+        streams = crossing_streams(descriptor, values, floorplan.crossings)
+        cells = placements(kernel_processes(descriptor, values), floorplan.plan.slr_of, streams)
+        files["floorplan.tcl"] = floorplan_tcl(cells, f"{descriptor['kernel']['name']}, design "
+                                                      f"{descriptor['design']['id']}")
+        summary = design_json["floorplan"] = floorplan_summary(floorplan, streams)
     return {
         "design.json": json.dumps(design_json, indent=2) + "\n",
         "src/kernel_kernel.cpp": sources["kernel_kernel.cpp"],
         "src/kernel_kernel.h": sources["kernel_kernel.h"],
         "src/kernel_host.cpp": host_program(descriptor, interface, dram),
         "src/kernel_tb.cpp": hls_testbench(descriptor, interface, dram),
-        "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock),
+        "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock,
+                             constraints="floorplan.tcl" if floorplan is not None else None),
         "connectivity.cfg": connectivity_cfg(descriptor, interface, port_memories(device, interface, dram)),
         "hls_script.tcl": hls_script(descriptor, interface, clock, device.part),
         "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
                                    interface=interface, dram={"layout": layout, "axi": axi, "ports": dram,
-                                                              "host_repack": repack}),
+                                                              "host_repack": repack}, floorplan=summary),
+        **files,
     }
 
 
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
-                   allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT) -> Path:
+                   allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT, floorplan: str = "none",
+                   cap: float | None = None, notes: list[str] | None = None) -> Path:
     """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
-    given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path."""
+    given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path.
+    `floorplan="auto"` floorplans it on the device's SLRs within `cap` (floorplan.tcl, deeper crossing
+    FIFOs; `systolic export`'s default); "none" writes nothing floorplan-related. A `cap` given that no
+    floorplan meets raises FloorplanError (naming the smallest cap that works) before anything is
+    written; without one the default cap is tried first, then the smallest cap that works (a design
+    the tuner fills to the device budget rarely splits evenly enough over the SLRs), said in `notes`."""
+    if floorplan not in FLOORPLAN_MODES:
+        raise EngineError(f"--floorplan {floorplan}: expected one of {', '.join(FLOORPLAN_MODES)}")
     out_dir = Path(out_dir)
     port_layout(layout, "in")  # an unknown layout: one line, nothing written
     _check_output(out_dir, force)
@@ -108,9 +164,23 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
         raise EngineError(f"{design.id} is over the device budget with these parameters ("
                           + "; ".join(report["violations"]) + "); export it anyway with --allow-over-budget")
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
+    values = dict(report["params"])
+    plan = None
+    if floorplan == "auto":
+        try:
+            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap)
+        except FloorplanError as exc:
+            if cap is not None or exc.smallest_cap is None or exc.smallest_cap > 1:
+                raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
+                                     exc.smallest_cap) from None
+            relaxed = math.ceil(exc.smallest_cap * 100) / 100
+            plan = solve_floorplan(descriptor, values, device, cap=relaxed)
+            if notes is not None:
+                notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
+                             f"at {relaxed:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
     try:
-        files = project_files(descriptor, dict(report["params"]), report, platform=platform,
-                              over_budget=over_budget, layout=layout, axi=device.axi, device=device)
+        files = project_files(descriptor, values, report, platform=platform, over_budget=over_budget,
+                              layout=layout, axi=device.axi, floorplan=plan, device=device)
         write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None

@@ -3,8 +3,12 @@ design is (dataflow, PE array, SIMD, parameters), what the models predict agains
 (with a warning when it is over), how to build and simulate it, and which file holds what."""
 from __future__ import annotations
 
+from collections import Counter
+
 from engine.compiler.architecture.build import operations_label
 from engine.compiler.expressions import evaluate
+from engine.floorplan.pipeline import RELAY_STAGES_PER_BOUNDARY
+from engine.models.device import RESOURCE_NAMES
 
 _RESOURCES = (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF"))
 _ROLES = {"array_partition": "array partitioning", "latency_hiding": "latency hiding", "simd": "SIMD",
@@ -63,8 +67,49 @@ def _dram_section(dram: dict, interface) -> list[str]:
     return lines
 
 
+def _processes(names: list[str], listed: int = 24) -> str:
+    """Up to `listed` instance names, else the count per module (`PE x52, A_L2_in x4, A_L3_in`)."""
+    if len(names) <= listed:
+        return ", ".join(names) or "-"
+    counts = Counter(n.split("(")[0] for n in names)
+    return ", ".join(f"{m} x{c}" if c > 1 else m for m, c in sorted(counts.items())) + " (design.json lists them)"
+
+
+def _floorplan_section(fp: dict) -> list[str]:
+    """The floorplan (design.json's `floorplan`): process -> SLR, per-SLR utilisation, the boundaries'
+    crossings, the pipelined FIFOs and the two clock estimates."""
+    lines = ["", "## SLR floorplan", "",
+             f"Every process instance is assigned to an SLR (pyomo + SCIP, engine/floorplan; PE array cut along "
+             f"`{fp['cut_along'] or '-'}`, each SLR within {fp['cap']:.0%} of what it offers the kernel, solved in "
+             f"{fp['solve_seconds']:.1f} s). `floorplan.tcl` adds each instance to the platform's pblock of its SLR; "
+             "the Makefile's link runs it before opt_design (`--vivado.prop run.impl_1.STEPS.OPT_DESIGN.TCL.PRE`).",
+             ""]
+    lines += _table(("SLR", "processes", *(f"{r} used" for r in RESOURCE_NAMES)),
+                    [(s["slr"], _processes(s["instances"]),
+                      *(f"{s['utilisation'][r]:.1%}" for r in RESOURCE_NAMES)) for s in fp["slrs"]])
+    lines += ["", "Crossings (FIFO bits through each SLR boundary, against the wires allowed):", ""]
+    lines += _table(("boundary", "wires", "FIFOs", "capacity"),
+                    [(f"SLR{b['between'][0]}-SLR{b['between'][1]}", f"{b['wires']:,}", b["fifos"],
+                      f"{b['capacity']:,}") for b in fp["boundaries"]])
+    crossing = fp["crossing_fifos"]
+    if crossing:
+        lines += ["", f"{len(crossing)} FIFO(s) cross SLRs; each gets {RELAY_STAGES_PER_BOUNDARY} "
+                      "pipeline stages per boundary and twice that many extra words of depth (AutoBridge's rule, "
+                      "engine/floorplan/pipeline.py), marked `SLR crossing` in `src/kernel_kernel.cpp`:", ""]
+        lines += _table(("stream", "SLRs", "added latency", "added depth"),
+                        [(f"`{c['stream']}`", f"{c['from_slr']} -> {c['to_slr']}", c["latency"], c["extra_depth"])
+                         for c in crossing])
+    clock = fp.get("clock")
+    if clock:
+        lines += ["", f"Estimated clock: {clock['floorplanned_mhz']:g} MHz with this floorplan "
+                      f"({clock['floorplanned_limit']}), {clock['unfloorplanned_mhz']:g} MHz for a plain build "
+                      f"({clock['unfloorplanned_limit']}). {clock['note'][0].upper() + clock['note'][1:]}; "
+                      "see docs/export.md of Systolic Studio."]
+    return lines
+
+
 def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, platform: str, over_budget: bool,
-                  interface=None, dram: dict | None = None) -> str:
+                  interface=None, dram: dict | None = None, floorplan: dict | None = None) -> str:
     kernel, design, topo = descriptor["kernel"], descriptor["design"], descriptor["topology"]
     dev = report["device"]
     shape, pes = _pe_array(descriptor, values)
@@ -115,6 +160,8 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
                          for p in interface.ports])
     if dram is not None:
         lines += _dram_section(dram, interface)
+    if floorplan is not None:
+        lines += _floorplan_section(floorplan)
     lines += ["", "## Build and run (Vitis, XRT)", "",
               "With Vitis and XRT set up (`source <Vitis>/settings64.sh`, `source /opt/xilinx/xrt/setup.sh`):", "",
               "    make all TARGET=sw_emu      # software emulation: minutes",
@@ -124,6 +171,8 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
               "    make check                  # run on the board",
               f"    make all PLATFORM=xilinx_u250_xdma_201830_2   # another platform (default `{platform}`)",
               "    make clean", "",
+              f"The kernel is built at {dev['clock_mhz']:g} MHz (`FREQ_MHZ` in the Makefile, v++ `--kernel_frequency`; "
+              "`make all FREQ_MHZ=250` overrides it).", "",
               "The host program (`./host <xclbin>`) fills the arrays with deterministic values, pads them, runs "
               "the kernel, unpads the results and compares them with the loop nest computed on the CPU "
               "(floating-point results within 1e-3 relative plus 1e-4 absolute); it prints PASS and exits 0 only "
@@ -145,6 +194,9 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
         ("`Makefile`", "v++ compile and link, host build, emulation config, `check`"),
         ("`connectivity.cfg`", "v++ link options: one compute unit, a DDR bank per port"),
         ("`hls_script.tcl`", f"Vitis HLS project: part, {dev['clock_mhz']:g} MHz clock, csim / csynth / cosim"),
-        ("`design.json`", "the design descriptor, the parameter values, the platform and the predicted report"),
+        ("`design.json`", "the design descriptor, the parameter values, the platform and the predicted report"
+                          + (", the floorplan" if floorplan is not None else "")),
+        *([("`floorplan.tcl`", "Vivado constraints: each process instance in the pblock of its SLR")]
+          if floorplan is not None else []),
     ])
     return "\n".join(lines) + "\n"

@@ -12,10 +12,14 @@ The rule (one for every kernel; constants below):
   floorplanned one plus an SLL crossing (T_SLL) plus NS_PER_UTIL x the device utilisation (the
   fuller the device, the longer the detours to the crossing sites) plus NS_PER_256_BITS per 256 bits
   of the widest PE-to-PE FIFO (the widest bus the placer must spread over the crossing sites).
+`quick_clock` applies the same rule to arrays of configurations without solving a floorplan (for
+`systolic search --clock estimated`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from engine.floorplan.netlist import Netlist, build_netlist
 from engine.floorplan.solve import DEFAULT_CAP, Floorplan, FloorplanError, floorplan
@@ -47,18 +51,32 @@ def _device_utilisation(net: Netlist, device: Device) -> tuple[float, str]:
     return shares[worst], worst
 
 
-def clock_rule(target_mhz: float, slr_utilisation: float, crossing_ratio: float, device_utilisation: float,
-               widest_pe_fifo_bits: int, fits_one_slr: bool) -> tuple[float, float]:
+def clock_rule(target_mhz: float, slr_utilisation, crossing_ratio, device_utilisation, widest_pe_fifo_bits,
+               fits_one_slr) -> tuple:
     """(floorplanned MHz, plain-build MHz) from the rule's inputs: the most utilised SLR resource (a
     share), the fullest boundary's crossing wires over its capacity, the device utilisation (a share),
-    the widest PE-to-PE FIFO and whether the design fits one SLR at the cap."""
+    the widest PE-to-PE FIFO and whether the design fits one SLR at the cap. Numbers or numpy arrays
+    (one configuration per element)."""
     period = 1000.0 / target_mhz
-    period *= 1 + SLOPE_SLR * max(0.0, slr_utilisation - SLR_KNEE) + max(0.0, crossing_ratio - 1)
-    floorplanned = 1000.0 / period
-    if fits_one_slr:
-        return floorplanned, floorplanned
-    plain = period + T_SLL + NS_PER_UTIL * device_utilisation + NS_PER_256_BITS * widest_pe_fifo_bits / 256
-    return floorplanned, 1000.0 / plain
+    period = period * (1 + SLOPE_SLR * np.maximum(0.0, slr_utilisation - SLR_KNEE) + np.maximum(0.0, crossing_ratio - 1))
+    plain = period + T_SLL + NS_PER_UTIL * device_utilisation + NS_PER_256_BITS * np.asarray(widest_pe_fifo_bits) / 256
+    return 1000.0 / period, 1000.0 / np.where(fits_one_slr, period, plain)
+
+
+def quick_clock(device: Device, resources: dict, widest_pe_fifo_bits, *, cap: float = DEFAULT_CAP):
+    """The clock `systolic export` (at `cap`) can be expected to reach, per configuration (arrays of
+    each resource's total and of the widest PE-to-PE FIFO), solving no floorplan: a tuner's estimate.
+    The SLR utilisation is taken at its lower bound, the device utilisation (each resource's total over
+    what all the SLRs offer), with no crossings over capacity; where that bound is within `cap` the
+    export floorplans (the floorplanned estimate, the target clock unless the bound passes SLR_KNEE),
+    beyond it no floorplan within the cap exists and the build is a plain one (its estimate). The bound
+    is necessary, not sufficient: a floorplan may need a larger cap than it (MM 13x16x8: 0.84)."""
+    util = np.max([np.asarray(resources[r], dtype=float) / sum(s.resources[r] for s in device.slrs)
+                   for r in RESOURCE_NAMES], axis=0)
+    fits_one = np.all([np.asarray(resources[r]) <= cap * max(s.resources[r] for s in device.slrs)
+                       for r in RESOURCE_NAMES], axis=0)
+    floorplanned, plain = clock_rule(device.clock_mhz, util, 0.0, util, widest_pe_fifo_bits, fits_one)
+    return np.where(util <= cap, floorplanned, plain)
 
 
 def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP,
@@ -87,7 +105,7 @@ def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, 
     else:
         why = "no floorplan fits the SLRs' resources and crossing capacity: the design will not route"
         return ClockEstimate(0.0, why, 0.0, why, None, util, widest)
-    fp, plain = clock_rule(device.clock_mhz, slr_util, ratio, util, widest, fits_one)
+    fp, plain = (float(v) for v in clock_rule(device.clock_mhz, slr_util, ratio, util, widest, fits_one))
     if slr_util > SLR_KNEE and SLOPE_SLR * (slr_util - SLR_KNEE) >= ratio - 1:
         fp_reason = f"{where} at {slr_util:.0%} (above {SLR_KNEE:.0%})"
     elif ratio > 1:

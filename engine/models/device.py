@@ -15,6 +15,7 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS, AxiSettings, DramPorts
 from engine.resources import RESOURCES
+from engine.validation import check_clock
 
 DEVICES = RESOURCES / "devices"
 RESOURCE_NAMES = ("DSP", "BRAM18K", "URAM", "LUT", "FF")
@@ -168,9 +169,8 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
     except json.JSONDecodeError as exc:
         raise EngineError(f"{path}:{exc.lineno}:{exc.colno}: device file is not JSON: {exc.msg}") from None
     check_device(data, str(path))
-    if clock_mhz is not None and not (math.isfinite(clock_mhz) and 0 < clock_mhz <= data["clock_mhz_max"]):
-        raise EngineError(f"--clock {clock_mhz:g} MHz: expected a positive clock of at most {data['clock_mhz_max']:g} "
-                          f"MHz, the fastest kernel clock of {data['name']} ('clock_mhz_max' in {path})")
+    if clock_mhz is not None:
+        check_clock(clock_mhz, data["clock_mhz_max"], data["name"], str(path))
     return Device(data["name"], data["part"], {k: int(v) for k, v in data["resources"].items()},
                   usable_ratio if usable_ratio is not None else float(data["usable_ratio"]),
                   clock_mhz if clock_mhz is not None else float(data["clock_mhz"]),

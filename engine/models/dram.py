@@ -111,7 +111,8 @@ def port_cycles(bursts: np.ndarray, axi: AxiSettings, share: float = 1.0) -> flo
     return float(np.sum(bursts * cycles_per_beat(bursts, axi, share)))
 
 
-INOUT_REASON = "partial results are read back through this port (loader and storer share it)"
+INOUT_REASON = ("partial results are read back through this port, and its storer writes PE boxes across the rows "
+                "its loader reads (no one order for both)")
 
 
 def port_directions(groups) -> dict[str, str]:
@@ -132,14 +133,23 @@ def port_directions(groups) -> dict[str, str]:
     return directions
 
 
-def port_layout(layout: str, direction: str) -> tuple[str, str]:
-    """(the layout a port of `direction` gets in an export in `layout`, why it differs): an inout
-    port stays natural, since its loader and its storer would need one serialized order for a block,
-    which they do not share (the storer writes PE box by PE box, the loader reads the block row by
-    row)."""
-    if layout == "serialized" and direction == "inout":
+def port_layout(layout: str, direction: str, in_row_order: bool = False) -> tuple[str, str]:
+    """(the layout a port of `direction` gets in an export in `layout`, why it differs). An inout port
+    is serialized only when its loader and its storer visit the words in one order (`in_row_order`:
+    the PE boxes the storer writes follow the rows the loader reads, engine/compiler/architecture/
+    dram_runs.py); otherwise it stays natural (the storer writes PE box by PE box, across the rows)."""
+    if layout == "serialized" and direction == "inout" and not in_row_order:
         return "natural", INOUT_REASON
     return layout, ""
+
+
+def row_ordered_arrays(modules) -> set[str]:
+    """Arrays every DRAM-facing module of which moves its boxes in row-major order. `modules`:
+    (array, in_row_order) per DRAM-facing module."""
+    arrays: dict[str, bool] = {}
+    for array, ordered in modules:
+        arrays[array] = arrays.get(array, True) and bool(ordered)
+    return {a for a, ordered in arrays.items() if ordered}
 
 
 def port_arrays(groups) -> list[str]:

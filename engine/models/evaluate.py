@@ -5,6 +5,8 @@ and whether the configuration fits the device. Data-packing factors not given ar
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import reduce
 from typing import NamedTuple
@@ -78,6 +80,7 @@ class PerformanceModel:
         """`layout`: how the export lays the arrays out in DRAM (engine/models/dram.py LAYOUTS), which
         decides the AXI bursts the DRAM-facing modules are charged for."""
         self.design, self.device, self.layout = design, device, layout
+        self.array_elements = {name: math.prod(int(n) for n in a.shape) for name, a in space.kernel.arrays.items()}
         dram = device.dram_ports(layout)
         self.architecture = build_architecture(space, design, double_buffering=double_buffering)
         self.pass_architectures = pass_architectures(space, design, self.architecture)

@@ -9,7 +9,8 @@ import sympy
 from engine.compiler.architecture.build import operations_label
 from engine.models.constraints import violations
 from engine.models.device import RESOURCE_NAMES
-from engine.models.dram import port_directions, port_layout
+from engine.compiler.architecture.dram_runs import in_row_order
+from engine.models.dram import port_directions, port_layout, row_ordered_arrays
 from engine.models.evaluate import PerformanceModel
 from engine.models.host_time import HOST_COPY_GBYTES_PER_S, repack_seconds
 from engine.errors import DesignError
@@ -86,9 +87,17 @@ def _host_time(model: PerformanceModel, scalar: dict) -> dict:
     directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
                                  for g in groups)
     bits = {g.array: g.element_bits for g in groups}
+    ordered = row_ordered_arrays((m.array, in_row_order(model.architecture, m))
+                                 for m in model.architecture.modules if m.dram)
     moved = {"in": 0.0, "out": 0.0}
     for array, direction in directions.items():
-        if port_layout(model.layout, direction)[0] == "serialized":
+        if port_layout(model.layout, direction, array in ordered)[0] != "serialized":
+            continue
+        if direction == "inout":  # the array gathered once before the kernel and scattered once after it
+            elements = model.array_elements[array]
+            for way in moved:
+                moved[way] += 2 * elements * bits[array] / 8
+        else:
             moved[direction] += 2 * scalar.get(f"offchip:{array}", 0.0) * bits[array] / 8
     kernel = scalar["latency_cycles"] / (model.device.clock_mhz * 1e6)
     return {"serialize_seconds": repack_seconds(moved["in"]), "deserialize_seconds": repack_seconds(moved["out"]),

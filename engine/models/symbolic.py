@@ -45,11 +45,11 @@ from fractions import Fraction
 import sympy
 
 from engine.compiler.architecture.build import OPERATORS
-from engine.compiler.architecture.dram_runs import dram_packing, dram_runs
+from engine.compiler.architecture.dram_runs import dram_packing, dram_runs, in_row_order
 from engine.compiler.architecture.footprint import subscript_extents
 from engine.compiler.architecture.modules import Architecture, Module, Phase
 from engine.compiler.architecture.symbols import symbol
-from engine.compiler.expressions import smax
+from engine.compiler.expressions import smax, smin
 from engine.compiler.fifo_depths import (
     SRL_WORDS,
     architecture_fifo_depth,
@@ -63,6 +63,7 @@ from engine.models.dram import (
     port_directions,
     port_layout,
     ports_on_bank,
+    row_ordered_arrays,
 )
 from engine.models.memory import bram18k, uram
 from engine.models.recurrence import late_band
@@ -260,6 +261,16 @@ def far_pe_lag(arch: Architecture) -> sympy.Expr:
     return smax(0, *lags)
 
 
+def _loads_any(arch: Architecture, group) -> sympy.Expr:
+    """1 when the group's DRAM-facing input module loads at least one block, else 0: partial results
+    read back (an input group always loads; no min then, which the MINLP route could not take)."""
+    if group.kind != "acc":
+        return sympy.Integer(1)
+    events = [l.trip for m in arch.modules if m.kind == "io" and m.array == group.array and m.dram
+              for p in m.phases if p.name == "load" for l in p.loops if l.name == "events"]
+    return smin(1, events[0]) if events else sympy.Integer(1)
+
+
 def _last_row_fill(arch: Architecture, group) -> sympy.Expr:
     """Cycles until the last row of a group's feeders (fed by the level above through
     `to_row_heads`) has its first block: every member of the level above reads the whole block,
@@ -301,6 +312,7 @@ def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> 
     arrays = port_arrays((g.array, g.kind) for g in groups)
     directions = port_directions((g.array, g.kind, sympy.sympify(g.reloads) != 0, g.initialised_on_chip)
                                  for g in groups)
+    ordered = row_ordered_arrays((m.array, in_row_order(arch, m)) for m in arch.modules if m.dram)
     modules = []
     for m in arch.modules:
         if not m.dram or m.array not in arrays:
@@ -310,7 +322,7 @@ def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> 
         packing = dram_packing(arch, m)
         word_bytes = (sympy.Symbol(packing.name) if packing else 1) * sympy.Rational(bits, 8)
         widest = (packing.upper if packing else 1) * bits // 8
-        layout, _ = port_layout(dram.layout, directions[m.array])
+        layout, _ = port_layout(dram.layout, directions[m.array], m.array in ordered)
         pace = cycles_per_word_expr(dram_runs(arch, m)[layout], word_bytes, dram,
                                     ports_on_bank(dram, arrays, m.array), widest_word_bytes=max(1, widest),
                                     maximum=smax)
@@ -335,8 +347,10 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # plus a few cycles per level to get through
     # or, where a level passes each row of feeders its part, until the last row has its first block
     # (`_last_row_fill`): the PEs pass operands on to each other, so the array starts with its last row
-    fills = [smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                               for p in m.phases if p.name == "load"]), _last_row_fill(arch, g))
+    # (a group whose chain loads no block at these values, partial results that a single pass never
+    # reads back, fills nothing: found with the timed C simulation on MM i__j-k.i at one k tile)
+    fills = [_loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
+                                                     for p in m.phases if p.name == "load"]), _last_row_fill(arch, g))
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)

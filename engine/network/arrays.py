@@ -83,7 +83,7 @@ def plan_arrays(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers, n
     layers = layers_of(run)
     if not 1 <= n <= len(layers):
         raise EngineError(f"--arrays {n}: the network has {len(layers)} layers; give 1 to {len(layers)} arrays")
-    device = load_device(run.device)
+    device = load_device(run.device, clock_mhz=run.clock_mhz)
     ops = layer_operations(answers, device.clock_mhz)
     chosen = [d.id for d in answers.designs if d.geomean_share > 0][:max(1, options.designs)]
     if not chosen:
@@ -227,7 +227,7 @@ def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim:
     job = job_of(run)
     layers = {l.name: l for l in layers_of(run)}
     define_of = loop_define_map(job)
-    device = load_device(run.device)
+    device = load_device(run.device, clock_mhz=run.clock_mhz)
     records = []
     for k, array in enumerate(answer.plan.arrays, start=1):
         if array.result.design is None:
@@ -237,7 +237,7 @@ def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim:
         for name in array.layers:
             for key, value in layers[name].sizes.items():
                 envelope[key] = max(envelope.get(key, 0), value)
-        share = load_device(run.device, usable_ratio=device.usable_ratio * array.share)
+        share = load_device(run.device, usable_ratio=device.usable_ratio * array.share, clock_mhz=run.clock_mhz)
         record = {"array": k, "design": array.result.design, "share": array.share}
         try:
             sizes, space, params = _array_space(job, envelope, array.result.params, define_of)

@@ -4,7 +4,6 @@ architecture studies (Odyssey Tables 6-7) put next to the throughput."""
 from __future__ import annotations
 
 from engine.compiler.architecture.symbols import symbol
-from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
 from engine.network.task import Job, sized_space
@@ -12,7 +11,7 @@ from engine.network.task import Job, sized_space
 
 def pair_details(job: Job, sizes: dict[str, int], design: str, params: dict[str, int]) -> dict:
     space = sized_space(job, sizes)
-    model = PerformanceModel(space, space.design(design), load_device(job.device))
+    model = PerformanceModel(space, space.design(design), job.load_device())
     report = evaluate_configuration(model, params)
     values = {symbol(k): v for k, v in params.items()}
     arch = model.architecture

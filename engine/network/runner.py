@@ -155,7 +155,7 @@ def job_of(run: NetworkRun) -> Job:
         for name, value in layer["sizes"].items():
             envelope[name] = max(envelope.get(name, 0), value)
     return Job(run.kernel_path, run.kernel_text, tuple(run.defines), tuple(envelope.items()), run.device,
-               run.method, run.seconds, run.samples)
+               run.method, run.seconds, run.samples, run.clock_mhz)
 
 
 def layers_of(run: NetworkRun) -> tuple[Layer, ...]:
@@ -290,7 +290,7 @@ def _single_tasks(run: NetworkRun, store: NetworkStore, answers: NetworkAnswers,
 def run_answers(run: NetworkRun, store: NetworkStore) -> NetworkAnswers:
     """The answers from what a run has stored so far (a view can redraw them as pairs arrive)."""
     return network_answers(run.network, layers_of(run), designs_of(run), store.pairs(run.id), store.singles(run.id),
-                           load_device(run.device).clock_mhz)
+                           load_device(run.device, clock_mhz=run.clock_mhz).clock_mhz)
 
 
 def _best(results) -> PairResult | None:

@@ -30,7 +30,7 @@ import numpy as np
 from engine.compiler.design import Design
 from engine.errors import EngineError
 from engine.models.constraints import feasible_mask
-from engine.models.device import RESOURCE_NAMES, Device, load_device
+from engine.models.device import RESOURCE_NAMES, Device
 from engine.models.evaluate import FastEvaluation, PerformanceModel
 from engine.network.task import Job, loop_define_map, reference_space, sized_model, warm_up
 from engine.search.methods import strategy_class
@@ -113,7 +113,7 @@ def layer_model(job: Job, sizes: dict[str, int] | None, design: str, device: Dev
     if model is None:
         if sizes is None:
             space = reference_space(job)
-            model = PerformanceModel(space, space.design(design), load_device(job.device))
+            model = PerformanceModel(space, space.design(design), job.load_device())
         else:  # the design's shared model bound to these sizes (engine/network/shared_model.py): no build
             model = sized_model(job, dict(sizes), design)
         with _models_lock:
@@ -137,7 +137,7 @@ def optimise_single_array(task: SingleTask) -> SingleArrayResult:
     job = task.job
     warm_up(job.method)
     started = time.perf_counter()
-    device = share_device(load_device(job.device), task.share)
+    device = share_device(job.load_device(), task.share)
     reference = reference_space(job)
     envelope_design = reference.design(task.design)
     define_of = loop_define_map(job)

@@ -85,6 +85,12 @@ class NetworkRun:
     options: dict
     status: str
 
+    @property
+    def clock_mhz(self) -> float | None:
+        """`systolic network --clock` (None: the device's clock)."""
+        clock = self.options.get("clock_mhz")
+        return float(clock) if isinstance(clock, (int, float)) and not isinstance(clock, bool) else None
+
 
 def _number(value):
     return value.item() if hasattr(value, "item") else value

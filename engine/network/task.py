@@ -41,6 +41,11 @@ class Job:
     method: str
     seconds: float | None  # per pair
     samples: int | None  # per pair
+    clock_mhz: float | None = None  # `systolic network --clock`: the clock throughput is reported at
+
+    def load_device(self):
+        """The run's device at the run's clock."""
+        return load_device(self.device, clock_mhz=self.clock_mhz)
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ def shared_model(job: Job, space: DesignSpace, design) -> SharedModel:
         found = _spaces.get(key)
     if found is not None:
         return found
-    device = load_device(job.device)
+    device = job.load_device()
     if os.environ.get(NO_CACHE_VARIABLE):
         found = SharedModel(space, design, device)
     else:

@@ -43,11 +43,13 @@ class Budget:
 def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budget: Budget,
             designs: list[str] | None = None, seed: int = 0, callbacks: tuple[Callback, ...] = (),
             cancel_event: threading.Event | None = None, on_design_done=None, on_checkpoint=None,
-            checkpoint_every: float = CHECKPOINT_EVERY, layout: str = DEFAULT_LAYOUT) -> ExplorationResult:
+            checkpoint_every: float = CHECKPOINT_EVERY, layout: str = DEFAULT_LAYOUT,
+            clock: str = "device") -> ExplorationResult:
     """`on_design_done(DesignResult)` is called as each design finishes; `on_checkpoint(position,
     DesignResult)` with the design being searched (its position among the chosen ones) and its
     result so far, every few seconds and on new bests (run.py says when): to store a run as it goes.
-    `layout`: the DRAM layout the export will use (engine/models/dram.py), which the models charge."""
+    `layout`: the DRAM layout the export will use (engine/models/dram.py), which the models charge;
+    `clock="estimated"`: each configuration's time at its own estimated clock (SearchSpace)."""
     cls = strategy_class(method)
     chosen = [space.design(d) for d in designs] if designs else list(space.designs)
     share = budget.split(len(chosen))
@@ -61,7 +63,7 @@ def explore(space: DesignSpace, device: Device, *, method: str = "hybrid", budge
         # the budget is sampling time, as in the window's search process (app/workers/search_process.py,
         # whose models come from the model cache): building the model (0.2-0.5 s on MM, more than a
         # design's share of 6 s over 27 designs) is not charged to the design's share
-        search_space = SearchSpace(PerformanceModel(space, design, device, layout=layout))
+        search_space = SearchSpace(PerformanceModel(space, design, device, layout=layout), clock=clock)
         seconds = share.seconds
         checkpoint = None if on_checkpoint is None else (lambda result, n=n: on_checkpoint(n, result))
         run = SearchRun(search_space, cls(search_space, seed=seed + n), seconds=seconds, samples=share.samples,

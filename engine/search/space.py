@@ -16,12 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.compiler.design import Design
+from engine.floorplan.clock import quick_clock
 from engine.models.constraints import feasible_mask
 from engine.models.evaluate import PerformanceModel
 from engine.compiler.expressions import smax
 from engine.search.progress import Candidate
 
 OBJECTIVES = ("latency", "max_compute_comm", "offchip")
+CLOCKS = ("device", "estimated")  # the clock a configuration's time is taken at
 
 Config = dict[str, int]
 Columns = dict[str, np.ndarray]  # a batch in columns: parameter name -> values
@@ -60,10 +62,20 @@ class Batch:
 
 
 class SearchSpace:
-    def __init__(self, model: PerformanceModel, *, objective: str = "latency"):
+    def __init__(self, model: PerformanceModel, *, objective: str = "latency", clock: str = "device"):
+        """`clock="estimated"`: each configuration's time is taken at its own estimated clock
+        (engine/floorplan/clock.py quick_clock, vectorised, no floorplan solved): the objective is its
+        latency in cycles of the device's clock, and candidates report throughput at their clock."""
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}")
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {CLOCKS}")
         self.model = model
+        self.clock = clock
+        self._widest = None
+        if clock == "estimated":
+            widths = [f.width_bits for f in model.architecture.fifos if f.source == f.target == "PE"]
+            self._widest = model.compile_objective(smax(*widths)) if widths else None
         self.objective = objective
         self._objective = None
         if objective == "max_compute_comm":  # compute vs DRAM transfers; no prologue, epilogue or on-chip I/O
@@ -94,10 +106,23 @@ class SearchSpace:
         latency, resources = self.model.evaluate_resources(arrays)
         ok = feasible_mask(self.design, arrays) & self.model.fits(resources)
         objective = latency if self._objective is None else self._objective(arrays)
+        if self.clock == "estimated":  # cycles of the device's clock the configuration's time takes
+            objective = objective * (self.device.clock_mhz / self.clock_mhz(arrays, resources))
         return Batch(latency, resources["DSP"], resources["BRAM18K"], ok, objective, resources)
 
-    def throughput(self, latency: float) -> float:
-        return self.operations / (latency / (self.device.clock_mhz * 1e6)) / 1e9
+    def clock_mhz(self, arrays: Columns, resources: dict[str, np.ndarray]) -> np.ndarray:
+        """The estimated clock of each configuration (`clock="estimated"`), else the device's."""
+        if self.clock != "estimated":
+            return np.full(np.shape(resources["DSP"]), self.device.clock_mhz)
+        widest = self._widest(arrays) if self._widest is not None else np.zeros(np.shape(resources["DSP"]))
+        return quick_clock(self.device, resources, widest)
+
+    def throughput(self, latency: float, clock_mhz: float | None = None) -> float:
+        return self.operations / (latency / ((clock_mhz or self.device.clock_mhz) * 1e6)) / 1e9
 
     def candidate(self, config: Config, latency: float, dsp: float, bram: float) -> Candidate:
-        return Candidate(dict(config), float(latency), float(dsp), float(bram), self.throughput(latency))
+        clock = None
+        if self.clock == "estimated":
+            arrays = {n: np.array([config[n]], dtype=np.int64) for n in self.names}
+            clock = float(self.clock_mhz(arrays, self.model.evaluate_resources(arrays)[1])[0])
+        return Candidate(dict(config), float(latency), float(dsp), float(bram), self.throughput(latency, clock))

@@ -9,7 +9,8 @@ from functools import lru_cache
 from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.expressions import evaluate
 from engine.models.device import load_device
-from engine.models.dram import DramPorts, cycles_per_beat, port_arrays, port_directions, port_layout, ports_on_bank
+from engine.models.dram import (DramPorts, cycles_per_beat, port_arrays, port_directions, port_layout, ports_on_bank,
+                               row_ordered_arrays)
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,9 @@ class DramModel:
         word_bytes = max(1, values.get(name, 1) * bits // 8)
         directions = port_directions((g["array"], g["kind"], g["reload_events"] != "0", g["initialised_on_chip"])
                                      for g in groups)
-        layout, _ = port_layout(ports.layout, directions[module["array"]])
+        ordered = row_ordered_arrays((m["array"], m.get("in_row_order", False))
+                                     for m in descriptor["topology"]["modules"] if m["dram"])
+        layout, _ = port_layout(ports.layout, directions[module["array"]], module["array"] in ordered)
         run = evaluate(module["dram_runs"][layout], values)
         beats = max(1.0, min(ports.axi.burst_cap(word_bytes), run))
         share = ports.bank_share(word_bytes, ports_on_bank(ports, arrays, module["array"]))

@@ -102,8 +102,10 @@ def make_window(qtbot, settings):
 @pytest.fixture
 def settle(qtbot):
     """settle(selection): wait until its worker has evaluated the latest design and values."""
+    # the cap only matters when something is wrong: a busy 2-core machine (CI beside other work) can
+    # take a minute to build a design's models the first time
 
-    def wait(selection, timeout: int = 30000):
+    def wait(selection, timeout: int = 180000):
         qtbot.waitUntil(lambda: not selection.busy, timeout=timeout)
 
     return wait
@@ -113,7 +115,7 @@ def settle(qtbot):
 def compiled(qtbot):
     """compiled(window): wait until the window's kernel is compiled (it compiles off the GUI thread)."""
 
-    def wait(window, timeout: int = 60000):
+    def wait(window, timeout: int = 180000):
         qtbot.waitUntil(lambda: not window.session.compiling, timeout=timeout)
 
     return wait

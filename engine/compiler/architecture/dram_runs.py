@@ -43,6 +43,14 @@ def dram_packing(arch: Architecture, module: Module) -> PackingParameter | None:
     return next((p for p in arch.packing if p.name == name), None)
 
 
+def in_row_order(arch: Architecture, module: Module) -> bool:
+    """Whether the module's DRAM loop moves its boxes in the array's row-major order (its packing
+    factor's `in_row_order`): then a port whose partial results are read back can be serialized,
+    its loader and its storer visiting the words in one order."""
+    packing = dram_packing(arch, module)
+    return bool(packing and packing.in_row_order)
+
+
 def dram_runs(arch: Architecture, module: Module) -> dict[str, sympy.Expr]:
     """Layout -> consecutive words of one invocation of `module`'s DRAM loop (before the burst cap)."""
     words = invocation_words(module)

@@ -60,8 +60,20 @@ class _GroupNetwork:
                                              AXI_BITS // self.g.element_bits, rate, minimum,
                                              self.box_steps() if level == self.top else (),
                                              innermost_extent(self.g.access, moved, self.layout)
-                                             if level == self.top else None))
+                                             if level == self.top else None,
+                                             level == self.top and self.boxes_in_row_order()))
         return symbol(name)
+
+    def boxes_in_row_order(self) -> bool:
+        """Whether the PE boxes a storer writes one after another (and the block a loader reads row by
+        row) follow the array's row-major order: at most one space loop indexes the array, and only
+        its outermost stored dimension."""
+        index = self.g.access.index
+        if not index:
+            return False
+        order = list(self.layout) if self.layout else list(range(len(index)))
+        spatial = [(d, loop) for d in order for loop, _ in index[d].terms if loop in self.space]
+        return len(spatial) <= 1 and all(d == order[0] for d, _ in spatial)
 
     def box_steps(self) -> tuple[sympy.Expr, ...]:
         """Where the boxes DRAM moves start along the array's innermost stored dimension: a tile's

@@ -99,6 +99,10 @@ class PackingParameter:
     # the DRAM-facing level: the innermost extent of the boxes its DRAM loop moves (a loader's tile box,
     # partial results read back included; a storer's PE box), the row segment of a natural-layout burst
     dram_row: sympy.Expr | None = None
+    # the DRAM-facing level: the boxes its DRAM loop moves, one after another, follow the array's
+    # row-major order (the PEs split at most the outermost stored dimension), so a loader of whole
+    # blocks and a storer of PE boxes visit the words in one order (a read-back port can be serialized)
+    in_row_order: bool = False
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,11 @@ def test_over_budget_only_with_permission(kernel, tmp_path, capsys):
     assert main(["export", str(kernel), *big]) == 2
     _one_error_line(capsys, "over the device budget", "DSP", "--allow-over-budget")
     assert not (tmp_path / "big").exists()
-    assert main(["export", str(kernel), *big, "--allow-over-budget"]) == 0
+    # over the device, it has no floorplan either: the default --floorplan auto refuses it, naming the way out
+    assert main(["export", str(kernel), *big, "--allow-over-budget"]) == 2
+    _one_error_line(capsys, "does not fit the SLRs", "--floorplan none")
+    assert not (tmp_path / "big").exists()
+    assert main(["export", str(kernel), *big, "--allow-over-budget", "--floorplan", "none"]) == 0
     assert _design_json(tmp_path / "big")["over_budget"] is True
     assert "Over the device budget" in (tmp_path / "big" / "README.md").read_text()
 

@@ -101,9 +101,13 @@ def test_host_program_compiles_against_the_xrt_api(exported, tmp_path, layout):
                f"kernel.group_id({k}));" in text
         assert f"#define {port.name}_DRAM_WORDS {dram[port.name]['words']}L" in files["kernel_kernel.h"]
         serialized = dram[port.name]["layout"] == "serialized"
-        assert serialized == (layout == "serialized" and port.direction != "inout")
-        verb = "serialize" if port.direction == "in" else "deserialize"
-        assert (f"{verb}_{port.name}(" in text) == serialized
+        # a port whose partial results come back stays natural only when its loader and storer
+        # visit the words in different orders (design.json says why)
+        assert serialized == (layout == "serialized" and "reason" not in dram[port.name])
+        if port.direction != "out":  # gathered before the kernel
+            assert (f"serialize_{port.name}(" in text) == serialized
+        if port.direction != "in":  # scattered after it
+            assert (f"deserialize_{port.name}(" in text) == serialized
         assert f"{port.name}_ELEMENTS = {math.prod(port.padded_shape)}L;" in text
     call = re.search(r"auto run = kernel\((.*)\);", text).group(1)
     assert call == ", ".join(f"{p.name}_bo" for p in interface.ports)

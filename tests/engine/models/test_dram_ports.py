@@ -92,11 +92,27 @@ def test_the_simulator_charges_the_ports_as_the_model_does(mm, layout):
     assert abs(simulated / latency - 1) < 0.05
 
 
-def test_a_port_whose_partial_results_come_back_stays_natural():
+def test_a_port_whose_partial_results_come_back_is_serialized_only_in_one_order():
     from engine.models.dram import port_directions, port_layout
     groups = [("A", "in", False, True), ("B", "in", False, True), ("C", "acc", True, True),
               ("D", "acc", False, False), ("E", "acc", False, True)]
     directions = port_directions(groups)
     assert directions == {"A": "in", "B": "in", "C": "inout", "D": "inout", "E": "out"}
     assert port_layout("serialized", "inout")[0] == "natural"
+    assert port_layout("serialized", "inout", in_row_order=True) == ("serialized", "")
+    assert port_layout("natural", "inout", in_row_order=True) == ("natural", "")
     assert port_layout("serialized", "out") == ("serialized", "")
+
+
+@pytest.mark.parametrize("design, ordered", [("i__i-k.j", True), ("k__j-k.i", True), ("i-k__i-k.j", True),
+                                             ("j__i-k.j", False), ("i-j__i-k.j", False), ("j-k__j-k.i__simd-k", False),
+                                             ("j-k__j-k.i", True)])
+def test_read_back_boxes_follow_the_rows_only_when_the_pes_split_the_outermost_dimension(design, ordered):
+    """C[i][j]: PEs along i (or none, k__) stack whole rows of C, so the storer's PE boxes are the rows
+    the loader reads; PEs along j cut every row into boxes, unless C is stored transposed ([j][i], for
+    SIMD along i: j-k__j-k.i), when j is its outermost stored dimension."""
+    from engine.compiler.architecture.dram_runs import in_row_order
+    from engine.models.dram import row_ordered_arrays
+    space = compile_kernel(KERNELS / "mm.c", defines={"I": "64", "J": "64", "K": "64"})
+    arch = PerformanceModel(space, space.design(design), load_device()).architecture
+    assert ("C" in row_ordered_arrays((m.array, in_row_order(arch, m)) for m in arch.modules if m.dram)) is ordered
