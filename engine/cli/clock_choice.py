@@ -22,11 +22,11 @@ def clock_choice(text: str) -> str | float:
 
 
 def estimated_clock(space: DesignSpace, device: Device, design: str, params: dict[str, int]) -> tuple[float, float]:
-    """(the estimated clock of one configuration, the design's multiply-accumulates): SearchSpace's
-    estimate (quick_clock, no floorplan solved)."""
+    """(the estimated clock of one configuration, the kernel's operations, compute.operations.total):
+    SearchSpace's estimate (quick_clock, no floorplan solved)."""
     search = SearchSpace(PerformanceModel(space, space.design(design), device), clock="estimated")
     arrays = {n: np.array([params[n]], dtype=np.int64) for n in search.names}
-    return float(search.clock_mhz(arrays, search.model.evaluate_resources(arrays)[1])[0]), float(search.macs)
+    return float(search.clock_mhz(arrays, search.model.evaluate_resources(arrays)[1])[0]), float(search.operations)
 
 
 def print_clock_comparison(space: DesignSpace, device: Device, estimated: ExplorationResult,
@@ -40,8 +40,8 @@ def print_clock_comparison(space: DesignSpace, device: Device, estimated: Explor
             print(f"  {title:30} no feasible configuration")
             continue
         c = best.best
-        mhz, macs = estimated_clock(space, device, best.design, c.params)
-        gops = 2.0 * macs / (c.latency_cycles / (device.clock_mhz * 1e6)) / 1e9
+        mhz, operations = estimated_clock(space, device, best.design, c.params)
+        gops = operations / (c.latency_cycles / (device.clock_mhz * 1e6)) / 1e9
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
         print(f"  {title:30} {best.design} {params}: {c.latency_cycles:,.0f} cycles, {c.dsp:,.0f} DSP; "
               f"{gops:,.1f} GOP/s at {device.clock_mhz:g} MHz, estimated {mhz:.0f} MHz -> "

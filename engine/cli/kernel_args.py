@@ -32,6 +32,8 @@ def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = 
                         help="a named size preset of a bundled kernel (resources/kernels/presets.json)")
     parser.add_argument("--simd-info", metavar="JSON",
                         help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
+    parser.add_argument("--scop", type=positive_int, metavar="N",
+                        help="the N-th #pragma scop region of a file with several (1 = the first)")
 
 
 def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +85,8 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
         raise EngineError("--sa-sizes selects a design of a kernel file; drop it with --run")
     if args.kernel is None:
         raise EngineError("--sa-sizes needs a kernel file")
-    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info,
+                           scop=getattr(args, "scop", None))
     selection = select(space, text, design=args.design)
     given = {pair.partition("=")[0].strip() for pair in args.param}
     twice = sorted(given & set(selection.params))
@@ -99,7 +102,8 @@ def compile_from_args(args: argparse.Namespace) -> DesignSpace:
     """The kernel compiled with the -D / preset / --simd-info arguments, refused when it has more
     statements than the compiler handles in seconds, a -D names nothing the kernel uses, or its sizes
     are beyond what the models count (engine/limits.py)."""
-    kernel = parse_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info)
+    kernel = parse_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info,
+                          scop=getattr(args, "scop", None))
     check_defines(kernel, args.defines)  # input checks first, then the polyhedral passes
     check_reductions(kernel, args.simd_info)
     check_kernel(kernel)  # whose time grows with the statements

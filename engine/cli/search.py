@@ -24,6 +24,7 @@ from engine.cli.kernel_args import (
     positive_seconds,
     seed,
 )
+from engine.compiler.architecture.build import kernel_operations, operations_label
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.search.explore import Budget, explore, smallest_design_needs
@@ -137,6 +138,7 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
                 kernel_path=str(args.kernel), kernel_text=space.kernel.source, sizes=space.kernel.sizes,
                 device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
                 kernel=space.kernel.name, options={"designs": designs, "defines": defines,
+                                                   **({"scop": args.scop} if args.scop else {}),
                                                    **({"clock": args.clock} if args.clock else {})}))
 
         def on_design_done(result: DesignResult) -> None:
@@ -169,7 +171,8 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     if args.certify and status == "finished":  # an interrupted search is not certified
         certificates, result = certify_designs(space, device, result, seconds=args.certify, store=store,
                                                run_id=recorder.run_id if stored else None)
-    _print(result, recorder.run_id if stored else None, status, args.json, certificates)
+    _print(result, recorder.run_id if stored else None, status, args.json, certificates,
+           operations=kernel_operations(space))
     if reference is not None and not args.json:
         print_clock_comparison(space, device, result, reference)
     if recorder is not None and recorder.error is not None:
@@ -179,11 +182,14 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     return 128 + received[0] if received else 0
 
 
-def _print(result: ExplorationResult, run_id, status: str, as_json: bool, certificates=None) -> None:
+def _print(result: ExplorationResult, run_id, status: str, as_json: bool, certificates=None, *,
+           operations: dict) -> None:
+    """`operations`: compute.operations of the kernel, what GOP/s counts."""
     best = result.best
     if as_json:
         print(json.dumps({**({"certificates": [c.to_json() for c in certificates]} if certificates else {}),
             "run_id": run_id, "status": status, "method": result.method, "seed": result.seed,
+            "operations": operations,
             "best": candidate_json(best.design, best.best) if best else None,
             "designs": [{**candidate_json(d.design, d.best), "samples": d.samples, "seconds": d.elapsed,
                          "notes": list(d.notes)} if d.best else
@@ -208,4 +214,5 @@ def _print(result: ExplorationResult, run_id, status: str, as_json: bool, certif
     if certificates:
         print_certificates(certificates)
     stored = f"stored as run {run_id}" if run_id is not None else "not stored"
-    print(f"{status}; {stored}" + (f"; best: {best.design} at {best.best.throughput_gops:.1f} GOP/s" if best else ""))
+    print(f"{status}; {stored}" + (f"; best: {best.design} at {best.best.throughput_gops:.1f} GOP/s" if best else "")
+          + f" (GOP/s: {operations_label(operations)})")

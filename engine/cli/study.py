@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                         help="override a #define of the kernel (repeatable)")
     parser.add_argument("--preset", metavar="NAME", help="a named size preset of a bundled kernel")
+    parser.add_argument("--scop", type=positive_int, metavar="N",
+                        help="the N-th #pragma scop region of a --kernel file with several (1 = the first)")
     parser.add_argument("--device", default="u250")
     parser.add_argument("--best-known", type=Path, default=BEST_KNOWN, metavar="JSON",
                         help="methods study: best-known latencies to normalise to (default bench/best_known.json)")
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     kernel = args.kernel or DEFAULT_KERNEL
     # the same input and size checks as search (unused -D names, sizes the models count exactly)
     space = compile_from_args(argparse.Namespace(
-        kernel=kernel, preset=None, simd_info=None,
+        kernel=kernel, preset=None, simd_info=None, scop=args.scop,
         defines=([] if args.kernel else PAPER_DEFINES) + (preset_defines(kernel, args.preset) if args.preset else [])
         + list(args.defines)))
     device = load_device(args.device)

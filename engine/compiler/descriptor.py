@@ -16,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.6"
+VERSION = "1.7"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,

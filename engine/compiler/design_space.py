@@ -51,7 +51,7 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     designs = []
     whole_tiles = runs_several_statements(kernel, band)  # one tile per loop: no latency hiding, no SIMD either
     for dataflow in enumerate_dataflows(model, band, deps):
-        simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), band)
+        simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), kernel, band)
         # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
         on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
         variants = []
@@ -65,5 +65,6 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     return DesignSpace(kernel, model, deps, band, tuple(designs))
 
 
-def compile_kernel(path: str | Path, *, defines=None, simd_info=None) -> DesignSpace:
-    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info))
+def compile_kernel(path: str | Path, *, defines=None, simd_info=None, scop: int | None = None) -> DesignSpace:
+    """`scop`: which #pragma scop region of a file with several (1 = the first; frontend.parse_kernel)."""
+    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info, scop=scop))

@@ -58,12 +58,15 @@ def _deep_recursion(limit: int):
         sys.setrecursionlimit(previous)
 
 
-def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None = None) -> Kernel:
-    """Read a kernel file. `defines` are -D overrides; `simd_info` is an AutoSA-style reduction file."""
+def parse_kernel(path: str | Path, *, defines=None, simd_info: str | Path | None = None,
+                 scop: int | None = None) -> Kernel:
+    """Read a kernel file. `defines` are -D overrides; `simd_info` is an AutoSA-style reduction file;
+    `scop` picks the scop region (1 = the first in the file) of a file with several: without it such
+    a file is refused with a list of its regions."""
     pre = preprocess(path, defines)
     try:
         with _deep_recursion(RECURSION_LIMIT):
-            return _parse(path, pre, simd_info)
+            return _parse(path, pre, simd_info, scop)
     except RecursionError:
         depth, line = _deepest_nesting(pre.source)
         if depth <= 50:  # not nesting: a long expression, on the longest line
@@ -92,7 +95,7 @@ def _deepest_nesting(source: str) -> tuple[int, int | None]:
     return deepest, where if deepest else None
 
 
-def _parse(path, pre, simd_info) -> Kernel:
+def _parse(path, pre, simd_info, scop: int | None) -> Kernel:
     parser = pycparser.CParser()
     try:
         ast = parser.parse(pre.text, pre.path)
@@ -102,7 +105,7 @@ def _parse(path, pre, simd_info) -> Kernel:
     if simd_info is not None:
         named, flags = _reductions_from_simd_info(Path(simd_info))
         declared |= named
-    scop, function, scop_loc = _find_scop(ast, pre.path)
+    scop, function, scop_loc = _find_scop(ast, pre.path, scop)
     declarations = _Declarations(ast, function)
     builder = _ScopBuilder(declarations)
     builder.block(promote_accumulators(scop, builder.scalar_names(scop)), (), (), ())
@@ -163,7 +166,9 @@ def _walk(node: c_ast.Node):
         yield from _walk(child)
 
 
-def _find_scop(ast: c_ast.FileAST, path: str):
+def _find_scop(ast: c_ast.FileAST, path: str, chosen: int | None = None):
+    """(the items of the chosen scop region, its function, its location); `chosen`: 1-based, in the
+    order the regions appear in the file."""
     found = []
     for func in ast.ext:
         if not isinstance(func, c_ast.FuncDef):
@@ -184,9 +189,15 @@ def _find_scop(ast: c_ast.FileAST, path: str):
     if not found:
         raise KernelError("no #pragma scop region: mark the loop nest to map with '#pragma scop' "
                           "before it and '#pragma endscop' after it", SourceLocation(path))
-    if len(found) > 1:
-        raise KernelError("more than one #pragma scop region: keep one per kernel file", found[1][2])
-    items, func, loc = found[0]
+    regions = "; ".join(f"scop {n} at line {loc.line} (in {func.decl.name})"
+                        for n, (_, func, loc) in enumerate(found, 1))
+    if chosen is None and len(found) > 1:
+        raise KernelError(f"{len(found)} #pragma scop regions: {regions}; choose one with --scop N",
+                          found[1][2])
+    if chosen is not None and not 1 <= chosen <= len(found):
+        raise KernelError(f"--scop {chosen}: the file has {len(found)} #pragma scop region"
+                          f"{'s' if len(found) > 1 else ''} (1..{len(found)}): {regions}", SourceLocation(path))
+    items, func, loc = found[(chosen or 1) - 1]
     items = [item for item in items if not isinstance(item, c_ast.Pragma)]
     if not items:
         raise KernelError("the scop region is empty: put the loop nest between #pragma scop and "

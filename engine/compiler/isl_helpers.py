@@ -1,6 +1,7 @@
 """Small free functions over islpy, addressing dimensions by position; one isl context for the engine."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Iterable, Iterator
 
@@ -86,7 +87,20 @@ def map_from_text(text: str, names: tuple) -> isl.Map:
 
 
 def count_points(points: isl.Set) -> int:
-    """Exact number of integer points of a bounded, parameter-free set (isl_set_count_val)."""
+    """Exact number of integer points of a bounded, parameter-free set: the product of its extents
+    when it is a box (isl_set_count_val walks the points: 6 s for a 1024^3 box, hours at 10^9), else
+    isl_set_count_val."""
+    if points.is_empty():
+        return 0
+    box, extents = isl.Set.universe(points.get_space()), []
+    for d in range(points.dim(isl.dim_type.set)):
+        low, high = points.dim_min_val(d), points.dim_max_val(d)
+        if not (low.is_int() and high.is_int()):
+            return points.count_val().to_python()
+        box = box.lower_bound_val(isl.dim_type.set, d, low).upper_bound_val(isl.dim_type.set, d, high)
+        extents.append(high.to_python() - low.to_python() + 1)
+    if box.is_equal(points):
+        return math.prod(extents)
     return points.count_val().to_python()
 
 

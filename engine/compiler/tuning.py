@@ -7,7 +7,9 @@
 - data packing: per I/O level, defined with the I/O network (architecture/io_network.py);
 - SIMD: one time loop that is parallel or a reduction loop and along which every reference of the
   compute statements is stride-0 or stride-1, after moving one array dimension last where needed
-  (AutoSA sec. 5.4). Its factor `l_t2` divides `l_t1`, is a power of two and at most 8 by default.
+  (AutoSA sec. 5.4). Its factor `l_t2` divides `l_t1`, is a power of two and fills at most one
+  512-bit word of the widest element the SIMD loop walks (`max_simd`: 16 float, 32 int16, 64 int8,
+  AutoSA's `simd[64]` int8 design).
   When several loops qualify we take a reduction loop first (an adder tree in the PE, as AutoSA and
   Odyssey do for MM and CNN), then the loop that allows the widest SIMD, then the one needing fewest
   layout changes, then the innermost.
@@ -27,7 +29,7 @@ from engine.compiler.band import Band, runs_several_statements
 from engine.compiler.dependences import Dependences
 from engine.compiler.ir import Kernel
 
-MAX_SIMD = 8
+WORD_BITS = 512  # the widest bus word (architecture/io_network.py AXI_BITS): a SIMD vector fills at most one
 DTYPE_BITS = {"float": 32, "double": 64, "int64": 64, "int32": 32, "uint32": 32, "int16": 16, "uint16": 16,
               "int8": 8, "uint8": 8}
 
@@ -93,20 +95,29 @@ def simd_candidates(kernel: Kernel, band: Band, deps: Dependences, space: tuple[
     return choices
 
 
-def _simd_key(choice: SimdChoice, band: Band) -> tuple:
-    width = min(MAX_SIMD, _power_of_two_floor(band.extents[band.index(choice.loop)]))
+def max_simd(kernel: Kernel, band: Band, loop: str) -> int:
+    """Lanes of a SIMD vector along `loop`: one WORD_BITS word of the widest element among the
+    compute statements' references that move along it (the stride-1 ones; 512 / 32 = 16 for float)."""
+    bits = [DTYPE_BITS[kernel.arrays[access.array].dtype]
+            for stmt in (kernel.statement(name) for name in band.full_statements)
+            for access in (stmt.target, *stmt.reads()) if any(index.coeff(loop) for index in access.index)]
+    return WORD_BITS // max(bits, default=WORD_BITS)
+
+
+def _simd_key(choice: SimdChoice, kernel: Kernel, band: Band) -> tuple:
+    width = min(max_simd(kernel, band, choice.loop), _power_of_two_floor(band.extents[band.index(choice.loop)]))
     return (not choice.is_reduction, -width, len(choice.layout), -band.index(choice.loop))
 
 
-def choose_simd(choices: list[SimdChoice], band: Band) -> SimdChoice | None:
-    return min(choices, key=lambda c: _simd_key(c, band)) if choices else None
+def choose_simd(choices: list[SimdChoice], kernel: Kernel, band: Band) -> SimdChoice | None:
+    return min(choices, key=lambda c: _simd_key(c, kernel, band)) if choices else None
 
 
 def space_simd_choice(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> SimdChoice | None:
     """The reduction space loop to vectorise (AutoSA --simd-touch-space --local-reduce), if any.
     At most one space loop is a reduction loop (space_time.py), so there is at most one."""
     choices = [c for c in simd_candidates(kernel, band, deps, ()) if c.loop in space and c.is_reduction]
-    return choose_simd(choices, band)
+    return choose_simd(choices, kernel, band)
 
 
 def _stride_one_layout(kernel: Kernel, band: Band, loop: str) -> dict[str, tuple[int, ...]] | None:
@@ -148,7 +159,7 @@ def tuning_parameters(kernel: Kernel, band: Band, latency_hiding: list[str],
         params.append(TuningParameter(f"{loop}_t2", "latency_hiding", 1, band.extents[band.index(loop)],
                                       loop=loop, constraints=(Constraint("divides", f"{loop}_t1"),)))
     if simd is not None:
-        upper = min(MAX_SIMD, band.extents[band.index(simd.loop)])
+        upper = min(max_simd(kernel, band, simd.loop), band.extents[band.index(simd.loop)])
         params.append(TuningParameter(f"{simd.loop}_t2", "simd", 1, upper, loop=simd.loop,
                                       constraints=(Constraint("divides", f"{simd.loop}_t1"),
                                                    Constraint("power_of_two"))))

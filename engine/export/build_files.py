@@ -1,11 +1,11 @@
 """Design descriptor + kernel interface -> the Vitis build files of an exported project: the Makefile
-(v++ compile and link, host build, emulation, `check`), connectivity.cfg (one DDR bank per port) and
+(v++ compile and link, host build, emulation, `check`), connectivity.cfg (each port's DDR bank or HBM
+pseudo-channels: memory_banks.py) and
 hls_script.tcl (Vitis HLS csim / csynth / cosim of kernel0 alone)."""
 from __future__ import annotations
 
 DEFAULT_PLATFORM = "xilinx_u250_gen3x16_xdma_4_1_202210_1"
 PART = "xcu250-figd2104-2L-e"
-DDR_BANKS = 4  # the U250 has DDR[0..3]; ports beyond four share banks round-robin
 
 
 def _design_line(descriptor: dict) -> str:
@@ -13,17 +13,12 @@ def _design_line(descriptor: dict) -> str:
     return f"{descriptor['kernel']['name']}, design {design['id']}"
 
 
-def ddr_banks(interface) -> dict[str, int]:
-    """Port name -> DDR bank: one bank per port, wrapping around when there are more ports than banks."""
-    return {port.name: k % DDR_BANKS for k, port in enumerate(interface.ports)}
-
-
-def connectivity_cfg(descriptor: dict, interface) -> str:
-    banks = ddr_banks(interface)
+def connectivity_cfg(descriptor: dict, interface, memories: dict[str, str]) -> str:
+    """`memories`: port name -> its DDR bank or HBM pseudo-channels (memory_banks.port_memories)."""
     cu = f"{interface.top}_1"
-    lines = [f"# v++ link options for {_design_line(descriptor)}: one compute unit, each array port on a DDR bank",
-             "[connectivity]", f"nk={interface.top}:1:{cu}"]
-    lines += [f"sp={cu}.{port.name}:DDR[{banks[port.name]}]" for port in interface.ports]
+    lines = [f"# v++ link options for {_design_line(descriptor)}: one compute unit, each array port on its "
+             f"memory", "[connectivity]", f"nk={interface.top}:1:{cu}"]
+    lines += [f"sp={cu}.{port.name}:{memories[port.name]}" for port in interface.ports]
     return "\n".join(lines) + "\n"
 
 
@@ -93,7 +88,7 @@ clean:
 """
 
 
-def hls_script(descriptor: dict, interface, clock_mhz: float) -> str:
+def hls_script(descriptor: dict, interface, clock_mhz: float, part: str = PART) -> str:
     period = 1000.0 / clock_mhz
     top = interface.top
     return f"""\
@@ -115,7 +110,7 @@ set_top {top}
 add_files src/kernel_kernel.cpp -cflags "-Isrc"
 add_files -tb src/kernel_tb.cpp -cflags "-Isrc"
 open_solution -reset solution1 -flow_target vitis
-set_part {{{PART}}}
+set_part {{{part}}}
 create_clock -period {period:.2f} -name default
 
 if {{$step eq "csim" || $step eq "all"}} {{ csim_design }}

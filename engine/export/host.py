@@ -9,7 +9,7 @@ XRT buffers on a device, or by a direct call. Ports in the serialized DRAM layou
 the padded buffer into kernel0's read order (`serialize_<port>` of kernel_kernel.h) and scattered
 back from its write order (`deserialize_<port>`). The host times the run as AutoSA's host does (from
 the launch to the end of `run.wait()`, whose state must be COMPLETED) and prints the kernel's wall
-time and GOP/s (2 operations per point of the problem, the models' count) between the serialization
+time and GOP/s (the descriptor's `compute.operations.total`, the models' count) between the serialization
 and deserialization times, then the total.
 """
 from __future__ import annotations
@@ -169,7 +169,7 @@ def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
               f"{p.name}_bo.map<{p.word_type}*>());" for p in ports if _serialized(dram, p) and p.direction != "out"]
     lines += _elapsed("serialize")
     lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);" for p in ports if p.direction in ("in", "inout")]
-    operations = 2 * prod(int(n) for n in descriptor["design"]["problem_size"].values())
+    operations = int(descriptor["compute"]["operations"]["total"])
     lines += ["    const auto kernel_start = std::chrono::steady_clock::now();",
               f"    auto run = kernel({', '.join(f'{p.name}_bo' for p in ports)});",
               "    const auto state = run.wait();", *_elapsed("kernel"),

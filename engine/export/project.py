@@ -29,6 +29,7 @@ from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.export.build_files import DEFAULT_PLATFORM, connectivity_cfg, hls_script, makefile
 from engine.export.constraints import floorplan_tcl, placements
+from engine.export.memory_banks import port_memories
 from engine.export.dram_layout import port_layout
 from engine.export.hls_kernel import crossing_streams, kernel_export, kernel_processes
 from engine.export.host import host_program, hls_testbench
@@ -99,8 +100,11 @@ def floorplan_summary(fp: ExportFloorplan, streams: dict) -> dict:
 
 def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
                   over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings(),
-                  floorplan: ExportFloorplan | None = None) -> dict[str, str]:
-    """Relative path -> text of every file of the project (floorplan.tcl only with a floorplan)."""
+                  floorplan: ExportFloorplan | None = None, device: Device | None = None) -> dict[str, str]:
+    """Relative path -> text of every file of the project (floorplan.tcl only with a floorplan);
+    `device` (the U250 unless given) decides the memory each port is linked to and the part of the
+    HLS script."""
+    device = device or load_device()
     interface = kernel_interface(descriptor, values)
     crossings = floorplan.crossings if floorplan is not None else None
     sources, dram = kernel_export(descriptor, values, report=report, layout=layout, axi=axi, crossings=crossings)
@@ -125,8 +129,8 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
         "src/kernel_tb.cpp": hls_testbench(descriptor, interface, dram),
         "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock,
                              constraints="floorplan.tcl" if floorplan is not None else None),
-        "connectivity.cfg": connectivity_cfg(descriptor, interface),
-        "hls_script.tcl": hls_script(descriptor, interface, clock),
+        "connectivity.cfg": connectivity_cfg(descriptor, interface, port_memories(device, interface, dram)),
+        "hls_script.tcl": hls_script(descriptor, interface, clock, device.part),
         "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
                                    interface=interface, dram={"layout": layout, "axi": axi, "ports": dram,
                                                               "host_repack": repack}, floorplan=summary),
@@ -151,7 +155,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     port_layout(layout, "in")  # an unknown layout: one line, nothing written
     check_output(out_dir, force)
     device = device or load_device()
-    platform = platform or DEFAULT_PLATFORM
+    platform = platform or device.platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):
         raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
     model = PerformanceModel(space, design, device, layout=layout)
@@ -176,8 +180,8 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
                 notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
                              f"at {relaxed:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
     try:
-        files = project_files(descriptor, values, report, platform=platform,
-                              over_budget=over_budget, layout=layout, axi=device.axi, floorplan=plan)
+        files = project_files(descriptor, values, report, platform=platform, over_budget=over_budget,
+                              layout=layout, axi=device.axi, floorplan=plan, device=device)
         write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from engine.compiler.architecture.build import operations_label
 from engine.compiler.expressions import evaluate
 from engine.floorplan.pipeline import RELAY_STAGES_PER_BOUNDARY
 from engine.models.device import RESOURCE_NAMES
@@ -141,7 +142,7 @@ def design_readme(descriptor: dict, values: dict[str, int], report: dict, *, pla
               f"Latency {_number(report['latency_cycles'])} cycles ({seconds * 1e6:,.1f} us) = prologue "
               f"{_number(report['prologue'])} + main {_number(report['main'])} + epilogue "
               f"{_number(report['epilogue'])}; the bottleneck is module `{report['bottleneck']}`. Throughput "
-              f"{report['throughput_gops']:,.1f} GOP/s. Off-chip traffic {report['offchip_bytes'] / 2**20:,.2f} MiB.",
+              f"{report['throughput_gops']:,.1f} GOP/s ({operations_label(report['operations'])}). Off-chip traffic {report['offchip_bytes'] / 2**20:,.2f} MiB.",
               ""]
     rows = []
     for key, name in _RESOURCES:

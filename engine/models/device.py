@@ -1,6 +1,7 @@
 """Device description files (resources/devices/*.json) -> Device: resources, usable ratio, clock, the
-memory system the DRAM ports see (DDR banks and their bandwidth, the pinned AXI settings) and the
-dies (SLRs): what each offers the kernel, which DRAM banks sit in it and the wires between neighbours.
+memory system the DRAM ports see (DDR4 banks or HBM2 pseudo-channels, their capacity and bandwidth,
+the pinned AXI settings), the Vitis platform an export targets and the dies (SLRs): what each offers
+the kernel, which DRAM banks sit in it and the wires between neighbours.
 
 A device file is read through engine/validation.read_json (a regular file of at most 16 MB, UTF-8,
 nesting at most 64 deep) and checked against SCHEMA before use: a file that is not UTF-8 JSON, lacks
@@ -19,6 +20,8 @@ from engine.validation import check_clock, read_json
 
 DEVICES = RESOURCES / "devices"
 RESOURCE_NAMES = ("DSP", "BRAM18K", "URAM", "LUT", "FF")
+# memory.kind -> the name Vitis gives its banks in connectivity.cfg (DDR[k], HBM[k] pseudo-channels)
+MEMORY_KINDS = {"DDR4": "DDR", "HBM2": "HBM"}
 
 
 def _text(v) -> bool:
@@ -45,7 +48,9 @@ SCHEMA = {
                                    "a positive integer (wires crossing between neighbouring SLRs)"),
     ("memory", "axi_bus_bits_max"): (lambda v: type(v) is int and v > 0 and v & (v - 1) == 0,
                                      "a positive power-of-two integer"),
+    ("memory", "kind"): (lambda v: v in MEMORY_KINDS, f"one of {', '.join(MEMORY_KINDS)}"),
     ("memory", "banks"): (lambda v: type(v) is int and v > 0, "a positive integer (DDR or HBM banks)"),
+    ("memory", "bank_gbytes"): (_positive, "a positive number of GB (one bank or HBM pseudo-channel)"),
     ("memory", "bank_bandwidth_gbytes_per_s"): (_positive, "a positive number of GB/s"),
     ("memory", "axi", "max_burst_beats"): (lambda v: type(v) is int and 1 <= v <= 256, "an integer in 1..256"),
     ("memory", "axi", "outstanding"): (lambda v: type(v) is int and 1 <= v <= 512, "an integer in 1..512"),
@@ -130,6 +135,9 @@ class Device:
     slrs: tuple[Slr, ...] = ()
     sll_per_boundary: int = 0  # wires between neighbouring SLRs
     clock_mhz_max: float = 0.0
+    memory_kind: str = "DDR4"  # memory.kind: DDR4 banks or HBM2 pseudo-channels
+    bank_bytes: float = 16 * 2**30  # capacity of one bank (pseudo-channel)
+    platform: str = ""  # vitis_platforms.default, the platform an export targets unless told
 
     def slr_of_bank(self, bank: int) -> int:
         """The SLR a DRAM bank is wired to."""
@@ -164,7 +172,9 @@ def load_device(name_or_path: str = "u250", *, usable_ratio: float | None = None
                   int(data["memory"]["banks"]), float(data["memory"]["bank_bandwidth_gbytes_per_s"]) * 1e9,
                   tuple(Slr({r: int(die["resources"][r]) for r in RESOURCE_NAMES}, tuple(die["banks"]))
                         for die in data["slrs"]["dies"]),
-                  int(data["slrs"]["sll_per_boundary"]), float(data["clock_mhz_max"]))
+                  int(data["slrs"]["sll_per_boundary"]), float(data["clock_mhz_max"]),
+                  data["memory"]["kind"], float(data["memory"]["bank_gbytes"]) * 2**30,
+                  str((data.get("vitis_platforms") or {}).get("default", "")))
 
 
 def _axi(data: dict) -> AxiSettings:

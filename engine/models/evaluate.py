@@ -177,7 +177,7 @@ class PerformanceModel:
                  + [f"offchip:{a}" for a in self.offchip_arrays])
         values = dict(zip(names, out))
         seconds = values["latency_cycles"] / (self.device.clock_mhz * 1e6)
-        values["throughput_gops"] = 2.0 * self.symbolic.macs / seconds / 1e9
+        values["throughput_gops"] = self.symbolic.operations / seconds / 1e9
         values["fits"] = self.fits(values)
         return Evaluation(values)
 

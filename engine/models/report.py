@@ -6,6 +6,7 @@ import dataclasses
 import numpy as np
 import sympy
 
+from engine.compiler.architecture.build import operations_label
 from engine.models.constraints import violations
 from engine.models.device import RESOURCE_NAMES
 from engine.compiler.architecture.dram_runs import in_row_order
@@ -65,6 +66,9 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         "offchip_elements": {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("offchip:")},
         "fifo_bytes": scalar["fifo_bytes"],
         "throughput_gops": scalar["throughput_gops"],
+        # what the GOP/s counts (compute.operations; a network layer's total at its own sizes)
+        "operations": {"total": model.symbolic.operations,
+                       "per_iteration": model.architecture.compute["operations"]["per_iteration"]},
         "fits": scalar["fits"],
         "violations": model.over_budget(ev),
         "dram": {"layout": model.layout, "axi": dataclasses.asdict(model.device.axi)},
@@ -105,7 +109,8 @@ def format_report(result: dict) -> str:
     lines = [f"design {result['design']}  " + " ".join(f"{k}={v}" for k, v in result["params"].items()),
              f"latency {result['latency_cycles']:,.0f} cycles = prologue {result['prologue']:,.0f} "
              f"+ main {result['main']:,.0f} + epilogue {result['epilogue']:,.0f}",
-             f"throughput {result['throughput_gops']:,.1f} GOP/s at {dev['clock_mhz']:.0f} MHz", "modules:"]
+             f"throughput {result['throughput_gops']:,.1f} GOP/s ({operations_label(result['operations'])}) "
+             f"at {dev['clock_mhz']:.0f} MHz", "modules:"]
     for name, cycles in sorted(result["modules"].items(), key=lambda kv: -kv[1]):
         mark = "  <- bottleneck" if name == result["bottleneck"] else ""
         lines.append(f"  {name:14} {cycles:>16,.0f}{mark}")

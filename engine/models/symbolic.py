@@ -85,7 +85,8 @@ class SymbolicModel:
     offchip_elements: dict[str, sympy.Expr]  # per array, both directions
     offchip_bytes: sympy.Expr
     fifo_bytes: sympy.Expr
-    macs: int  # multiply-accumulates of the (unpadded) problem
+    macs: int  # points of the (unpadded) problem box: multiply-accumulates of a one-statement kernel
+    operations: int  # arithmetic operations of the problem (compute.operations.total): the GOP/s numerator
 
 
 def phase_cycles(module: Module, phase: Phase, invocations: sympy.Expr | None = None) -> sympy.Expr:
@@ -433,5 +434,5 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     latency = smax(*paths)
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
-                         offchip, offchip_bytes, fifo_bytes, macs)
+                         offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"])
 

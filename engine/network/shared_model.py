@@ -81,6 +81,8 @@ class SharedModel:
         model.design = design
         model.shared, model.subs = self, subs
         model.macs = int(np.prod([values[l] for l in design.band_loops], dtype=object))
+        # a layer's operations: the kernel's operations per band point (compute.operations) at its sizes
+        model.operations = round(self.model.architecture.compute["operations"]["per_iteration"] * model.macs)
         model._architecture = model._symbolic = None
         s = self.model.symbolic
         model.tunable, model.packing = list(self.tunable), list(self.packing)
@@ -112,7 +114,8 @@ class BoundModel(PerformanceModel):
     def symbolic(self):
         if self._symbolic is None:
             self._symbolic = dataclasses.replace(substitute(self.shared.model.symbolic, self.subs, skip="architecture"),
-                                                 architecture=self.architecture, macs=self.macs)
+                                                 architecture=self.architecture, macs=self.macs,
+                                                 operations=self.operations)
         return self._symbolic
 
     def evaluate(self, params: dict):

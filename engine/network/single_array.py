@@ -75,7 +75,7 @@ class NetworkSearchSpace(SearchSpace):
         super().__init__(envelope_model)
         self.layer_models = layer_models
         self.counts = counts or [1] * len(layer_models)
-        self.macs = sum(n * m.symbolic.macs for n, m in zip(self.counts, layer_models))  # throughput(): the network's
+        self.operations = sum(n * m.symbolic.operations for n, m in zip(self.counts, layer_models))  # throughput(): the network's
 
     def per_layer(self, arrays: dict[str, np.ndarray]) -> list[FastEvaluation]:
         return [m.evaluate_fast(arrays) for m in self.layer_models]

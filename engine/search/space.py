@@ -95,7 +95,7 @@ class SearchSpace:
                                         bool(t2 and t2.role == "simd"), t2.upper if t2 else 1))
         self.dsp_budget = self.device.budget("DSP")
         self.bram_budget = self.device.budget("BRAM18K")
-        self.macs = model.symbolic.macs
+        self.operations = model.symbolic.operations  # throughput(): compute.operations.total
 
     def evaluate(self, configs: list[Config] | Columns) -> Batch:
         """Latency, DSP, BRAM and feasibility of a batch (a list of configurations, or columns)."""
@@ -118,7 +118,7 @@ class SearchSpace:
         return quick_clock(self.device, resources, widest)
 
     def throughput(self, latency: float, clock_mhz: float | None = None) -> float:
-        return 2.0 * self.macs / (latency / ((clock_mhz or self.device.clock_mhz) * 1e6)) / 1e9
+        return self.operations / (latency / ((clock_mhz or self.device.clock_mhz) * 1e6)) / 1e9
 
     def candidate(self, config: Config, latency: float, dsp: float, bram: float) -> Candidate:
         clock = None

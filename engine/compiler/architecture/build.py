@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
+from fractions import Fraction
 from dataclasses import replace
 
 import networkx as nx
@@ -91,7 +92,32 @@ def compute_info(space: DesignSpace, statements) -> dict:
         # the operators between a read of each array and the statement's value (the path a value
         # received from a neighbour or from an earlier iteration runs through)
         entry["from"] = _path_latencies(stmt.expr, table)
-    return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text, "statements": per_statement}
+    return {"ops": dict(ops), "dtype": dtype, "statement": statements[0].text, "statements": per_statement,
+            "operations": operation_count(space, {e["name"]: sum(e["ops"].values()) for e in per_statement})}
+
+
+def operation_count(space: DesignSpace, ops: dict[str, int]) -> dict:
+    """The arithmetic the band performs, the numerator of every throughput: each `+ - * / %` of a
+    statement's right-hand side (the pycparser tree as engine/compiler/ir.py holds it; `+=` is its
+    `+`) and each call counts one operation, times the statement's executions as isl counts them
+    over its domain (LU's triangle, not its box). `total`: every operation of the problem;
+    `per_iteration`: total over the band's points, an integer for a kernel whose statements run at
+    every point (MM 2, MTTKRP 3: two multiplies and the add). `ops`: statement -> its operations."""
+    total = sum(n * space.model.instance_count(name) for name, n in ops.items())
+    points = space.band.point_count(space.model.domains)
+    per_iteration = Fraction(total, points) if points else Fraction(0)
+    return {"total": total,
+            "per_iteration": int(per_iteration) if per_iteration.denominator == 1 else round(float(per_iteration), 4)}
+
+
+def kernel_operations(space: DesignSpace) -> dict:
+    """compute.operations of the space's kernel (the same for every design: the band's statements)."""
+    return compute_info(space, [space.kernel.statement(n) for n in space.band.compute_statements])["operations"]
+
+
+def operations_label(operations: dict) -> str:
+    """`2 ops per iteration`: what a GOP/s figure counts (compute.operations)."""
+    return f"{operations['per_iteration']:g} ops per iteration"
 
 
 def guard_text(guard: Guard) -> str:

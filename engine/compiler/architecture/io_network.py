@@ -20,8 +20,9 @@ from engine.compiler.architecture.io_groups import IOGroup
 from engine.compiler.architecture.modules import Buffer, Fifo, Loop, Module, PackingParameter, Phase
 from engine.compiler.architecture.symbols import DesignSymbols, symbol
 from engine.compiler.expressions import smin
+from engine.compiler.tuning import WORD_BITS
 
-AXI_BITS = 512
+AXI_BITS = WORD_BITS  # the widest bus word (engine/compiler/tuning.py, which bounds SIMD by it too)
 
 
 class _GroupNetwork:

@@ -39,6 +39,8 @@ def test_a_valid_copy_loads(u250, tmp_path):
     (lambda d: d["memory"].update(bank_bandwidth_gbytes_per_s=0),
      "'memory.bank_bandwidth_gbytes_per_s' is 0; expected a positive number of GB/s"),
     (lambda d: d["memory"].update(banks=-1), "'memory.banks' is -1; expected a positive integer"),
+    (lambda d: d["memory"].update(kind="SRAM"), "'memory.kind' is \"SRAM\"; expected one of DDR4, HBM2"),
+    (lambda d: d["memory"].pop("bank_gbytes"), "lacks the field 'memory.bank_gbytes'"),
     (lambda d: d["memory"].pop("axi"), "lacks the field 'memory.axi.max_burst_beats'"),
     (lambda d: d["memory"]["axi"].update(outstanding=0), "'memory.axi.outstanding' is 0; expected an integer in 1..512"),
     (lambda d: d["memory"]["axi"].update(latency_cycles=-64), "'memory.axi.latency_cycles' is -64"),

@@ -164,7 +164,7 @@ def test_odyssey_table_3_parameters_for_mm_ij(bundled):
     assert set(tunable) == {"i_t1", "j_t1", "k_t1", "i_t2", "j_t2", "k_t2"}
     assert (tunable["i_t1"].lower, tunable["i_t1"].upper) == (1, 1024)
     assert [c.to_json() for c in tunable["j_t2"].constraints] == [{"kind": "divides", "of": "j_t1"}]
-    assert tunable["k_t2"].role == "simd" and tunable["k_t2"].upper == 8
+    assert tunable["k_t2"].role == "simd" and tunable["k_t2"].upper == 16  # one 512-bit word of float
     assert {c.kind for c in tunable["k_t2"].constraints} == {"divides", "power_of_two"}
     assert design.simd.layout == {"B": (1, 0)}  # B[k][j] becomes B[j][k] so that k is stride one
     assert not [p for p in design.params if p.role == "data_packing"]  # per I/O level: the descriptor's

@@ -11,9 +11,9 @@ import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.export.build_files import (DDR_BANKS, DEFAULT_PLATFORM, PART, connectivity_cfg, hls_script,
-                                                makefile)
+from engine.export.build_files import DEFAULT_PLATFORM, PART, connectivity_cfg, hls_script, makefile
 from engine.export.interface import kernel_interface
+from engine.export.memory_banks import port_memories
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -50,7 +50,7 @@ def mm():
 
 def test_connectivity_puts_each_port_on_a_bank(mm):
     descriptor, interface = mm
-    text = connectivity_cfg(descriptor, interface)
+    text = connectivity_cfg(descriptor, interface, port_memories(load_device(), interface, {}))
     lines = text.splitlines()
     assert "[connectivity]" in lines
     assert "nk=kernel0:1:kernel0_1" in lines
@@ -64,8 +64,9 @@ def test_more_ports_than_banks_wrap_around(tmp_path):
     path.write_text(FIVE_ARRAYS)
     descriptor, interface = _exported(path)
     assert len(interface.ports) == 5
-    banks = re.findall(r"^sp=kernel0_1\.(\w+):DDR\[(\d)\]$", connectivity_cfg(descriptor, interface), re.M)
-    assert [int(b) for _, b in banks] == [k % DDR_BANKS for k in range(5)]
+    text = connectivity_cfg(descriptor, interface, port_memories(load_device(), interface, {}))
+    banks = re.findall(r"^sp=kernel0_1\.(\w+):DDR\[(\d)\]$", text, re.M)
+    assert [int(b) for _, b in banks] == [k % load_device().banks for k in range(5)]
 
 
 def test_makefile_platform_default_and_override(mm):

@@ -50,6 +50,7 @@ def test_a_bound_shared_model_evaluates_like_the_model_built_at_the_layer(job):
             for name in full_b.values:
                 np.testing.assert_allclose(full_a[name], full_b[name])
             assert bound.symbolic.macs == built.symbolic.macs
+            assert bound.symbolic.operations == built.symbolic.operations
             lowest = {p.name: p.lower for p in design.params if p.tunable}
             assert mp_objectives(SearchSpace(bound), lowest) == mp_objectives(SearchSpace(built), lowest)
     # the 1x1 layer's designs (no latency hiding on p and q, no reduction along them) have their own

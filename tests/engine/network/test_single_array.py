@@ -40,7 +40,7 @@ def test_the_network_space_sums_the_layers_and_keeps_the_largest_resources():
     assert np.array_equal(batch.latency, per_layer[0][0] + per_layer[1][0])
     assert np.array_equal(batch.dsp, np.maximum(per_layer[0][1], per_layer[1][1]))
     assert batch.feasible.all()
-    assert space.macs == sum(m.symbolic.macs for m in models)
+    assert space.operations == sum(m.symbolic.operations for m in models)
 
 
 def test_the_single_array_is_searched_seeded_and_checked_exactly():
