@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--problems", type=int, nargs="*", metavar="K",
                         help="--cases searched: only these problems (0: MM 64^3, 1: MM 128^3, 2, 3: CNN layers)")
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--only", metavar="TEXT", help="run only the cases whose label contains TEXT")
+    parser.add_argument("--only", metavar="TEXT", nargs="+", help="run only the cases whose label contains a TEXT")
     parser.add_argument("--floorplan", choices=["auto", "none"], default="auto",
                         help="export with the SLR floorplan (default; its crossing FIFOs are deeper and the timed "
                              "C simulation charges their pipeline latency) or without")
@@ -124,7 +124,7 @@ def main() -> None:
         cases = every_design() if args.cases == "designs" else {
             "test": SAMPLE, "full": FULL_SIZE, "reload": RELOAD, "all": SAMPLE + FULL_SIZE}[args.cases]
     if args.only:
-        cases = tuple(c for c in cases if args.only in c.label)
+        cases = tuple(c for c in cases if any(text in c.label for text in args.only))
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6} {'SLR x':>5}  bottleneck (model / csim)")
