@@ -62,7 +62,7 @@ def test_a_click_applies_the_offered_step(qtbot, settle):
     assert all(s is None or s.fits for s in steps)
     assert "click to apply" in view.rows()[k][2]
     qtbot.mouseClick(view.modules, Qt.LeftButton, pos=view.modules.lever_rect(k).center().toPoint())
-    qtbot.waitUntil(lambda: selection.values[step.param] == step.new and not selection.busy, timeout=30000)
+    qtbot.waitUntil(lambda: selection.values[step.param] == step.new and not selection.busy, timeout=300000)
     assert selection.report is not None and selection.report["params"][step.param] == step.new
     assert selection.report["fits"]
     selection.shutdown()

@@ -103,13 +103,13 @@ def test_compile_error_fix_search_select_prove_load_compare_export(make_window, 
     proof = window.proof
     proof.seconds.setValue(30)
     proof.prove()
-    qtbot.waitUntil(lambda: not proof.busy, timeout=90000)
+    qtbot.waitUntil(lambda: not proof.busy, timeout=300000)
     certificate = proof.certificates[picked]
     assert certificate["params"] and proof.loadable() == certificate["params"]
     assert not proof.load_button.isHidden()
     proof.load_button.click()
     settle(window.selection)
-    qtbot.waitUntil(lambda: picked in window.tree_model.best, timeout=30000)
+    qtbot.waitUntil(lambda: picked in window.tree_model.best, timeout=300000)
     loaded = check_panels_agree(window)
     assert window.selection.values == certificate["params"]
     assert loaded["latency_cycles"] == certificate["latency_cycles"] <= defaults["latency_cycles"]
@@ -133,9 +133,9 @@ def test_compile_error_fix_search_select_prove_load_compare_export(make_window, 
     dialog = window.show_export()
     assert winner in dialog.summary.text() and f"{searched_best[2]:,.1f} GOP/s" in dialog.summary.text()
     dialog.folder.setText(str(tmp_path / "export"))
-    with qtbot.waitSignal(dialog.exported, timeout=120000):
+    with qtbot.waitSignal(dialog.exported, timeout=300000):
         dialog.export_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
     design_json = json.loads((dialog.project_dir / "design.json").read_text())
     text = json.dumps(design_json)
     assert winner in text

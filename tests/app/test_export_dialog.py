@@ -25,7 +25,7 @@ def selection(settle):
 def _export(dialog, qtbot):
     with qtbot.waitSignal(dialog.export_button.clicked):
         dialog.export_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
     if "not written yet" in dialog.outcome.text():  # the HLS generator lands in a parallel change
         assert dialog.project_dir is None and "\n" not in dialog.outcome.text()
         pytest.skip(dialog.outcome.text())
@@ -56,7 +56,7 @@ def test_the_c_simulation_runs_on_the_export(qtbot, tmp_path, selection):
     _export(dialog, qtbot)
     assert dialog.csim_button.isEnabled()
     dialog.csim_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=120000)
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
     assert dialog.csim_result is not None and dialog.csim_result.passed, dialog.outcome.text()
     assert "passed" in dialog.outcome.text() and dialog.csim_result.command in dialog.log.toPlainText()
 
@@ -110,7 +110,7 @@ def test_a_broken_export_shows_the_timed_simulation_error_in_place(qtbot, tmp_pa
     _export(dialog, qtbot)
     (dialog.project_dir / "design.json").unlink()  # no longer an exported project
     dialog.timed_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=60000)
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
     text = dialog.outcome.text()
     assert dialog.timed_result is None and text and "\n" not in text and "Traceback" not in text
     assert "design.json" in text, text

@@ -40,7 +40,7 @@ def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorpla
         views, qtbot):
     selection, panel, detail = views
     floorplan = panel.floorplan
-    qtbot.waitUntil(floorplan.is_current, timeout=60000)
+    qtbot.waitUntil(floorplan.is_current, timeout=300000)
     quick = estimate_clock(selection.descriptor, selection.full_values(), selection.device, quick=True)
     text = detail.clock_estimate.text()
     assert f"floorplanned <b>{quick.floorplanned_mhz:.0f} MHz</b>" in text and quick.floorplanned_reason in text
@@ -51,7 +51,7 @@ def test_both_clock_estimates_are_shown_and_the_slr_colours_come_from_a_floorpla
 
     panel.colours.setCurrentIndex(2)  # colour by SLR: the floorplan is solved in the background
     assert panel.view.colour_mode == "SLR"
-    qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=120000)
+    qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=300000)
     assert floorplan.computed_in not in (None, os.getpid())  # the floorplan process, not the window's
     plan = floorplan.plan
     solved = estimate_clock(selection.descriptor, selection.full_values(), selection.device, plan=plan)
@@ -82,6 +82,6 @@ def test_a_selection_made_while_a_floorplan_is_solved_gets_its_own(views, qtbot,
     assert floorplan.busy
     selection.select("i-j__i-j.k", {**VALUES, "i_t2": 4})  # another one meanwhile: the first is abandoned
     settle(selection)
-    qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=120000)
+    qtbot.waitUntil(lambda: floorplan.plan is not None and floorplan.is_current(), timeout=300000)
     assert floorplan.current_key()[1] == tuple(sorted(selection.full_values().items()))
     assert "floorplan solved" in detail.clock_estimate.text()

@@ -42,12 +42,12 @@ def test_the_proof_s_configuration_loads_into_every_panel_and_the_tree(focus, qt
     assert view.load_button.isHidden()
     view.seconds.setValue(30)
     view.prove()
-    qtbot.waitUntil(lambda: not view.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not view.busy, timeout=300000)
     params = view.certificates[DESIGN]["params"]
     assert view.loadable() == params and not view.load_button.isHidden()
     view.load_button.click()
     settle(selection)
-    qtbot.waitUntil(lambda: DESIGN in tree.best, timeout=30000)
+    qtbot.waitUntil(lambda: DESIGN in tree.best, timeout=300000)
     assert selection.design.id == DESIGN and selection.values == params
     assert tree.best[DESIGN].params == params
     assert tree.best[DESIGN].throughput_gops == selection.report["throughput_gops"]

@@ -52,7 +52,7 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     window.resize(*SCREEN_SIZE)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: bool(window.tree_model.design_ids()) and not window.models.busy, timeout=120000)
+    qtbot.waitUntil(lambda: bool(window.tree_model.design_ids()) and not window.models.busy, timeout=300000)
     settle(window.selection)
     qtbot.wait(300)  # the window's first paint (polish, layout, every widget: ~100 ms) is not the search's
     ticks = []
@@ -71,7 +71,7 @@ def test_a_search_fills_tree_and_plots_and_the_window_stays_responsive(make_wind
     probe.start()
     panel.start_button.click()
     assert window.search.running and not panel.start_button.isEnabled()  # the models were built: it started
-    qtbot.waitUntil(lambda: not window.search.running, timeout=60000)
+    qtbot.waitUntil(lambda: not window.search.running, timeout=300000)
     probe.stop()
     print(f"longest event-loop gap {probe.worst * 1000:.0f} ms at {probe.worst_at:.2f} s")
     assert probe.worst < MAX_STALL, f"the event loop stalled {probe.worst * 1000:.0f} ms, {probe.worst_at:.2f} s in: " \
@@ -114,11 +114,11 @@ def test_stop_takes_effect_within_half_a_second(make_window, qtbot, compiled):
     window.search_panel.start_button.click()
     qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)  # after the model pool
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=60000)
+    qtbot.waitUntil(lambda: window.search.traces.total_samples > 0, timeout=300000)
     qtbot.wait(300)
     clicked = time.perf_counter()
     window.search_panel.stop_button.click()
-    qtbot.waitUntil(lambda: not window.search.running, timeout=10000)
+    qtbot.waitUntil(lambda: not window.search.running, timeout=300000)
     assert worker.search_ended_at - clicked < STOP_WITHIN  # the search process has stopped computing
     assert window.search.status == "interrupted"
     assert "stopped" in {s.split(",")[0] for s in window.tree_model.status.values()}
@@ -132,7 +132,7 @@ def test_closing_the_window_during_a_search_stops_the_worker(make_window, qtbot,
     window.search_panel.start_button.click()
     qtbot.waitUntil(lambda: window.search.worker is not None, timeout=180000)
     worker = window.search.worker
-    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=60000)
+    qtbot.waitUntil(lambda: window.search.elapsed > 0.3, timeout=300000)
     window.close()
     assert worker.isFinished()
 
@@ -175,7 +175,7 @@ def test_a_search_ends_with_its_best_selected_and_every_panel_on_the_tree_s_numb
     graph = window.selection.topology()
     assert window.topology.scene_items_by_kind()["pe"] == sum(1 for n in graph.nodes if n[0] == "PE") > 0
     # a kept configuration clicked in the plots is loaded; one that breaks a bound is refused in place
-    qtbot.waitUntil(lambda: len(window.points.table) > 0, timeout=60000)
+    qtbot.waitUntil(lambda: len(window.points.table) > 0, timeout=300000)
     table, results = window.points.table, window.search_panel.results
     k = next(i for i, d in enumerate(table.designs) if d != best)
     results.click_point(k)

@@ -39,7 +39,7 @@ def view(qtbot, settle, monkeypatch):
 
 def test_the_sweep_is_the_model_at_each_legal_value_off_the_gui_thread(view, qtbot):
     selection, session, widget, threads = view
-    qtbot.waitUntil(lambda: session.points is not None, timeout=60000)
+    qtbot.waitUntil(lambda: session.points is not None, timeout=300000)
     assert threads and threads[0] is not threading.main_thread()
     p = session.points
     assert p.param == "i_t1" == widget.param.currentText() and p.current == 8
@@ -59,7 +59,7 @@ def test_the_sweep_is_the_model_at_each_legal_value_off_the_gui_thread(view, qtb
     # another parameter
     widget.param.setCurrentText("k_t1")
     widget.param.activated.emit(widget.param.currentIndex())
-    qtbot.waitUntil(lambda: session.points.param == "k_t1", timeout=60000)
+    qtbot.waitUntil(lambda: session.points.param == "k_t1", timeout=300000)
     assert session.points.current == 8 and 8 in session.points.values
 
 
