@@ -21,20 +21,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine" / "floorplan"))
 
-from engine.compiler.descriptor import build_descriptor  # noqa: E402
-from engine.compiler.design_space import compile_kernel  # noqa: E402
-from engine.compiler.sa_sizes import select  # noqa: E402
 from engine.errors import DesignError  # noqa: E402
 from engine.export.build_files import DEFAULT_PLATFORM  # noqa: E402
 from engine.export.constraints import constraint_names  # noqa: E402
 from engine.export.project import ExportFloorplan, project_files  # noqa: E402
-from engine.floorplan import build_netlist, estimate_clock, floorplan  # noqa: E402
+from engine.floorplan import estimate_clock, floorplan  # noqa: E402
 from engine.floorplan.pipeline import crossing_pipelines  # noqa: E402
-from engine.models.device import load_device  # noqa: E402
-from engine.models.evaluate import PerformanceModel  # noqa: E402
 from engine.models.report import evaluate_configuration  # noqa: E402
 from engine.resources import KERNELS  # noqa: E402
-from test_autosa_configurations import CONFIGURATIONS  # noqa: E402
+from test_autosa_configurations import CONFIGURATIONS, configuration_netlist  # noqa: E402
 
 
 def kernel_calls(cpp: str) -> list[str]:
@@ -53,19 +48,8 @@ def kernel_calls(cpp: str) -> list[str]:
 
 
 def run(name: str, export: bool) -> dict:
-    kernel, defines, design, params, cap = CONFIGURATIONS[name]
-    space = compile_kernel(KERNELS / f"{kernel}.c", defines=defines)
-    if params is None:
-        chosen = select(space, design)
-        design, params = chosen.design, chosen.params
-    else:
-        design = space.design(design)
-    device = load_device()
-    model = PerformanceModel(space, design, device)
-    packs = model.inferred_packing({k: [v] for k, v in params.items()})
-    values = params | {k: int(v[0]) for k, v in packs.items()}
-    descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
-    net = build_netlist(descriptor, values, device)
+    model, params, values, descriptor, net, device, cap = configuration_netlist(
+        name, str(KERNELS / f"{CONFIGURATIONS[name][0]}.c"))
     start = time.perf_counter()
     plan = floorplan(net, device, cap=cap)
     seconds = time.perf_counter() - start

@@ -27,11 +27,11 @@ CONFIGURATIONS = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(CONFIGURATIONS))
-def test_floorplan_within_cap_and_clocks_as_published(bundled, name):
-    kernel, defines, design, params, cap = CONFIGURATIONS[name]
-    space = compile_kernel(str(bundled(kernel)), defines=defines)
+def configuration_netlist(name: str, kernel_path: str):
+    """A configuration of CONFIGURATIONS -> (its model, tuning parameters, values with inferred packing,
+    descriptor, netlist, device, cap), as the test and bench/bench_floorplan.py floorplan it."""
+    _, defines, design, params, cap = CONFIGURATIONS[name]
+    space = compile_kernel(kernel_path, defines=defines)
     if params is None:
         chosen = select(space, design)
         design, params = chosen.design, chosen.params
@@ -42,7 +42,13 @@ def test_floorplan_within_cap_and_clocks_as_published(bundled, name):
     packs = model.inferred_packing({k: [v] for k, v in params.items()})
     values = params | {k: int(v[0]) for k, v in packs.items()}
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
-    net = build_netlist(descriptor, values, device)
+    return model, params, values, descriptor, build_netlist(descriptor, values, device), device, cap
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CONFIGURATIONS))
+def test_floorplan_within_cap_and_clocks_as_published(bundled, name):
+    _, _, values, descriptor, net, device, cap = configuration_netlist(name, str(bundled(CONFIGURATIONS[name][0])))
     plan = floorplan(net, device, cap=cap)
     for s in range(len(device.slrs)):
         for r in RESOURCE_NAMES:
