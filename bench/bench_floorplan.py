@@ -3,7 +3,10 @@
     python bench/bench_floorplan.py [--only NAME] [--no-export]
 
 For MM fp32 13x16x8, MTTKRP 16x8x8, TTMc 16x8x8 and MM int8 (the configurations of
-tests/engine/floorplan/test_autosa_configurations.py, at their caps): the floorplan's solve time, each
+tests/engine/floorplan/test_autosa_configurations.py, at their caps): the arithmetic bound on any
+floorplan's cap (the design's most used resource over what all SLRs offer the kernel: above 0.7 no split
+into SLRs is within the default cap) and the cap used (0.7, or that bound rounded up to 0.01), the
+floorplan's solve time, each
 SLR's most used resource, the wires through each boundary against capacity, the clock estimated for a
 plain and for a floorplanned build (engine/floorplan/clock.py: a rule calibrated on published builds,
 not Vivado), and, unless --no-export, the exported project's files generated from that floorplan
@@ -26,6 +29,8 @@ from engine.export.build_files import DEFAULT_PLATFORM  # noqa: E402
 from engine.export.constraints import constraint_names  # noqa: E402
 from engine.export.project import ExportFloorplan, project_files  # noqa: E402
 from engine.floorplan import estimate_clock, floorplan  # noqa: E402
+from engine.floorplan.solve import least_cap  # noqa: E402
+from engine.models.device import RESOURCE_NAMES  # noqa: E402
 from engine.floorplan.pipeline import crossing_pipelines  # noqa: E402
 from engine.models.report import evaluate_configuration  # noqa: E402
 from engine.resources import KERNELS  # noqa: E402
@@ -54,9 +59,12 @@ def run(name: str, export: bool) -> dict:
     plan = floorplan(net, device, cap=cap)
     seconds = time.perf_counter() - start
     clock = estimate_clock(descriptor, values, device, cap=cap, plan=plan, net=net)
+    offered = {r: sum(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES}
+    need = max(RESOURCE_NAMES, key=lambda r: net.total(r) / offered[r])
+    bound = f"{need} {net.total(need):,.0f}/{offered[need]:,} {least_cap(net, device):.3f}"
     row = {"name": name, "pes": sum(1 for k in net.kinds.values() if k == "pe"), "instances": len(net.instances),
-           "cap": cap, "seconds": seconds, "slrs": [max(plan.utilisation(s).items(), key=lambda t: t[1])
-                                                    for s in range(len(plan.used))],
+           "bound": bound, "cap": cap, "seconds": seconds,
+           "slrs": [max(plan.utilisation(s).items(), key=lambda t: t[1]) for s in range(len(plan.used))],
            "wires": [b.wires for b in plan.boundaries], "capacity": plan.boundaries[0].capacity,
            "plain": clock.unfloorplanned_mhz, "floorplanned": clock.floorplanned_mhz}
     if export:
@@ -81,15 +89,15 @@ def main() -> None:
     parser.add_argument("--only", choices=list(CONFIGURATIONS))
     parser.add_argument("--no-export", action="store_true", help="floorplan only, no project files")
     args = parser.parse_args()
-    print(f"{'configuration':15} {'PEs':>4} {'inst':>5} {'cap':>4} {'solve s':>7}  "
+    print(f"{'configuration':15} {'PEs':>4} {'inst':>5} {'bound: need/SLRs offer':24} {'cap':>4} {'solve s':>7}  "
           f"{'per SLR: most used resource':47} {'boundary wires':20} {'plain':>5} {'fp':>4}"
           + ("  named/calls  crossing FIFOs" if not args.no_export else ""))
     for name in [args.only] if args.only else CONFIGURATIONS:
         r = run(name, not args.no_export)
         slrs = " ".join(f"{res} {share:.0%}" for res, share in r["slrs"])
         wires = "/".join(map(str, r["wires"])) + f" of {r['capacity']}"
-        print(f"{r['name']:15} {r['pes']:>4} {r['instances']:>5} {r['cap']:>4} {r['seconds']:>7.1f}  {slrs:47} "
-              f"{wires:20} {r['plain']:>5.0f} {r['floorplanned']:>4.0f}"
+        print(f"{r['name']:15} {r['pes']:>4} {r['instances']:>5} {r['bound']:24} {r['cap']:>4} {r['seconds']:>7.1f}  "
+              f"{slrs:47} {wires:20} {r['plain']:>5.0f} {r['floorplanned']:>4.0f}"
               + (f"  {r['named']:>11}  {r['crossing']!s:>14}" if "named" in r else ""), flush=True)
     print("clocks: an estimate from a rule calibrated on published builds (docs/floorplan.md), not a Vivado result")
 

@@ -70,7 +70,8 @@ def quick_clock(device: Device, resources: dict, widest_pe_fifo_bits, *, cap: fl
     what all the SLRs offer), with no crossings over capacity; where that bound is within `cap` the
     export floorplans (the floorplanned estimate, the target clock unless the bound passes SLR_KNEE),
     beyond it no floorplan within the cap exists and the build is a plain one (its estimate). The bound
-    is necessary, not sufficient: a floorplan may need a larger cap than it (MM 13x16x8: 0.84)."""
+    is necessary, not sufficient: a floorplan may need a larger cap than it (PEs come whole, and
+    block RAM and crossings constrain the split too)."""
     util = np.max([np.asarray(resources[r], dtype=float) / sum(s.resources[r] for s in device.slrs)
                    for r in RESOURCE_NAMES], axis=0)
     fits_one = np.all([np.asarray(resources[r]) <= cap * max(s.resources[r] for s in device.slrs)

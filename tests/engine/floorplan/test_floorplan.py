@@ -14,7 +14,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.floorplan.clock import clock_rule, estimate_clock
 from engine.floorplan.netlist import build_netlist
-from engine.floorplan.solve import FloorplanError, crossing_fifos, floorplan
+from engine.floorplan.solve import FloorplanError, crossing_fifos, floorplan, least_cap
 from engine.models.device import RESOURCE_NAMES, Slr, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -137,3 +137,19 @@ def test_the_quick_estimate_solves_nothing_and_is_never_below_the_floorplanned_o
     assert quick.plan is None and full.plan is not None and "no floorplan solved" in quick.floorplanned_reason
     assert quick.floorplanned_mhz >= full.floorplanned_mhz
     assert quick.unfloorplanned_mhz >= full.unfloorplanned_mhz
+
+
+def test_a_cap_below_the_arithmetic_bound_names_the_bound_and_its_resource(small):
+    """SLRs of 100 DSP each for the array's 320: no split is within 0.7 (even is 80%); the error says
+    the smallest cap is the bound and why, and that cap floorplans."""
+    descriptor, values, device, _ = small
+    net = build_netlist(descriptor, values, device)
+    slrs = tuple(Slr({**s.resources, "DSP": 100}, s.banks) for s in device.slrs)
+    device = dataclasses.replace(device, slrs=slrs)
+    assert least_cap(net, device) == pytest.approx(net.total("DSP") / 400) == pytest.approx(0.8)
+    with pytest.raises(FloorplanError, match=r"within --cap 0.7; the smallest cap that works is 0\.80: the design "
+                                             r"takes 80\.0% of the DSP all SLRs offer the kernel") as info:
+        floorplan(net, device, cap=0.7)
+    assert "\n" not in str(info.value)
+    plan = floorplan(net, device, cap=info.value.smallest_cap)
+    assert all(plan.used[s]["DSP"] <= 80 + 1e-6 for s in range(4))
