@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             extra["layout"] = args.layout
     with tempfile.TemporaryDirectory(prefix="bench-dram-") as scratch:
         project = export_project(space, design, params, (args.keep or Path(scratch)) / "export", force=True,
-                                 allow_over_budget=True, **extra)
+                                 allow_over_budget=True, **extra, floorplan="none")
         log = Path(scratch) / "dram.log"
         timed = run_timed_csim(project, cache=Path(scratch) / "cache", dram_log=log, time_limit=args.time_limit)
         rows, ports = read_log(log)

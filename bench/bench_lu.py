@@ -92,7 +92,7 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as folder:
                     # (AutoSA's configuration is over the U250's budget at N = 24: timed all the same)
                     export_project(space, selection.design, selection.params, Path(folder) / "lu",
-                                   allow_over_budget=True)
+                                   allow_over_budget=True, floorplan="none")
                     timed = run_timed_csim(Path(folder) / "lu")
                 timed_us = f"{timed.cycles / AUTOSA_MHZ:.2f}" if timed.passed else "FAIL"
                 timed_ratio = f"{report['latency_cycles'] / timed.cycles:.3f}"
@@ -131,7 +131,7 @@ def main() -> None:
             report = evaluate_configuration(model, params)
             simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
             with tempfile.TemporaryDirectory() as folder:
-                export_project(space, design, params, Path(folder) / "lu", allow_over_budget=True)
+                export_project(space, design, params, Path(folder) / "lu", allow_over_budget=True, floorplan="none")
                 timed = run_timed_csim(Path(folder) / "lu")
             cycles = report["latency_cycles"]
             print(f"{n:3d} {design.id:>12} {cycles:7.0f} {simulated:7d} {timed.cycles if timed.passed else 'FAIL':>7} "

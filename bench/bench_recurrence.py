@@ -79,7 +79,8 @@ def main() -> None:
                     late = str(recurrence_lag(model.architecture, dict(zip(design.band_loops, design.problem_size)), 2))
                 try:
                     start = time.perf_counter()
-                    project = export_project(space, design, params, Path(folder) / f"{kernel}_{n}_{design.id}")
+                    project = export_project(space, design, params, Path(folder) / f"{kernel}_{n}_{design.id}",
+                                             floorplan="none")
                     timed = run_timed_csim(project)
                     seconds = time.perf_counter() - start
                 except EngineError as exc:

@@ -59,7 +59,7 @@ def main() -> None:
             space = compile_kernel(KERNELS / kernel, defines={k: str(v) for k, v in sizes.items()})
             project = export_project(space, space.design(design_id), params,
                                      root / name.replace(" ", "_").replace("^", ""), force=True,
-                                     allow_over_budget=True)
+                                     allow_over_budget=True, floorplan="none")
             cache = Path(scratch) / "cache" / name.replace(" ", "_")
             start = time.perf_counter()
             result = run_timed_csim(project, cache=cache)

@@ -18,7 +18,7 @@ from engine.cli.model import parse_params
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export.dram_layout import port_layout
-from engine.export.project import FLOORPLAN_MODES, check_output, export_project, safe_directory_name
+from engine.export.project import DEFAULT_FLOORPLAN, FLOORPLAN_MODES, check_output, export_project, safe_directory_name
 from engine.floorplan import DEFAULT_CAP
 from engine.errors import EngineError
 from engine.models.device import load_device
@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="DRAM layout: 'serialized' (default; the host packs each array in the order the "
                              "kernel reads it, so every DRAM loop is one long burst) or 'natural' (padded "
                              "row-major arrays, a burst per row segment)")
-    parser.add_argument("--floorplan", choices=FLOORPLAN_MODES, default="auto",
+    parser.add_argument("--floorplan", choices=FLOORPLAN_MODES, default=DEFAULT_FLOORPLAN,
                         help="auto (default): assign every process to an SLR (engine/floorplan), write floorplan.tcl "
                              "for the v++ link and pipeline the FIFOs that cross SLRs; none: no floorplan")
     parser.add_argument("--cap", type=share, default=None,

@@ -18,5 +18,5 @@ def csim_design(space: DesignSpace, design: Design, values: dict[str, int], *, d
     """Export (over budget allowed: a check, not a deliverable) and C-simulate; the folder is removed."""
     with tempfile.TemporaryDirectory(prefix="systolic-values-") as folder:
         project = export_project(space, design, values, Path(folder) / "project", device=device,
-                                 allow_over_budget=True)
+                                 allow_over_budget=True, floorplan="none")
         return run_csim(project, seed=seed)

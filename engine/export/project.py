@@ -47,6 +47,7 @@ from engine.models.evaluate import PerformanceModel
 from engine.models.report import as_int_params, evaluate_configuration
 
 FLOORPLAN_MODES = ("auto", "none")
+DEFAULT_FLOORPLAN = "auto"  # the library's and `systolic export`'s default
 _SAFE = re.compile(r"[A-Za-z0-9._+-]+")
 _PLATFORM = re.compile(r"[A-Za-z0-9_.+-]+|/[A-Za-z0-9_./+-]+\.xpfm")
 
@@ -140,13 +141,13 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
 
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
-                   allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT, floorplan: str = "none",
+                   allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT, floorplan: str = DEFAULT_FLOORPLAN,
                    cap: float | None = None, notes: list[str] | None = None) -> Path:
     """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
     given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path.
-    `floorplan="auto"` floorplans it on the device's SLRs within `cap` (floorplan.tcl, deeper crossing
-    FIFOs; `systolic export`'s default); "none" writes nothing floorplan-related. A `cap` given that no
-    floorplan meets raises FloorplanError (naming the smallest cap that works) before anything is
+    `floorplan="auto"` (the default, as `systolic export`'s) floorplans it on the device's SLRs within
+    `cap` (floorplan.tcl, deeper crossing FIFOs); "none" writes nothing floorplan-related. A `cap` given
+    that no floorplan meets raises FloorplanError (naming the smallest cap that works) before anything is
     written; without one the default cap is tried first, then the smallest cap that works (a design
     the tuner fills to the device budget rarely splits evenly enough over the SLRs), said in `notes`."""
     if floorplan not in FLOORPLAN_MODES:

@@ -31,7 +31,8 @@ def mm_project(tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     space = compile_kernel(KERNELS / "mm.c", defines=["I=64", "J=64", "K=64"])
-    return export_project(space, space.design("i-j__i-j.k"), CONFIG, tmp_path_factory.mktemp("csim") / "mm")
+    return export_project(space, space.design("i-j__i-j.k"), CONFIG, tmp_path_factory.mktemp("csim") / "mm",
+                          floorplan="none")
 
 
 def test_missing_directory(tmp_path, capsys):

@@ -116,7 +116,7 @@ def space_simd_cases() -> tuple[Case, ...]:
 def export_case(case: Case, root: Path) -> Path:
     space = _space(case.kernel, case.defines)
     return export_project(space, space.design(case.design), configuration(case), root / case.id.replace(".", "_"),
-                          allow_over_budget=True)
+                          allow_over_budget=True, floorplan="none")
 
 
 def _simulate(case: Case, root: Path) -> CsimResult | Exception:

@@ -78,7 +78,7 @@ def _export_and_run(name: str, layout: str, folder):
     _, kernel, defines, design, params, _, _ = next(c for c in CASES if c[0] == name)
     space = _space(kernel, folder, tuple(defines.items()))
     project = export_project(space, space.design(design), params, folder / f"{name}-{layout}", layout=layout,
-                             allow_over_budget=True)
+                             allow_over_budget=True, floorplan="none")
     code = (project / "src" / "kernel_kernel.cpp").read_text()
     return json.loads((project / "design.json").read_text()), run_csim(project), "kernel0_pass(" in code
 
@@ -110,7 +110,8 @@ def test_the_layout_passes_c_simulation(results, run):
 @pytest.fixture
 def serialized_mm(tmp_path):
     space = compile_kernel(KERNELS / "mm.c", defines=MM64)
-    return export_project(space, space.design("i-j__i-j.k"), MM_PARAMS, tmp_path / "mm", allow_over_budget=True)
+    return export_project(space, space.design("i-j__i-j.k"), MM_PARAMS, tmp_path / "mm", allow_over_budget=True,
+                          floorplan="none")
 
 
 @pytest.mark.parametrize("edit", ["access", "depth"])

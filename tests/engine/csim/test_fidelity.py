@@ -30,7 +30,7 @@ def measured(tmp_path_factory, timed_cache):
                                                                defines={k: str(v) for k, v in case.defines})
         space = spaces[case.kernel, case.defines]
         project = export_project(space, space.design(case.design), dict(case.params),
-                                 out / case.label.replace(" ", "_"))
+                                 out / case.label.replace(" ", "_"), floorplan="none")
         design = json.loads((project / "design.json").read_text())
         report = design["report"]  # the model's report at these parameters, as the export evaluated it
         values = {k: int(v) for k, v in design["values"].items()}

@@ -93,7 +93,7 @@ def test_timed_csim_charges_the_stage_on_every_hop_down_a_column(tmp_path):
         pytest.skip("g++ is not installed")
     from engine.csim import run_timed_csim
     space, design, params, report, _ = _lu()
-    export_project(space, design, params, tmp_path / "project")
+    export_project(space, design, params, tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed
     end = {p.name: p.end for p in timed.processes if re.fullmatch(r"PE\(\d+,\d+\)", p.name)}

@@ -21,7 +21,8 @@ PARAMS = {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 2, "k_t2": 2}
 def exported(tmp_path_factory):
     """The export once per module; each test edits its own copy (`project`)."""
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
-    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path_factory.mktemp("pristine") / "mm_2d")
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path_factory.mktemp("pristine") / "mm_2d",
+                          floorplan="none")
 
 
 @pytest.fixture
@@ -40,7 +41,8 @@ def test_an_exported_design_passes_with_any_seed(project):
 def natural_project(tmp_path):
     """The storer writes C at its padded row-major place: C[1][5]'s word is known from the interface."""
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
-    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path / "mm_2d", layout="natural")
+    return export_project(space, space.design("i-j__i-j.k"), PARAMS, tmp_path / "mm_2d", layout="natural",
+                          floorplan="none")
 
 
 def test_a_corrupted_output_names_the_first_mismatch_and_the_command(natural_project):

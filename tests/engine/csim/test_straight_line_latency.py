@@ -98,7 +98,7 @@ def test_timed_csim_charges_the_diagonal_recurrence(tmp_path):
     path = tmp_path / "trisolve.c"
     path.write_text(TRISOLVE)
     model, simulated, space, design = _model_and_sim(path, 8)
-    export_project(space, design, _whole(design), tmp_path / "project")
+    export_project(space, design, _whole(design), tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed
     assert timed.cycles >= 7 * (STEP + 8)  # seven diagonal steps: operators and 8 cycles of hops each (247 before)

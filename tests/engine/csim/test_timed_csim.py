@@ -24,7 +24,7 @@ def tutorial(tmp_path_factory, timed_cache):
         pytest.skip("g++ is not installed")
     folder = tmp_path_factory.mktemp("tutorial")
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "64", "J": "64", "K": "64"})
-    project = export_project(space, space.design("i-j__i-j.k"), TUTORIAL, folder / "mm")
+    project = export_project(space, space.design("i-j__i-j.k"), TUTORIAL, folder / "mm", floorplan="none")
     return project, timed_cache, run_timed_csim(project, cache=timed_cache)
 
 

@@ -35,7 +35,7 @@ def exports(tmp_path_factory, timed_cache):
     space = compile_kernel(KERNELS / "mm.c", defines=SIZES)
     design = space.design("i-j__i-j.k")
     # the natural layout: the serialized one would make every DRAM loop one address range
-    return {name: export_project(space, design, params, folder / name, layout="natural")
+    return {name: export_project(space, design, params, folder / name, layout="natural", floorplan="none")
             for name, params in (("rows", ONE_WORD_PER_ROW), ("whole", WHOLE_ROWS))}, timed_cache
 
 
@@ -93,7 +93,7 @@ def test_the_serialized_layout_turns_the_one_word_rows_into_long_bursts(exports,
     projects, cache = exports
     space = compile_kernel(KERNELS / "mm.c", defines=SIZES)
     serialized = run_timed_csim(export_project(space, space.design("i-j__i-j.k"), ONE_WORD_PER_ROW,
-                                               tmp_path / "serialized"), cache=cache)
+                                               tmp_path / "serialized", floorplan="none"), cache=cache)
     natural = run_timed_csim(projects["rows"], cache=cache)
     assert serialized.passed
     # each invocation reads its tile's 16 words as one run; the model charges the same design alike

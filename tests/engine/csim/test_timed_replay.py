@@ -29,7 +29,7 @@ def base(tmp_path_factory, timed_cache):
         pytest.skip("g++ is not installed")
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "8", "J": "8", "K": "8"})
     return export_project(space, space.design("i-j__i-j.k"), PARAMS,
-                          tmp_path_factory.mktemp("timed") / "mm"), timed_cache
+                          tmp_path_factory.mktemp("timed") / "mm", floorplan="none"), timed_cache
 
 
 def timed_kernel(base, folder, functions: str, body: str):

@@ -30,7 +30,7 @@ def _export(case, tmp_path, layout, device=None):
     path, defines, design, params = case
     space = compile_kernel(path, defines=defines)
     out = export_project(space, space.design(design), params, tmp_path / f"{design.replace('.', '_')}-{layout}",
-                         layout=layout, device=device, allow_over_budget=True)
+                         layout=layout, device=device, allow_over_budget=True, floorplan="none")
     return out, json.loads((out / "design.json").read_text())
 
 

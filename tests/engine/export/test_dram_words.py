@@ -49,7 +49,7 @@ def test_the_dram_factor_divides_where_boxes_start(space):
 
 
 def test_a_halo_is_read_in_whole_words_and_passes_c_simulation(space, tmp_path):
-    project = export_project(space, space.design("i__i.r"), PARAMS, tmp_path / "conv1d")
+    project = export_project(space, space.design("i__i.r"), PARAMS, tmp_path / "conv1d", floorplan="none")
     code = (project / "src" / "kernel_kernel.cpp").read_text()
     assert "word_index" not in code  # no element-by-element path through a cached DRAM word
     assert "const packed<x_t, 2> chunk = x[" in code
@@ -59,4 +59,5 @@ def test_a_halo_is_read_in_whole_words_and_passes_c_simulation(space, tmp_path):
 
 def test_a_straddling_factor_given_by_hand_is_refused(space, tmp_path):
     with pytest.raises(EngineError, match="x_in_pack_l2=16"):
-        export_project(space, space.design("i__i.r"), {**PARAMS, "x_in_pack_l2": 16}, tmp_path / "bad")
+        export_project(space, space.design("i__i.r"), {**PARAMS, "x_in_pack_l2": 16}, tmp_path / "bad",
+                       floorplan="none")

@@ -52,7 +52,7 @@ def _snapshot(folder: Path) -> dict:
 def _old_project(tmp_path: Path, mm) -> Path:
     space, design = mm
     out = tmp_path / "proj"
-    export_project(space, design, {**CONFIG, "k_t2": 2}, out)
+    export_project(space, design, {**CONFIG, "k_t2": 2}, out, floorplan="none")
     (out / "notes.txt").write_text("mine")
     (out / "build").mkdir()
     (out / "build" / "log.txt").write_text("a long build")
@@ -73,7 +73,7 @@ def test_force_keeps_other_files_and_replaces_the_exported_ones(mm, tmp_path):
     out = _old_project(tmp_path, mm)
     os.chmod(out, 0o750)
     before = _snapshot(out)
-    export_project(space, design, CONFIG, out, force=True)
+    export_project(space, design, CONFIG, out, force=True, floorplan="none")
     after = _snapshot(out)
     for rel in ("notes.txt", "build", "build/log.txt", "src/extra.cpp", "data"):
         assert after[rel] == before[rel], rel
@@ -98,7 +98,7 @@ def test_a_failure_while_writing_leaves_the_old_project(mm, tmp_path, monkeypatc
 
     monkeypatch.setattr(Path, "write_text", write_then_fail)
     with pytest.raises((EngineError, KeyboardInterrupt)):
-        export_project(space, design, CONFIG, out, force=True)
+        export_project(space, design, CONFIG, out, force=True, floorplan="none")
     monkeypatch.undo()
     assert _snapshot(out) == before
     assert _leftovers(tmp_path) == []
@@ -119,7 +119,7 @@ def test_a_signal_during_the_renames_lands_after_the_last_one(mm, tmp_path, monk
 
     monkeypatch.setattr(os, "replace", replace_and_signal)
     with pytest.raises(KeyboardInterrupt):
-        export_project(space, design, CONFIG, out, force=True)
+        export_project(space, design, CONFIG, out, force=True, floorplan="none")
     monkeypatch.undo()
     assert len(moved) == 9 and '"k_t2": 4' in (out / "design.json").read_text()
     assert _leftovers(tmp_path) == []
@@ -137,7 +137,7 @@ def test_a_file_created_during_the_export_survives(mm, tmp_path, monkeypatch):
         return real_write(self, text, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", write_and_meanwhile)
-    export_project(space, design, CONFIG, out, force=True)
+    export_project(space, design, CONFIG, out, force=True, floorplan="none")
     monkeypatch.undo()
     assert (out / "src" / "theirs.log").read_text() == (out / "theirs.txt").read_text() == "another process"
     assert '"k_t2": 4' in (out / "design.json").read_text() and _leftovers(tmp_path) == []
@@ -150,7 +150,7 @@ def test_existing_folders_are_kept_not_recreated(mm, tmp_path):
     os.chmod(out, 0o711)
     before = {p: os.stat(p) for p in (out, out / "src")}
     (out / "src" / "kernel_host.cpp").chmod(0o600)
-    export_project(space, design, CONFIG, out, force=True)
+    export_project(space, design, CONFIG, out, force=True, floorplan="none")
     for path, old in before.items():
         new = os.stat(path)
         assert (new.st_ino, new.st_uid, new.st_gid, stat.S_IMODE(new.st_mode)) == \
@@ -172,7 +172,7 @@ def test_a_writable_project_in_a_read_only_parent_is_exported(mm, tmp_path, monk
 
     monkeypatch.setattr(Path, "write_text", record)
     try:
-        export_project(space, design, CONFIG, out, force=True)
+        export_project(space, design, CONFIG, out, force=True, floorplan="none")
     finally:
         os.chmod(tmp_path, 0o755)
     monkeypatch.undo()
@@ -186,7 +186,7 @@ def test_export_into_the_current_folder_keeps_that_folder(mm, tmp_path, monkeypa
     out = _old_project(tmp_path, mm)
     monkeypatch.chdir(out)
     inode = os.stat(".").st_ino
-    export_project(space, design, CONFIG, Path("."), force=True)
+    export_project(space, design, CONFIG, Path("."), force=True, floorplan="none")
     assert os.stat(".").st_ino == inode == os.stat(out).st_ino and Path("notes.txt").read_text() == "mine"
     assert '"k_t2": 4' in Path("design.json").read_text()
 
@@ -199,7 +199,7 @@ def test_a_folder_where_the_export_writes_a_file_is_refused_untouched(mm, tmp_pa
     (out / "README.md" / "keep").write_text("mine")
     before = _snapshot(out)
     with pytest.raises(EngineError, match="README.md is a folder; the export writes a file there"):
-        export_project(space, design, CONFIG, out, force=True)
+        export_project(space, design, CONFIG, out, force=True, floorplan="none")
     assert _snapshot(out) == before and _leftovers(tmp_path) == []
 
 
@@ -207,7 +207,7 @@ def test_a_new_project_folder_respects_the_umask(mm, tmp_path):
     space, design = mm
     old = os.umask(0o027)
     try:
-        export_project(space, design, CONFIG, tmp_path / "fresh")
+        export_project(space, design, CONFIG, tmp_path / "fresh", floorplan="none")
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "fresh").stat().st_mode) == 0o750
@@ -219,7 +219,7 @@ def test_a_symlinked_project_stays_a_symlink(mm, tmp_path):
     real = _old_project(tmp_path, mm)
     link = tmp_path / "link"
     link.symlink_to(real)
-    export_project(space, design, CONFIG, link, force=True)
+    export_project(space, design, CONFIG, link, force=True, floorplan="none")
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert '"k_t2": 4' in (real / "design.json").read_text() and (real / "notes.txt").read_text() == "mine"
 
@@ -228,5 +228,5 @@ def test_an_output_under_a_regular_file_is_one_clear_error(mm, tmp_path):
     space, design = mm
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(EngineError, match=r"notes.txt is a file, not a folder"):
-        export_project(space, design, CONFIG, tmp_path / "notes.txt" / "sub" / "proj")
+        export_project(space, design, CONFIG, tmp_path / "notes.txt" / "sub" / "proj", floorplan="none")
     assert (tmp_path / "notes.txt").read_text() == "mine" and _leftovers(tmp_path) == []

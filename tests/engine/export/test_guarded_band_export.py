@@ -77,7 +77,7 @@ def test_several_statements_export_and_pass_csim(tmp_path, kernel, defines, desi
         path.write_text(TRISOLVE)
     space = compile_kernel(path, defines=defines)
     chosen = space.design(design)
-    export_project(space, chosen, _whole(space, chosen), tmp_path / "project")
+    export_project(space, chosen, _whole(space, chosen), tmp_path / "project", floorplan="none")
     result = run_csim(tmp_path / "project")
     assert result.passed, result.log
     outputs = "U and L" if kernel == "lu" else "x"
@@ -93,7 +93,7 @@ def test_designs_whose_pes_share_outputs_drain_each_element_once(tmp_path, desig
         pytest.skip("g++ is not installed")
     space = compile_kernel(KERNELS / "lu.c", defines=defines)
     chosen = space.design(design)
-    export_project(space, chosen, _whole(space, chosen), tmp_path / "project")
+    export_project(space, chosen, _whole(space, chosen), tmp_path / "project", floorplan="none")
     result = run_csim(tmp_path / "project")
     assert result.passed, result.log
     n = int(defines[0].split("=")[1])
@@ -132,7 +132,7 @@ def test_lu_simulator_and_timed_csim_follow_the_model(tmp_path, design):
     predicted = report["latency_cycles"]
     simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
     assert abs(simulated - predicted) <= 0.05 * predicted
-    export_project(space, design, _whole(space, design), tmp_path / "project")
+    export_project(space, design, _whole(space, design), tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed, timed.csim
     assert abs(timed.cycles - predicted) <= 0.05 * predicted

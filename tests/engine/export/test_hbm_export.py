@@ -51,7 +51,7 @@ def test_an_hbm_export_links_each_port_to_its_own_pseudo_channels(tmp_path):
     space = compile_kernel(KERNELS / "mm.c", defines=["I=16", "J=16", "K=16"])
     design = space.design("i-j__i-j.k")
     values = dict(i_t1=4, j_t1=4, k_t1=4, i_t2=2, j_t2=2, k_t2=2)
-    out = export_project(space, design, values, tmp_path / "p", device=load_device("u280"))
+    out = export_project(space, design, values, tmp_path / "p", device=load_device("u280"), floorplan="none")
     links = re.findall(r"^sp=kernel0_1\.(\w+):HBM\[(\d+)\]$", (out / "connectivity.cfg").read_text(), re.M)
     assert sorted(a for a, _ in links) == ["A", "B", "C"] and sorted(int(c) for _, c in links) == [0, 1, 2]
     assert "xilinx_u280_" in (out / "Makefile").read_text()

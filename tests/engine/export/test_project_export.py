@@ -62,7 +62,7 @@ def _no_staging_left(parent):
 
 def test_layout_and_design_json(mm, real_kernel, tmp_path):
     space, design = mm
-    out = export_project(space, design, CONFIG, tmp_path / "mm-export")
+    out = export_project(space, design, CONFIG, tmp_path / "mm-export", floorplan="none")
     assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == FILES
     data = json.loads((out / "design.json").read_text())
     assert set(data) == {"descriptor", "values", "platform", "over_budget", "layout", "axi", "dram", "host_repack",
@@ -88,11 +88,11 @@ def test_layout_and_design_json(mm, real_kernel, tmp_path):
 
 def test_platform_goes_to_the_makefile_and_design_json(mm, stand_in_kernel, tmp_path):
     space, design = mm
-    out = export_project(space, design, CONFIG, tmp_path / "p", platform="xilinx_u250_xdma_201830_2")
+    out = export_project(space, design, CONFIG, tmp_path / "p", platform="xilinx_u250_xdma_201830_2", floorplan="none")
     assert re.search(r"^PLATFORM \?= xilinx_u250_xdma_201830_2$", (out / "Makefile").read_text(), re.MULTILINE)
     assert json.loads((out / "design.json").read_text())["platform"] == "xilinx_u250_xdma_201830_2"
     with pytest.raises(EngineError, match="platform"):
-        export_project(space, design, CONFIG, tmp_path / "q", platform="u250; rm -rf /")
+        export_project(space, design, CONFIG, tmp_path / "q", platform="u250; rm -rf /", floorplan="none")
 
 
 def test_non_empty_directory_is_refused_and_untouched(mm, stand_in_kernel, tmp_path):
@@ -103,7 +103,7 @@ def test_non_empty_directory_is_refused_and_untouched(mm, stand_in_kernel, tmp_p
     (out / "Makefile").write_text("all:\n\techo mine\n")
     before = _listing(out)
     with pytest.raises(EngineError, match="not empty.*--force"):
-        export_project(space, design, CONFIG, out)
+        export_project(space, design, CONFIG, out, floorplan="none")
     assert _listing(out) == before
     assert _no_staging_left(tmp_path)
 
@@ -115,7 +115,7 @@ def test_force_replaces_only_the_exported_files(mm, stand_in_kernel, tmp_path):
     (out / "notes.txt").write_text("mine")
     (out / "src" / "extra.cpp").write_text("// mine")
     (out / "Makefile").write_text("stale")
-    export_project(space, design, CONFIG, out, force=True)
+    export_project(space, design, CONFIG, out, force=True, floorplan="none")
     assert (out / "notes.txt").read_text() == "mine" and (out / "src" / "extra.cpp").read_text() == "// mine"
     assert "PLATFORM ?=" in (out / "Makefile").read_text()
     assert FILES <= set(_listing(out))
@@ -125,16 +125,16 @@ def test_force_replaces_only_the_exported_files(mm, stand_in_kernel, tmp_path):
 def test_an_empty_directory_is_used(mm, stand_in_kernel, tmp_path):
     space, design = mm
     (tmp_path / "empty").mkdir()
-    export_project(space, design, CONFIG, tmp_path / "empty")
+    export_project(space, design, CONFIG, tmp_path / "empty", floorplan="none")
     assert FILES == set(_listing(tmp_path / "empty"))
 
 
 def test_over_budget_needs_permission_and_the_readme_says_so(mm, stand_in_kernel, tmp_path):
     space, design = mm
     with pytest.raises(EngineError, match=r"over the device budget with these parameters \(DSP .*--allow-over-budget"):
-        export_project(space, design, OVER_BUDGET, tmp_path / "big")
+        export_project(space, design, OVER_BUDGET, tmp_path / "big", floorplan="none")
     assert not (tmp_path / "big").exists()
-    out = export_project(space, design, OVER_BUDGET, tmp_path / "big", allow_over_budget=True)
+    out = export_project(space, design, OVER_BUDGET, tmp_path / "big", allow_over_budget=True, floorplan="none")
     readme = (out / "README.md").read_text()
     assert "Over the device budget" in readme and "DSP" in readme.split("Over the device budget")[1].split("\n")[0]
     data = json.loads((out / "design.json").read_text())
@@ -144,9 +144,10 @@ def test_over_budget_needs_permission_and_the_readme_says_so(mm, stand_in_kernel
 def test_constraint_violations_name_the_constraint(mm, stand_in_kernel, tmp_path):
     space, design = mm
     with pytest.raises(DesignError, match="i_t2=3 must divide i_t1=16"):
-        export_project(space, design, {**CONFIG, "i_t2": 3}, tmp_path / "bad")
+        export_project(space, design, {**CONFIG, "i_t2": 3}, tmp_path / "bad", floorplan="none")
     with pytest.raises(DesignError, match="k_t2 is missing"):
-        export_project(space, design, {k: v for k, v in CONFIG.items() if k != "k_t2"}, tmp_path / "bad")
+        export_project(space, design, {k: v for k, v in CONFIG.items() if k != "k_t2"}, tmp_path / "bad",
+                       floorplan="none")
     assert not (tmp_path / "bad").exists()
 
 
@@ -158,7 +159,7 @@ def test_a_failing_generator_leaves_nothing(mm, monkeypatch, tmp_path):
 
     monkeypatch.setattr(project, "kernel_export", broken)
     with pytest.raises(ExportError, match="unsupported statement form"):
-        export_project(space, design, CONFIG, tmp_path / "out")
+        export_project(space, design, CONFIG, tmp_path / "out", floorplan="none")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -166,7 +167,7 @@ def test_odd_directory_names_are_refused(mm, stand_in_kernel, tmp_path):
     space, design = mm
     for name in ("my project", "a$b", "x;y", "-flag"):
         with pytest.raises(EngineError, match="characters make or Vitis cannot handle"):
-            export_project(space, design, CONFIG, tmp_path / name)
+            export_project(space, design, CONFIG, tmp_path / name, floorplan="none")
     assert list(tmp_path.iterdir()) == []
 
 

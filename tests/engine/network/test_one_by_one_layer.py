@@ -54,7 +54,8 @@ def test_a_1x1_layer_exports_what_the_model_and_the_simulator_say(space, design_
     params = {k: v for k, v in CONFIG.items() if k in {p.name for p in design.params if p.tunable}}
     model = PerformanceModel(space, design, load_device())
     report = evaluate_configuration(model, params)
-    project = export_project(space, design, params, tmp_path / "project", force=True, allow_over_budget=True)
+    project = export_project(space, design, params, tmp_path / "project", force=True, allow_over_budget=True,
+                             floorplan="none")
     timed = run_timed_csim(project)
     assert timed.passed, timed.csim
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}

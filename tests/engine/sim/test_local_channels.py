@@ -72,7 +72,7 @@ def test_lu_1d_simulator_follows_the_timed_csim(tmp_path, n, design_id):
         pytest.skip("g++ is not installed")
     space, design, whole, descriptor, values = _lu(n, design_id)
     simulated = simulate(descriptor, values).cycles
-    export_project(space, design, whole, tmp_path / "project")
+    export_project(space, design, whole, tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed, timed.csim
     assert abs(simulated / timed.cycles - 1) <= 0.05, (simulated, timed.cycles)
@@ -86,7 +86,7 @@ def test_lu_2d_simulator_follows_the_timed_csim(tmp_path, n):
         pytest.skip("g++ is not installed")
     space, design, whole, descriptor, values = _lu(n, "j-i__k-j-i")
     simulated = simulate(descriptor, values).cycles
-    export_project(space, design, whole, tmp_path / "project")
+    export_project(space, design, whole, tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed, timed.csim
     assert abs(simulated / timed.cycles - 1) <= 0.05, (simulated, timed.cycles)

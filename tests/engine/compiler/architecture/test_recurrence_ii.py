@@ -77,7 +77,7 @@ def test_mm_and_cnn_have_no_local_array_recurrence(kernel, defines):
 def test_exported_pragma_is_the_rule(trisolve, tmp_path):
     space = compile_kernel(trisolve, defines=["N=8"])
     design = space.design("i__i-j")
-    export_project(space, design, _whole(design), tmp_path / "project")
+    export_project(space, design, _whole(design), tmp_path / "project", floorplan="none")
     source = (tmp_path / "project" / "src" / "kernel_kernel.cpp").read_text()
     body = source[source.index("compute_j_time:"):]
     assert re.search(r"#pragma HLS pipeline II=(\d+)", body).group(1) == str(ADD)
@@ -92,7 +92,7 @@ def test_timed_csim_times_the_raised_ii(trisolve, tmp_path):
     design = space.design("i__i-j")
     model = PerformanceModel(space, design, load_device("u250"))
     predicted = evaluate_configuration(model, _whole(design))["latency_cycles"]
-    export_project(space, design, _whole(design), tmp_path / "project")
+    export_project(space, design, _whole(design), tmp_path / "project", floorplan="none")
     timed = run_timed_csim(tmp_path / "project")
     assert timed.passed
     assert timed.cycles >= 8 * ADD  # the last PE's eight j iterations, ADD cycles apart
