@@ -11,16 +11,21 @@ those arguments, `<function>_<arg>..._U0` (AutoSA's `PE_wrapper(0, 1, ...)` is `
 its RTL), and the FIFO of stream `s` `s_U`; every call of kernel0 passes its grid index (a PE-line sink
 or head its PE's), so each process has a name of its own. The pblocks are the U250 xdma platforms'
 `pblock_dynamic_SLR<k>` (TAPA's constraints add cells to them). The cells are found by regular
-expression below the kernel's instance in the dynamic region, as TAPA finds its own; a name the
-built design does not have is reported by the script (`WARNING: ... not found`), not fatal. None of
-this was run through Vivado here.
+expression below the kernel's instance in the dynamic region (either platform generation's name for
+it), as TAPA finds its own, any levels between (kernel0_pass's instance in a design that runs
+passes, whose calls pass the pass's tile indices as variables after the constant grid index: the
+name keeps the constants); a name the built design does not have is reported by the script
+(`WARNING: ... not found`), not fatal. None of this was run through Vivado here.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 PBLOCK = "pblock_dynamic_SLR{slr}"
-CELL_PATTERN = "pfm_top_i/dynamic_region/.*/inst/(.*/)?{name}"
+# the kernel's region in the platform: `pfm_top_i/dynamic_region` on the xdma_201830 platforms (AutoSA's,
+# TAPA's constraints), `level0_i/ulp` or `level0_i/level1/level1_i/ulp` on the gen3x16 ones (the default
+# here; Xilinx Vitis-AI's DPUCADF8H build scripts place cells under those)
+CELL_PATTERN = "(pfm_top_i/dynamic_region|level0_i/(level1/level1_i/)?ulp)/.*/inst/(.*/)?{name}"
 
 
 def rtl_instance(function: str, index: tuple[int, ...]) -> str:

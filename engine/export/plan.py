@@ -17,7 +17,12 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
+from engine.compiler.architecture.passes import (
+    descriptor_passes,
+    descriptor_tiles,
+    reads_partial_results,
+    unused_reload_modules,
+)
 from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.export.interface import (
@@ -360,10 +365,8 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
     # Where nothing is reloaded at these values, those modules are not instantiated.
     passes = descriptor_passes(descriptor)
     tiles = descriptor_tiles(descriptor, values)
-    reloads = acc.kind == "acc" and acc.reloads and _int(
-        next(g for g in descriptor["io_groups"] if g["name"] == acc.name)["reload_events"], values) > 0
-    skipped = [] if reloads else [m["name"] for m in topo["modules"]
-                                  if m["kind"] == "io" and m["array"] == acc.array]
+    reloads = reads_partial_results(descriptor, values)
+    skipped = unused_reload_modules(descriptor, values)
     modules = {m["name"]: m for m in topo["modules"] if m["name"] not in skipped}
     dims = _module_dims({"topology": {**topo, "fifos": [f for f in topo["fifos"]
                                                          if f["source"] not in skipped]}})

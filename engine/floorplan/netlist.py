@@ -1,5 +1,6 @@
 """Design descriptor + parameter values -> the floorplan's netlist: every process instance (each PE,
-I/O module and drain instance of topology.modules) with the resources it takes, every FIFO between
+I/O module and drain instance of topology.modules the kernel instantiates at those values: not the
+modules reading partial results back when none are) with the resources it takes, every FIFO between
 two instances with its width, and the SLR each DRAM-facing instance must sit in.
 
 The performance model gives resource totals only (engine/models/symbolic.py build_symbolic_model's
@@ -18,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from engine.compiler.architecture.build import OPERATORS
+from engine.compiler.architecture.passes import unused_reload_modules
 from engine.compiler.expressions import evaluate
 from engine.compiler.fifo_depths import SRL_WORDS
 from engine.compiler.topology import topology_graph
@@ -88,7 +90,9 @@ def dram_slrs(descriptor: dict, device: Device) -> dict[str, int]:
 def build_netlist(descriptor: dict, values: dict[str, int], device: Device) -> Netlist:
     """`values`: every tuning parameter, data-packing factors included."""
     graph = topology_graph(descriptor, values)
-    modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
+    unused = unused_reload_modules(descriptor, values)  # not instantiated by the kernel at these values
+    graph.remove_nodes_from([n for n in list(graph) if n[0] in unused])
+    modules = {m["name"]: m for m in descriptor["topology"]["modules"] if m["name"] not in unused}
     overhead = OPERATORS["module_overhead"]
     pe = _pe_resources(descriptor, values)
     per_module = {}

@@ -23,6 +23,8 @@ from typing import Callable, Iterable
 
 import sympy
 
+from engine.compiler.expressions import evaluate
+
 
 def pass_loops(order: Iterable[str], reduction: Iterable[str]) -> tuple[str, ...]:
     """L1..Lr of the tile-loop `order` (outermost first) for an accumulator invariant along the loops
@@ -96,6 +98,26 @@ def descriptor_passes(descriptor: dict) -> Passes:
 
 def descriptor_tiles(descriptor: dict, values: dict[str, int]) -> dict[str, int]:
     return {l: -(-int(n) // int(values[f"{l}_t1"])) for l, n in descriptor["design"]["problem_size"].items()}
+
+
+def reads_partial_results(descriptor: dict, values: dict[str, int]) -> bool:
+    """Whether the kernel reads partial results of its written array back at `values` (its first
+    written I/O group accumulates and has reload events there)."""
+    written = [g for g in descriptor["io_groups"] if g["kind"] != "in"]
+    if not written or written[0]["kind"] != "acc" or written[0]["reload_events"] == "0":
+        return False
+    return round(evaluate(written[0]["reload_events"], values)) > 0
+
+
+def unused_reload_modules(descriptor: dict, values: dict[str, int]) -> list[str]:
+    """The I/O modules that read partial results back (the written array's input modules), when the
+    kernel reads none at `values`: the exporter does not instantiate them, so the floorplan's netlist
+    does not count them either. Empty when partial results are read back."""
+    written = [g for g in descriptor["io_groups"] if g["kind"] != "in"]
+    if not written or reads_partial_results(descriptor, values):
+        return []
+    array = written[0]["array"]
+    return [m["name"] for m in descriptor["topology"]["modules"] if m["kind"] == "io" and m["array"] == array]
 
 
 def architecture_passes(design, groups) -> Passes:

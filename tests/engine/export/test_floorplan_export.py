@@ -13,7 +13,7 @@ import pytest
 
 from engine.compiler.design_space import compile_kernel
 from engine.export import export_project
-from engine.export.constraints import constraint_names
+from engine.export.constraints import CELL_PATTERN, constraint_names
 from engine.floorplan.pipeline import crossing_pipeline
 from engine.resources import KERNELS
 
@@ -24,6 +24,14 @@ CASES = {
                    dict(i_t1=8, j_t1=8, k_t1=4, i_t2=4, j_t2=4)),
     "cnn": ("cnn", {"O": 4, "I": 4, "H": 6, "W": 7, "P": 3, "Q": 3}, "o-h__o-h-w.i-p-q",
             dict(o_t1=4, h_t1=6, w_t1=7, i_t1=4, p_t1=3, q_t1=3, o_t2=2, h_t2=3, w_t2=7, i_t2=2)),
+    # <[i,k],j>: C is revisited at every k tile, so the processes run in kernel0_pass, once per pass,
+    # called with the pass's tile indices and `reload` (variables) after their grid index (constants)
+    "mm-passes": ("mm", {"I": 16, "J": 16, "K": 16}, "i-j__i-k.j",
+                  dict(i_t1=8, j_t1=8, k_t1=8, i_t2=4, j_t2=4, k_t2=2)),
+    # the same design with one k tile: no partial result is read back, the reload modules (C_L3_in,
+    # C_L2_in, C_L1_in) are not instantiated, and the floorplan must not place them
+    "mm-no-reload": ("mm", {"I": 16, "J": 16, "K": 16}, "i-j__i-k.j",
+                     dict(i_t1=8, j_t1=8, k_t1=16, i_t2=4, j_t2=4, k_t2=2)),
 }
 
 
@@ -128,3 +136,55 @@ def test_floorplan_none_writes_nothing_of_it(exported):
     assert "vivado.prop" not in (project / "Makefile").read_text()
     assert "SLR" not in (project / "README.md").read_text()
     assert "SLR crossing" not in (project / "src" / "kernel_kernel.cpp").read_text()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_floorplan_places_exactly_the_processes_the_kernel_calls(exported, case):
+    """Every instance of design.json's floorplan is called in the C++ (a PE-line sink or reduction head
+    belongs to its PE) and every call's instance is placed: no module the kernel skips at these values."""
+    project = exported(case)
+    cpp = (project / "src" / "kernel_kernel.cpp").read_text()
+    placed = {i for s in json.loads((project / "design.json").read_text())["floorplan"]["slrs"] for i in s["instances"]}
+    called = set()
+    for name in _top_calls(cpp):
+        function, index = re.fullmatch(r"(\w+?)((?:_\d+)*)_U0", name).groups()
+        module = "PE" if function.endswith(("_PE_sink", "_PE_head")) else re.sub(r"_(boundary|head)$", "", function)
+        called.add(f"{module}({index[1:].replace('_', ',')})" if index else module)
+    assert placed == called
+
+
+def test_a_multi_pass_kernel_names_its_processes_by_their_constant_arguments(exported):
+    """In kernel0_pass the calls pass the pass's tile indices and `reload` (variables) after the grid
+    index (constants); Vitis HLS names a dataflow process after its function and its constant
+    arguments (AutoSA's `PE_wrapper(0, 1, fifo...)` is `PE_wrapper_0_1_U0`), so floorplan.tcl names
+    each call once, under kernel0_pass's instance (CELL_PATTERN allows the level between)."""
+    cpp = (exported("mm-passes") / "src" / "kernel_kernel.cpp").read_text()
+    region = cpp[cpp.index("static void kernel0_pass("):]
+    assert region.index("#pragma HLS dataflow") < region.index('extern "C" void kernel0(')
+    calls = re.findall(r"^\s*(\w+)\(((?:\d+, )*)i_tile, k_tile, reload, ", region, re.M)
+    assert len(calls) > 4 and {f for f, _ in calls} >= {"PE", "C_L3_in", "C_L3_out"}
+    placed = {n for names in constraint_names((exported("mm-passes") / "floorplan.tcl").read_text()).values()
+              for n in names}
+    names = {"_".join([f, *re.findall(r"\d+", i)]) + "_U0" for f, i in calls}
+    assert len(names) == len(calls) and names <= placed and "PE_1_0_U0" in names and "C_L3_in_U0" in names
+
+
+def test_the_skipped_reload_modules_are_neither_called_nor_placed(exported):
+    project = exported("mm-no-reload")
+    cpp = (project / "src" / "kernel_kernel.cpp").read_text()
+    assert "static void kernel0_pass(" not in cpp and not re.search(r"\bC_L[123]_in\w*\(", cpp)
+    fp = json.loads((project / "design.json").read_text())["floorplan"]
+    assert not [i for s in fp["slrs"] for i in s["instances"] if i.startswith(("C_L3_in", "C_L2_in", "C_L1_in"))]
+    assert re.search(r"\bC_L3_in\(", (exported("mm-passes") / "src" / "kernel_kernel.cpp").read_text())
+
+
+def test_the_cell_pattern_finds_a_process_on_both_platform_generations():
+    """floorplan.tcl's regular expression (Vivado matches the whole cell name) on the kernel's region of
+    the xdma_201830 platforms and of the gen3x16 ones (the default), with kernel0_pass's level between."""
+    pattern = CELL_PATTERN.format(name="PE_0_1_U0")
+    for cell in ("pfm_top_i/dynamic_region/kernel0_1/inst/PE_0_1_U0",
+                 "level0_i/ulp/kernel0_1/inst/PE_0_1_U0",
+                 "level0_i/level1/level1_i/ulp/kernel0_1/inst/grp_kernel0_pass_fu_120/PE_0_1_U0"):
+        assert re.fullmatch(pattern, cell), cell
+    assert not re.fullmatch(pattern, "level0_i/ulp/kernel0_1/inst/PE_0_11_U0")
+    assert not re.fullmatch(pattern, "level0_i/ulp/kernel0_1/inst/C_PE_0_1_U0")
