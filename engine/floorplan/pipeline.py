@@ -8,6 +8,11 @@ scripts set `relay_station_count = lambda x: 2 * x`): RELAY_STAGES_PER_BOUNDARY 
 SLR boundary the FIFO crosses, and an almost-full FIFO whose threshold covers the round trip: the
 writer learns the FIFO is full `latency` cycles late while `latency` words are still on their way,
 so the FIFO is deepened by twice the added latency.
+
+The export writes the depth and places the FIFO at its reader; the relay registers themselves are
+not in the HLS C++ (AutoBridge rewrites the HLS-generated RTL to insert them; docs/export.md says
+why a pass-through HLS process cannot stand in for them here). The latency is charged anyway (the
+timed C simulation reads it from design.json), as the pipelined build would pay it.
 """
 from __future__ import annotations
 
