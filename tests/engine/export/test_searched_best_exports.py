@@ -29,5 +29,6 @@ def test_the_searched_best_fits_and_exports(space, design, tmp_path):
     params = {k: v for k, v in entry["params"].items() if k in model.tunable}
     report = evaluate_configuration(model, params)
     assert report["fits"], report["violations"]
-    project = export_project(space, space.design(design), params, tmp_path / design, floorplan="none")  # no over-budget flag
+    # no over-budget flag
+    project = export_project(space, space.design(design), params, tmp_path / design, floorplan="none")
     assert json.loads((project / "design.json").read_text())["over_budget"] is False
