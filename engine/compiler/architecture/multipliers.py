@@ -69,9 +69,9 @@ def lane_multiplies(pairing: dict | None, lanes):
     multiply per pair."""
     if pairing is None:
         return lanes, 0
-    pairs = sympy.floor(lanes / 2) if isinstance(lanes, sympy.Basic) else lanes // 2
-    dsp = pairs + (lanes - 2 * pairs)
-    return dsp, (pairs if pairing["form"] == "split" else 0)
+    # ceil(L/2) as a sympy ceiling, which the mathematical-programming translation reads
+    dsp = sympy.ceiling(lanes / 2) if isinstance(lanes, sympy.Basic) else -(-lanes // 2)
+    return dsp, (lanes - dsp if pairing["form"] == "split" else 0)
 
 
 def pe_operator_resources(compute: dict, lanes, table: dict) -> dict:
