@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.cli.kernel_args import add_kernel_arguments, compile_from_args
+from engine.cli.kernel_args import add_kernel_arguments, add_sa_sizes_argument, compile_from_args
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
-from engine.compiler.sa_sizes import autosa_band, autosa_space_time, space_time_order
+from engine.compiler.sa_sizes import autosa_band, autosa_space_time, select, space_time_order
 
 HELP = "list every legal systolic-array design of a kernel"
 
@@ -15,6 +15,7 @@ HELP = "list every legal systolic-array design of a kernel"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of designs")
+    add_sa_sizes_argument(parser)
     parser.add_argument("--autosa", action="store_true",
                         help="print AutoSA's space_time candidate list (its band, its order) with the ids of "
                              "the designs of each candidate")
@@ -24,6 +25,15 @@ def run(args: argparse.Namespace) -> int:
     space = compile_from_args(args)
     if args.autosa:
         print(autosa_table(space, as_json=args.json))
+        return 0
+    if args.sa_sizes is not None:
+        selection = select(space, args.sa_sizes)
+        if args.json:
+            print(json.dumps({**selection.design.to_json(), "autosa_space_time": autosa_space_time(space, selection.design),
+                              "sa_sizes_params": selection.params, "note": selection.note}, indent=2))
+        else:
+            print(format_table((selection.design,)))
+            print(f"--sa-sizes is: {selection.equivalent()}" + (f"  ({selection.note})" if selection.note else ""))
         return 0
     if args.json:
         print(json.dumps([{**d.to_json(), "autosa_space_time": autosa_space_time(space, d)} for d in space.designs],

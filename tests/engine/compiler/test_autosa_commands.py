@@ -215,3 +215,13 @@ def test_bad_entries_are_one_line_exit_2(capsys, extra, device, phrase):
                  "--sa-sizes", text]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and phrase in err, err
+
+
+def test_designs_takes_the_string_and_names_the_design(capsys):
+    text = COMMANDS["mttkrp_large"][2]
+    assert main(["designs", str(KERNELS / "mttkrp.c"), "-D", "I=256", "-D", "J=336", "-D", "K=256", "-D", "L=256",
+                 "--sa-sizes", text]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("i-j__i-j.k-l ")
+    assert out[3].startswith("--sa-sizes is: --design i-j__i-j.k-l --param i_t1=128 --param j_t1=128 --param k_t1=2 "
+                             "--param l_t1=256 --param i_t2=16 --param j_t2=8 --param l_t2=8")
