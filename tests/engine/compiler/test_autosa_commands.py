@@ -225,3 +225,15 @@ def test_designs_takes_the_string_and_names_the_design(capsys):
     assert out[2].startswith("i-j__i-j.k-l ")
     assert out[3].startswith("--sa-sizes is: --design i-j__i-j.k-l --param i_t1=128 --param j_t1=128 --param k_t1=2 "
                              "--param l_t1=256 --param i_t2=16 --param j_t2=8 --param l_t2=8")
+
+
+def test_search_tunes_the_design_the_string_names(capsys):
+    text = COMMANDS["mm[i,j]"][2]
+    args = ["search", str(KERNELS / "mm.c"), "-D", "I=64", "-D", "J=64", "-D", "K=64", "--sa-sizes", text,
+            "--method", "random", "--samples", "50", "--no-store", "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "tuning i-j__i-j.k" in captured.err
+    assert '"i-j__i-j.k"' in captured.out and '"i__i-j.k"' not in captured.out
+    assert main(args + ["--design", "i__i-j.k"]) == 2
+    assert "give it or --design, not both" in capsys.readouterr().err
