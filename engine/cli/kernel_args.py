@@ -17,6 +17,7 @@ from engine.compiler.preprocess import MAX_SOURCE_BYTES
 from engine.compiler.sa_sizes import select
 from engine.errors import EngineError, KernelError, SourceLocation
 from engine.limits import check_design_space, check_kernel
+from engine.models.device import load_device
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
 from engine.resources import preset_defines
 # argparse types for seeds, budgets and counts: engine/validation.py (re-exported for the subcommands)
@@ -88,6 +89,8 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info,
                            scop=getattr(args, "scop", None))
     selection = select(space, text, design=args.design)
+    if selection.hbm:
+        check_hbm(selection.hbm, getattr(args, "device", None) or "u250")
     given = {pair.partition("=")[0].strip() for pair in args.param}
     twice = sorted(given & set(selection.params))
     if twice:
@@ -96,6 +99,18 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
           file=sys.stderr)
     args.design = selection.design.id
     args.param = [f"{name}={value}" for name, value in selection.params.items()] + list(args.param)
+
+
+def check_hbm(hbm: dict[str, int], device_name: str) -> None:
+    """AutoSA's hbm_<array>[n] entries against the device: an HBM board with that many pseudo-channels."""
+    device = load_device(device_name)
+    entries = ", ".join(f"hbm_{a}[{n}]" for a, n in hbm.items())
+    if device.memory_kind != "HBM2":
+        raise EngineError(f"--sa-sizes {entries}: the {device.name} has {device.memory_kind} banks, not HBM "
+                          f"pseudo-channels; expected --device u280 or u55c")
+    if sum(hbm.values()) > device.banks:
+        raise EngineError(f"--sa-sizes {entries}: {sum(hbm.values())} HBM channels in all; the {device.name} has "
+                          f"{device.banks} pseudo-channels (expected at most {device.banks})")
 
 
 def compile_from_args(args: argparse.Namespace) -> DesignSpace:

@@ -25,6 +25,7 @@ from engine.cli.kernel_args import (
     seed,
 )
 from engine.compiler.architecture.build import kernel_operations, operations_label
+from engine.compiler.sa_sizes import select
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.search.explore import Budget, explore, smallest_design_needs
@@ -39,6 +40,8 @@ HELP = "tune the tuning parameters of every design (or some) with a search metho
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kernel_arguments(parser)
     parser.add_argument("--design", action="append", default=[], metavar="ID", help="only these designs (repeatable)")
+    parser.add_argument("--sa-sizes", metavar="STRING",
+                        help="an AutoSA --sa-sizes string: tune the design it selects (instead of --design)")
     parser.add_argument("--method", default="hybrid", help=f"one of {', '.join(METHODS)} (default hybrid)")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=positive_seconds,
@@ -115,6 +118,13 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
     space = compile_from_args(args)
     estimated = args.clock == "estimated"
     device = load_device(args.device, clock_mhz=None if estimated else args.clock)
+    if args.sa_sizes is not None:  # AutoSA's string names the design to tune (its own configuration aside)
+        if args.design:
+            raise EngineError("--sa-sizes names the design to tune; give it or --design, not both")
+        selection = select(space, args.sa_sizes)
+        print(f"--sa-sizes is: {selection.equivalent()}" + (f"  ({selection.note})" if selection.note else "")
+              + f"; tuning {selection.design.id}", file=sys.stderr)
+        args.design = [selection.design.id]
     designs = [space.design(d).id for d in args.design] or [d.id for d in space.designs]
     budget = Budget(seconds=args.seconds, samples=args.samples) if (args.seconds or args.samples) is not None \
         else Budget(seconds=2.0 * len(designs))

@@ -238,6 +238,7 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
                 c.line("next += G;")
                 c.line("return chunk;")
         c.line("")
+        self._multiplier_helpers()
 
     # ----------------------------------------------------------------- index expressions
     def local(self, loop: str) -> str:

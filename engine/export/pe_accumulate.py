@@ -209,14 +209,15 @@ class AccumulatorPE:
         reducing = (plan.lanes > 1 and plan.reduce_op is not None and plan.simd_loop is not None
                     and not plan.acc.reference.depends_on(plan.simd_loop))
         t = f"{plan.acc.array}_t"
+        products = self._paired_products(words)
         if reducing:
             c.line(f"{t} term[{plan.lanes}];")
             c.pragma("HLS array_partition variable=term complete")
         with c.block(counted_for("lane", plan.lanes)):
             c.pragma("HLS unroll")
             accumulates = plan.reduce_op is not None
-            expression = self._rewrite(plan.reduce_operand if accumulates else plan.update_expression, words,
-                                       f"(first ? start : {local})")
+            expression = products or self._rewrite(plan.reduce_operand if accumulates else plan.update_expression,
+                                                    words, f"(first ? start : {local})")
             used = {l for l in plan.loops if re.search(rf"\b{l}\b", expression)} | {
                 l for l, b in plan.loops.items() if b.padded}
             for l, b in plan.loops.items():
@@ -242,6 +243,67 @@ class AccumulatorPE:
                     c.line(f"term[lane] = ({t})(term[lane] {plan.reduce_op} term[lane + width]);")
             target = local.replace("lane", "0")
             c.line(f"{target} = (first ? start : {target}) {plan.reduce_op} term[0];")
+
+    def _multiplier_helpers(self) -> None:
+        """The helpers the paired 8-bit products call (descriptor compute.multipliers,
+        engine/compiler/architecture/multipliers.py), each one multiply bound to a DSP48E2 or to fabric."""
+        pairing = self.plan.descriptor["compute"].get("multipliers")
+        if pairing is None:
+            return
+        c = self.code
+        ap = "ap_int" if self.plan.descriptor["compute"]["dtype"] == "int8" else "ap_uint"
+        c.line(f"/* An exact product of two 8-bit lanes (docs/export.md, 8-bit multiplies). */")
+        c.line(f"typedef {ap}<16> product_t;")
+        for impl in ("dsp", "fabric") if pairing["form"] == "split" else ("dsp",):
+            with c.block(f"static product_t mul_on_{impl}({ap}<8> a, {ap}<8> b)"):
+                c.pragma("HLS inline")
+                c.line("const product_t p = a * b;")
+                c.pragma(f"HLS BIND_OP variable=p op=mul impl={impl}")
+                c.line("return p;")
+        if pairing["form"] == "split":
+            c.line("")
+            return
+        c.line("/* s * x0 and s * x1 from one 27 x 18 multiply (Xilinx WP486): the pre-adder packs x1 << 18 plus x0,")
+        c.line("   s * x0 is the low 18 bits (|s * x0| < 2^17), s * x1 the rest shifted down by 18. */")
+        with c.block(f"static void mul2_shared({ap}<8> s, {ap}<8> x0, {ap}<8> x1, product_t &p0, product_t &p1)"):
+            c.pragma("HLS inline")
+            c.line(f"const {ap}<27> packed = ({ap}<27>)x1 * 262144 + x0;")
+            c.line(f"const {ap}<36> p = packed * s;")
+            c.pragma("HLS BIND_OP variable=p op=mul impl=dsp")
+            c.line(f"const {ap}<18> low = p;  /* keeps the low 18 bits */")
+            c.line("p0 = low;")
+            c.line("p1 = (p - low) / 262144;")
+        c.line("")
+
+    def _paired_products(self, words: dict[str, str]) -> str | None:
+        """Where the descriptor pairs the lanes' 8-bit products (compute.multipliers), writes every
+        lane's product into `product[]`, a line per DSP-bound or fabric multiply, and returns what a
+        lane adds (`product[lane]`); None otherwise."""
+        plan, c = self.plan, self.code
+        pairing = plan.descriptor["compute"].get("multipliers")
+        if pairing is None:
+            return None
+        x, y = (words[a] for a in pairing["operands"])
+        lanes = plan.lanes
+
+        def at(word: str, lane: int) -> str:
+            return word.replace("[lane]", f"[{lane}]")
+        c.line(f"/* the 8-bit products, lanes in pairs ({pairing['form']}): "
+               + ("two products of the shared operand a DSP48E2 */" if pairing["form"] == "shared"
+                  else "one multiply on a DSP48E2, one on fabric */"))
+        c.line(f"product_t product[{lanes}];")
+        c.pragma("HLS array_partition variable=product complete")
+        shared = pairing.get("shared")
+        other = y if shared == pairing["operands"][0] else x
+        for n in range(0, lanes - 1, 2):
+            if shared is not None:
+                c.line(f"mul2_shared({at(words[shared], n)}, {at(other, n)}, {at(other, n + 1)}, product[{n}], product[{n + 1}]);")
+            else:
+                c.line(f"product[{n}] = mul_on_dsp({at(x, n)}, {at(y, n)});")
+                c.line(f"product[{n + 1}] = mul_on_fabric({at(x, n + 1)}, {at(y, n + 1)});")
+        if lanes % 2:
+            c.line(f"product[{lanes - 1}] = mul_on_dsp({at(x, lanes - 1)}, {at(y, lanes - 1)});  /* the odd lane */")
+        return "product[lane]"
 
     def _rewrite(self, expression: str, words: dict[str, str], local: str) -> str:
         """The statement with every array reference replaced by the value the PE holds for it."""

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from engine.compiler.architecture.build import OPERATORS
+from engine.compiler.architecture.multipliers import pe_operator_resources
 from engine.compiler.architecture.passes import unused_reload_modules
 from engine.compiler.expressions import evaluate
 from engine.compiler.fifo_depths import SRL_WORDS
@@ -70,12 +71,12 @@ def _buffer_blocks(module: dict, values: dict[str, int]) -> dict[str, float]:
 
 def _pe_resources(descriptor: dict, values: dict[str, int]) -> dict[str, float]:
     compute = descriptor["compute"]
-    table, ops = OPERATORS[compute["dtype"]], compute["ops"]
+    table = OPERATORS[compute["dtype"]]
     lanes = _number(descriptor["topology"]["simd"], values)
     overhead = OPERATORS["module_overhead"]["pe"]
-    op_lut = sum(table[op].get("lut", 0) * n for op, n in ops.items())
-    return {"DSP": lanes * sum(table[op]["dsp"] * n for op, n in ops.items()),
-            "LUT": overhead["lut"] + lanes * (table["lut_per_lane"] + op_lut),
+    operators = pe_operator_resources(compute, lanes, OPERATORS)
+    return {"DSP": operators["DSP"],
+            "LUT": overhead["lut"] + lanes * table["lut_per_lane"] + operators["LUT"],
             "FF": overhead["ff"] + lanes * table["ff_per_lane"]}
 
 

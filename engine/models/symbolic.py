@@ -45,6 +45,7 @@ from fractions import Fraction
 import sympy
 
 from engine.compiler.architecture.build import OPERATORS
+from engine.compiler.architecture.multipliers import pe_operator_resources
 from engine.compiler.architecture.dram_runs import dram_packing, dram_runs, in_row_order
 from engine.compiler.architecture.footprint import subscript_extents
 from engine.compiler.architecture.modules import Architecture, Module, Phase
@@ -365,9 +366,10 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
     epilogue = smax(0, *drains) + write_latency
     dtype = arch.compute["dtype"]
-    ops = arch.compute["ops"]
     lanes = pe.count * arch.simd
-    dsp = lanes * sum(OPERATORS[dtype][op]["dsp"] * n for op, n in ops.items())
+    # each operator per lane, the paired 8-bit multiplies as the PE writes them (architecture/multipliers.py)
+    operators = pe_operator_resources(arch.compute, arch.simd, OPERATORS)
+    dsp = pe.count * operators["DSP"]
     bram, ur, by_array = sympy.Integer(0), sympy.Integer(0), {}
     for m in arch.modules:
         for b in m.buffers:
@@ -390,8 +392,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # FIFOs the skew rule deepens are shift registers: a LUT per bit and SRL_WORDS words
     srl_luts = sympy.Add(*(f.count * f.width_bits * sympy.ceiling(skew / SRL_WORDS) for f in arch.fifos
                            if (skew := architecture_skew_depth(f, arch)) is not None))
-    op_lut = sum(OPERATORS[dtype][op].get("lut", 0) * n for op, n in ops.items())  # fabric dividers, sqrt
-    lut = (pe.count * overhead["pe"]["lut"] + lanes * (OPERATORS[dtype]["lut_per_lane"] + op_lut)
+    lut = (pe.count * (overhead["pe"]["lut"] + operators["LUT"]) + lanes * OPERATORS[dtype]["lut_per_lane"]
            + io_count * overhead["io"]["lut"] + fifo_bits * overhead["fifo_lut_per_bit"] + srl_luts)
     ff = (pe.count * overhead["pe"]["ff"] + lanes * OPERATORS[dtype]["ff_per_lane"]
           + io_count * overhead["io"]["ff"] + fifo_bits * overhead["fifo_ff_per_bit"])

@@ -13,10 +13,12 @@ import networkx as nx
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
+from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe, carried_depth
 from engine.compiler.architecture.symbols import DesignSymbols
+from engine.compiler.band import runs_several_statements
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.architecture.local_arrays import local_arrays, local_buffers, local_fifos
@@ -41,6 +43,9 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     bits = {name: DTYPE_BITS[decl.dtype] for name, decl in space.kernel.arrays.items()}
     syms = DesignSymbols(design, view.loops if view else ())
     compute = compute_info(space, statements)
+    compute["multipliers"] = multiplier_pairing(statements, design.simd_loop,
+                                                {n: a.dtype for n, a in space.kernel.arrays.items()},
+                                                runs_several_statements(space.kernel, space.band))
     groups = io_groups(space, design, bits, view)
     add_latency = OPERATORS[compute["dtype"]]["add"]["latency"] if compute["ops"].get("add") else 1
     depth = pipeline_depth(compute)

@@ -8,7 +8,7 @@ import pytest
 
 from engine.cli.main import main
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.sa_sizes import (autosa_design, autosa_space_time, parse_sa_sizes, select,
+from engine.compiler.sa_sizes import (autosa_band, autosa_design, autosa_space_time, parse_sa_sizes, select,
                                       space_time_order, to_sa_sizes)
 from engine.errors import DesignError
 
@@ -42,16 +42,20 @@ def test_space_time_order_follows_the_band_not_a_table(write_kernel):
     assert space_time_order(compile_kernel(path)) == [("j",), ("k",), ("i",), ("j", "k"), ("j", "i"), ("k", "i")]
 
 
-def _configuration(design) -> dict[str, int]:
-    """A valid, non-trivial configuration: t1 = extent / 2 (at least 1), t2 = 2 where it divides."""
+def _configuration(space, design) -> dict[str, int]:
+    """A valid, non-trivial configuration AutoSA can write: t1 = extent / 2 (at least 1) on its band's
+    loops, the extent after it (AutoSA does not partition those), t2 = 2 where it divides (latency
+    hiding on its band's loops only)."""
+    band = autosa_band(space)
     values = {}
     for p in design.params:
         if p.role == "array_partition":
-            values[p.name] = max(1, p.upper // 2)
+            values[p.name] = max(1, p.upper // 2) if p.loop in band else p.upper
     for p in design.params:
         if p.role in ("latency_hiding", "simd"):
             t1 = values[f"{p.loop}_t1"]
-            values[p.name] = 2 if t1 % 2 == 0 and p.upper >= 2 else 1
+            hidden_outside = p.role == "latency_hiding" and p.loop not in band
+            values[p.name] = 2 if t1 % 2 == 0 and p.upper >= 2 and not hidden_outside else 1
     return values
 
 
@@ -62,7 +66,7 @@ def test_round_trip_for_every_design(request, kernel):
     space = request.getfixturevalue(kernel)
     assert len(space.designs) == {"mm": 27, "cnn": 42}[kernel]
     for design in space.designs:
-        params = _configuration(design)
+        params = _configuration(space, design)
         text = to_sa_sizes(space, design, params)
         back = select(space, text, design=design.id)
         assert (back.design, back.params) == (design, params), text
@@ -104,7 +108,7 @@ def test_simd_touch_space_strings(mm):
 def test_cnn_string_fits_both_simd_variants(cnn):
     """CNN [i] hides latency on o, h, w with SIMD on i (space) or on q (time): the string cannot
     tell them apart, so the --simd-touch-space design is chosen and the note names the other."""
-    sel = select(cnn, "{kernel[]->space_time[3];kernel[]->array_part[16,8,8,8,3,3];kernel[]->latency[2,2,2];"
+    sel = select(cnn, "{kernel[]->space_time[3];kernel[]->array_part[16,8,8,8];kernel[]->latency[2,2,2];"
                       "kernel[]->simd[4]}")
     assert sel.design.simd_loop == "i" and sel.design.simd_on_space and sel.params["i_t2"] == 4
     assert "--design i__" in sel.note and "puts it on q" in sel.note
@@ -117,7 +121,7 @@ def test_autosa_order_class(mm, cnn):
     assert autosa_design(mm, ("i", "j")).id == "i-j__i-j.k"
     assert autosa_design(cnn, ("o", "h")).id == "o-h__o-h-w.i-p-q"
     assert autosa_design(cnn, ("h", "i")) is None
-    text = "{kernel[]->space_time[8];kernel[]->array_part[8,8,8,8,3,3];kernel[]->latency[4,4,4];kernel[]->simd[2]}"
+    text = "{kernel[]->space_time[8];kernel[]->array_part[8,8,8,8];kernel[]->latency[4,4,4];kernel[]->simd[2]}"
     assert "in no permutation class" in select(cnn, text).note
 
 
@@ -132,7 +136,8 @@ def test_the_issue_string(mm):
 
 def test_minus_one_means_not_partitioned(mm):
     sel = select(mm, "{kernel[]->space_time[0];kernel[]->array_part[-1,-1,-1];kernel[]->latency[1,1]}")
-    assert sel.params == {"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 1, "j_t2": 1}
+    # no simd entry: AutoSA without SIMD candidates, one lane
+    assert sel.params == {"i_t1": 64, "j_t1": 64, "k_t1": 64, "i_t2": 1, "j_t2": 1, "k_t2": 1}
 
 
 def test_designs_json_carries_the_index(bundled, capsys):
