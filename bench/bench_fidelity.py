@@ -2,6 +2,8 @@
 
     python bench/bench_fidelity.py [--cases test|full|reload|all|designs|searched] [--only TEXT] [--out DIR]
                                    [--layout serialized|natural] [--samples N] [--problems K ...]
+    python bench/bench_fidelity.py --config KERNEL DESIGN NAME=VALUE ...   # one case: sizes (upper case:
+                                   I=64, DATA_T=int8_t) and tuning parameters (lower case: i_t1=8)
 
 For each case (kernel, design, sizes, configuration) it exports the project, runs the timed C
 simulation (`engine.csim.timed.run_timed_csim`: the generated C++ run once, each dataflow process's
@@ -74,6 +76,26 @@ def searched(samples: int, layout: str, problems: list[int] | None = None) -> tu
     return tuple(cases)
 
 
+def config_case(words: list[str]) -> FidelityCase:
+    """`--config KERNEL DESIGN NAME=VALUE ...` -> the case: upper-case names are the kernel's defines
+    (sizes, DATA_T), lower-case ones tuning parameters (integers). ValueError: one line saying what."""
+    if len(words) < 3:
+        raise ValueError("--config: expected KERNEL DESIGN NAME=VALUE ..., e.g. mm k__i-k.j I=64 J=64 K=64 i_t1=8")
+    kernel, design, *pairs = words
+    defines, params = [], []
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise ValueError(f"--config: {pair!r} is not NAME=VALUE")
+        if name.isupper() or name == "DATA_T":
+            defines.append((name, int(value) if value.lstrip("-").isdigit() else value))
+        elif value.lstrip("-").isdigit():
+            params.append((name, int(value)))
+        else:
+            raise ValueError(f"--config: tuning parameter {name} must be an integer, not {value!r}")
+    return FidelityCase(kernel, design, tuple(defines), tuple(params))
+
+
 def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: str = "auto") -> dict:
     space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines})
     design = space.design(case.design)
@@ -112,13 +134,20 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=3000, help="--cases searched: samples per design")
     parser.add_argument("--problems", type=int, nargs="*", metavar="K",
                         help="--cases searched: only these problems (0: MM 64^3, 1: MM 128^3, 2, 3: CNN layers)")
+    parser.add_argument("--config", nargs="+", metavar="WORD",
+                        help="one case: KERNEL DESIGN then NAME=VALUE sizes (upper case) and parameters (lower case)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--only", metavar="TEXT", nargs="+", help="run only the cases whose label contains a TEXT")
     parser.add_argument("--floorplan", choices=["auto", "none"], default="auto",
                         help="export with the SLR floorplan (default; its crossing FIFOs are deeper and the timed "
                              "C simulation charges their pipeline latency) or without")
     args = parser.parse_args()
-    if args.cases == "searched":
+    if args.config:
+        try:
+            cases = (config_case(args.config),)
+        except ValueError as error:
+            parser.exit(2, f"bench_fidelity.py: {error}\n")
+    elif args.cases == "searched":
         cases = searched(args.samples, args.layout, args.problems)
     else:
         cases = every_design() if args.cases == "designs" else {

@@ -29,13 +29,6 @@ def with_tokens(segs: list[Segment], take: Fifo, give: Fifo) -> Segment:
                    ii=seg.ii, depth=seg.depth, latency=seg.latency)
 
 
-def with_tokens_all(segs: list[Segment], take: Fifo, give: Fifo):
-    for k, seg in enumerate(segs):
-        reads = seg.reads + ((Op(take, 1, 0, 1),) if k == 0 else ())
-        writes = seg.writes + ((Op(give, 1, seg.n - 1, 1),) if k == len(segs) - 1 else ())
-        yield Segment(seg.n, reads, writes, ii=seg.ii, depth=seg.depth, latency=seg.latency)
-
-
 def spread(f: Fifo, count: int, first: float, share: float, n: int) -> Op:
     span = min(n, max(count, math.ceil(n * share)))
     start = min(n - span, math.floor(n * first + 1e-9))
