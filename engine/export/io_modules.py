@@ -155,6 +155,7 @@ class IOModules:
             c.line(f"{group.array}_t ping{shape}, pong{shape};  /* one block is loaded while the other feeds */")
             self._reshape("ping", inst, len(own))
             self._reshape("pong", inst, len(own))
+            self._share_calls(f"{name}_load(", f"{name}_feed(")
             c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
             c.line(f"ap_int<{index_bits(blocks) + 1}> block = -1;  /* -1 .. {blocks - 1} */")
             with c.loops(self._tile_loops(tile_loops)):
@@ -422,11 +423,20 @@ class IOModules:
                         lambda buffer, enable: f"{name}_send({send.format(buffer=buffer, enable=enable)});",
                         "the last box, alone")
 
+    def _share_calls(self, *calls: str) -> None:
+        """One hardware instance of each helper the ping and pong branches both call: the branches
+        exclude each other, and without the limit HLS may build an instance per call site (a PE's
+        multipliers twice over, which the models do not count)."""
+        for call in calls:
+            function = call.split("(", 1)[0].strip()
+            self.code.line(f"#pragma HLS allocation function instances={function} limit=1")
+
     def _ping_pong(self, events: list[str], count: int, fill, empty, last_note: str) -> None:
         """AutoSA's double buffering over `count` events: on every event `fill(buffer)` and
         `empty(buffer, enable)` (the previous event's, enabled from the second) on ping and pong, side
         by side in one basic block so that HLS overlaps them; then the last event's `empty` alone."""
         c = self.code
+        self._share_calls(fill("ping"), empty("ping", "true"))
         c.line(f"{index_type(count)} event = 0;")
         with c.loops(self._tile_loops(events)):
             c.line("/* both calls in one basic block: HLS runs them side by side */")

@@ -165,6 +165,7 @@ class OwnedDrain:
             volume = self._owned_volume()
             c.line(f"{plan.acc.array}_t ping[{volume}], pong[{volume}];  /* one PE's elements are collected "
                    "while the other buffer is sent */")
+            self._share_calls(f"{name}_collect(", f"{name}_send(")
             c.line("ap_uint<1> event = 0;")
             send = ", ".join(dims + ["{buffer}"] + (["from_successor"] if "successor" in inst.streams else [])
                              + ["out", "{enable}"])

@@ -132,3 +132,28 @@ def test_statements_the_generator_cannot_place_are_refused_in_one_line():
     with pytest.raises(ExportError) as info:
         kernel_sources(descriptor, values)
     assert "\n" not in str(info.value)
+
+
+def _bodies(cpp: str) -> dict[str, str]:
+    """Each `static void` function's text, from its header to its closing brace at column 0."""
+    starts = [(m.group(1), m.start()) for m in re.finditer(r"^static void (\w+)\(", cpp, re.MULTILINE)]
+    return {name: cpp[start:cpp.index("\n}\n", start)] for name, start in starts}
+
+
+def test_a_helper_called_from_several_sites_is_one_instance(generated):
+    """Ping-pong callers (PEs, double-buffered I/O modules) call their helpers from both branches:
+    each such helper is limited to one hardware instance, or HLS may build one per call site (the
+    PE's multipliers twice over, which the models do not count)."""
+    _, _, sources = generated
+    cpp = sources["kernel_kernel.cpp"]
+    functions = _functions(cpp)
+    shared = 0
+    for caller, body in _bodies(cpp).items():
+        if "#pragma HLS dataflow" in body:
+            continue  # a dataflow region: one instance per call is the array itself
+        for callee in functions - {caller}:
+            sites = len(re.findall(rf"^\s+{callee}\(", body, re.MULTILINE))
+            if sites > 1:
+                assert f"#pragma HLS allocation function instances={callee} limit=1" in body, (caller, callee)
+                shared += 1
+    assert shared > 0  # every design here double-buffers something
