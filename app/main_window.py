@@ -1,7 +1,8 @@
 """MainWindow: the explorer. Kernel editor and design tree on the left, the array topology with the
-live search under it in the middle, the selected design's detail on the right; File menu for
-kernels, projects (with recent files), stored runs and the Vitis export. Layout and recent files
-are remembered with QSettings.
+live search under it in the middle (beside it the Bottleneck, Compare, Verify, Pods, Network and
+Sweep tabs), the selected design's detail on the right; File menu for kernels, projects (with
+recent files), stored runs and the Vitis export (those actions: app/window_actions.py). Layout and
+recent files are remembered with QSettings.
 
 The window paints first with what a person sees at once (menus, kernel editor, design tree,
 topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
@@ -18,7 +19,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -33,7 +33,7 @@ from app.models.design_focus import DesignFocus
 from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
-from app.project import Project, ProjectError, load_project, save_project
+from app.models.verification import Verification
 from app.views import theme
 from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
@@ -42,7 +42,9 @@ from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_compile_status import QtCompileStatus
 from app.views.qt_topology_panel import QtTopologyPanel
+from app.views.qt_verify import QtVerify
 from app.views.window_menus import WindowMenus
+from app.window_actions import WindowActions
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -60,10 +62,7 @@ if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the fi
     from app.views.qt_search_panel import QtSearchPanel
     from app.views.qt_sweep import QtSweep
 
-MAX_RECENT = 8
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, QMainWindow):
     messageShown = Signal(str)  # a problem reported to the user (also in a non-blocking message box)
 
     def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None, background: bool = True):
@@ -88,7 +87,8 @@ class MainWindow(QMainWindow):
         self.tree.follow(self.selection)
         self.compile_status = QtCompileStatus(self.session, lambda: bool(self.tree_model.design_ids()))
         self.statusBar().addWidget(self.compile_status, 1)  # hidden by a passing message, shown again after it
-        self.topology_panel = QtTopologyPanel(self.selection)
+        self.verification = Verification(self.selection, self)  # simulator and C simulation: Verify tab, Simulate
+        self.topology_panel = QtTopologyPanel(self.selection, verification=self.verification)
         self.topology = self.topology_panel.view
         self.bottleneck = QtBottleneck(self.selection)
         self.compare = CompareSession(self)
@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
+        self.verify_view = QtVerify(self.verification)
+        self.views.addTab(_scrolled(self.verify_view), "Verify")
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -331,15 +333,6 @@ class MainWindow(QMainWindow):
     def shortcuts(self) -> list[tuple[str, str]]:
         return self.menus.shortcuts()
 
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
-
-    def _remember(self, path: Path) -> None:
-        recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self.menus.fill_recent()
-
     def show_message(self, text: str) -> None:
         """Report a problem without blocking: status bar and a non-modal message box."""
         self.last_message = text
@@ -349,11 +342,6 @@ class MainWindow(QMainWindow):
         box.setModal(False)
         box.show()
         self.messageShown.emit(text)
-
-    def ask_save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", "", "Systolic Studio projects (*.ssproj)")
-        if path:
-            self.save(path)
 
     # -- kernel and designs --------------------------------------------------------------------
     def open_kernel(self, path) -> None:
@@ -450,39 +438,6 @@ class MainWindow(QMainWindow):
         if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
             self.points.update(self.session.source(), s.result)
 
-    def show_runs(self) -> None:
-        from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
-        from engine.search.run_sizes import run_sizes
-        from engine.search.store import RunStore
-
-        try:
-            with RunStore(self.search.database) as store:
-                runs = store.list_runs()
-                path = store.path
-        except EngineError as exc:
-            self.show_message(str(exc))
-            return
-        dialog = QtRunsDialog(runs, run_sizes(path), self)
-        if dialog.exec() and dialog.chosen is not None:
-            self.reopen_run(dialog.chosen)
-
-    def reopen_run(self, run_id: int) -> None:
-        try:
-            self.search.replay(self.search.load_run(run_id))
-        except EngineError as exc:
-            self.show_message(str(exc))
-
-    def show_export(self):
-        from app.views.qt_export_dialog import QtExportDialog, default_folder  # the exporter: when asked for
-
-        design = self.selection.design
-        folder = default_folder(self.settings.value("export_parent", ""), self.session.name,
-                                design.id if design else "design")
-        dialog = QtExportDialog(self.selection, folder, self, kernel_path=self.session.path)
-        dialog.exported.connect(lambda path: self.settings.setValue("export_parent", str(Path(path).parent)))
-        dialog.open()
-        return dialog
-
     def open_network(self, path=None) -> None:
         """File > Open network: a workload in the Network tab (asked for without `path`)."""
         self.views.setCurrentWidget(self._network_page)
@@ -492,61 +447,6 @@ class MainWindow(QMainWindow):
         """A network layer clicked: the kernel at its sizes, its best design and configuration selected."""
         self.focus.pending = (design, params) if design else None
         self.session.set_sizes({**self.session.overrides, **sizes})
-
-    # -- projects ------------------------------------------------------------------------------
-    def project(self) -> Project:
-        s = self.session
-        return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
-                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device, clock_mhz=s.clock_mhz,
-                       method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
-                       samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
-                       None, seed=self.search_panel.seed_value() or 0,
-                       design=self.selection.design.id if self.selection.design else None,
-                       values=dict(self.selection.values), database=self.search.database,
-                       runs=list(self.search.run_ids))
-
-    def save(self, path=None) -> bool:
-        path = Path(path) if path else self.project_path
-        if path is None:
-            self.ask_save()
-            return self.project_path is not None
-        try:
-            save_project(self.project(), path)
-        except ProjectError as exc:
-            self.show_message(str(exc))
-            return False
-        self.project_path = path
-        self._remember(path)
-        self.statusBar().showMessage(f"saved {path}", 5000)
-        return True
-
-    def open_project(self, path) -> bool:
-        """Open a project; an unreadable or corrupt file changes nothing and shows why."""
-        if self.search.running:
-            self.show_message("stop the search before opening a project")
-            return False
-        try:
-            project = load_project(path)
-        except ProjectError as exc:
-            self.show_message(str(exc))
-            return False
-        previous, self.focus.pending = self.focus.pending, (
-            (project.design, project.values) if project.design else None)
-        try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
-            self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz)
-        except EngineError as exc:
-            self.focus.pending = previous
-            self.show_message(f"cannot open project {path}: {exc}")
-            return False
-        self.search.database, self.search.run_ids = project.database, list(project.runs)
-        self.search_panel.method.setCurrentText(project.method)
-        self.search_panel.set_budget(project.seconds, project.samples, project.seed)
-        if project.runs:
-            self.reopen_run(project.runs[-1])
-        self.project_path = Path(path)
-        self._remember(self.project_path)
-        return True
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -578,7 +478,7 @@ class MainWindow(QMainWindow):
             self.sweep_view.sweep.wait()
         if self._proof is not None:
             self._proof.shutdown()
-        self.topology_panel.shutdown()
+        self.topology_panel.shutdown()  # the verification's child process with it
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

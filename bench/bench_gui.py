@@ -6,6 +6,7 @@ compiling a kernel, with the window shown.
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --floorplan
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --verify [--seconds 6]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3] [--baseline DIR]
     python bench/bench_gui.py --screenshot /tmp/shot.png [--seconds 6] [--runs 1]
 
@@ -26,7 +27,9 @@ else's work); `--profile` cProfiles the GUI thread while measuring.
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
 show. `--floorplan` shows AutoSA's large MM array (13x16 PEs x 8 lanes), waits for its quick clock
 estimate, colours the topology by SLR and waits for the floorplan (solved in the floorplan process)
-and prints the longest gap. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
+and prints the longest gap. `--verify` searches (every design, `--seconds`), then runs the
+reduced simulation and C simulation of the best design from the Verify tab and prints the plan
+shown, the steps, the wall time and the longest gap of each (issue 29: under 60 s each). `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
 used until then, which depend less on the machine's load), to its parts built after the first
 paint (`panels`: search panel and plots, Proof, Pods, Network) and to its designs listed (the
@@ -330,6 +333,36 @@ def floorplan_shown(app, window) -> dict:
             "wall_s": time.perf_counter() - started, "designs": 1}
 
 
+def verify_best(app, window, seconds: float) -> None:
+    """A search of `seconds` (every design, seed 0) selects the best design; then the Verify tab runs
+    the reduced simulation and the reduced C simulation of it, one after the other, as a person
+    clicking its buttons would: per run the plan shown before starting, the steps with their times,
+    the wall time and the event loop's longest gap."""
+    r = run_once(app, window, seconds, "all", False)
+    s = window.selection
+    wait_until(app, lambda: not s.busy)
+    print(f"search {seconds:g} s: best {r['best']:.1f} GOP/s; selected {s.design.id} "
+          f"{s.report['throughput_gops']:.1f} GOP/s {dict((k, v) for k, v in s.values.items())}")
+    wait_until(app, lambda: window.points._worker is None)  # the search's kept points evaluated (a thread)
+    window.show_view(window.verify_view)
+    for kind in ("simulate", "csim"):
+        row = window.verify_view.rows[kind]
+        steps, probe = [], Probe()
+        window.verification.runner.phase.connect(lambda index, text: steps.append((time.perf_counter(), text)))
+        print(f"  {kind}: {row.plan.text()}")
+        probe.start()
+        started = time.perf_counter()
+        row.start_button.click()
+        wall = wait_until(app, lambda: window.verification.running is None, timeout=900)
+        probe.stop()
+        window.verification.runner.phase.disconnect()
+        for at, text in steps:
+            print(f"      {at - started:6.1f} s  {text}")
+        gap, at = probe.worst()
+        print(f"      {wall:6.1f} s  {row.outcome.text() or row.step.text()}; longest event-loop gap "
+              f"{gap * 1000:.0f} ms (at {at - started:.1f} s); load average {os.getloadavg()[0]:.1f}")
+
+
 def launch_times(runs: int, baseline: str | None = None) -> None:
     """Seconds from starting the application to its first paint and to its designs listed; with
     `baseline` (another checkout's folder) the two alternate run by run, so
@@ -412,6 +445,8 @@ def main() -> None:
     parser.add_argument("--launch", action="store_true", help="time the application's launch (a new process)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="with --launch: alternate with the checkout in DIR (e.g. `git archive REV | tar -x -C DIR`)")
+    parser.add_argument("--verify", action="store_true",
+                        help="search, then the reduced simulation and C simulation of the best design (Verify tab)")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="run `systolic-studio --screenshot PATH --search-seconds S` and `systolic search`, side by side")
     args = parser.parse_args()
@@ -435,6 +470,12 @@ def main() -> None:
     ready = wait_until(app, lambda: window.search.warm and not window.models.busy and not window.session.compiling)
     print(f"window shown {shown:.2f} s after it was made; search process warm and models cached "
           f"{ready:.1f} s later ({len(window.models.built)} models built)")
+    if args.verify:
+        with BusyLoads(args.load):
+            verify_best(app, window, args.seconds)
+        window.search.shutdown()
+        window.close()
+        return
     if args.select or args.compile or args.floorplan:
         if args.trace:
             app.slow.clear()
