@@ -7,6 +7,8 @@ kernel, prints its best on one line (`search: GOP/s on DESIGN, ...`), selects th
 (`<PATH stem>-compare.png`), and exits 0; it exits 2 with the reason when the project or kernel
 cannot be opened or does not compile.
 
+`--demo` starts the demo (Search > Demo: the bundled MM, every design, hybrid, a fixed seed and
+sample budget: the same result every time).
 `--time-launch` prints the wall-clock times (time.time()) of the window's first paint (with the
 process's CPU seconds until then), of its parts built after the first paint (search panel, Pods,
 Network, Proof: `panels`) and of its designs listed, then exits: bench/bench_gui.py --launch
@@ -38,6 +40,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--search-seconds", type=float, default=6.0, metavar="S",
                         help="search budget of --screenshot (default 6)")
     parser.add_argument("--method", default="hybrid", help="search method of --screenshot (default hybrid)")
+    parser.add_argument("--demo", action="store_true",
+                        help="start the demo: the bundled MM, every design, a fixed seed and sample budget "
+                             "(Search > Demo)")
     parser.add_argument("--time-launch", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -63,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.screenshot:
         code = _screenshot(window, Path(args.screenshot), args.search_seconds, args.method)
     else:
+        if args.demo:
+            window.start_demo()
         code = app.exec()
     _dispose(app, window)
     if argv is None:  # the real command: skip interpreter finalization, see _exit_now

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -81,12 +82,14 @@ class MainWindow(WindowActions, QMainWindow):
         self.focus = DesignFocus(self.tree_model, self.selection, self)  # the configuration every panel shows
         self._search: SearchSession | None = None
         self.models = ModelPool(self.selection.cache, self)
-        self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
         self.tree.follow(self.selection)
         self.compile_status = QtCompileStatus(self.session, lambda: bool(self.tree_model.design_ids()))
         self.statusBar().addWidget(self.compile_status, 1)  # hidden by a passing message, shown again after it
+        self.model_status = QLabel()
+        self.model_status.setObjectName("muted")
+        self.statusBar().addPermanentWidget(self.model_status)
         self.verification = Verification(self.selection, self)  # simulator and C simulation: Verify tab, Simulate
         self.topology_panel = QtTopologyPanel(self.selection, verification=self.verification)
         self.topology = self.topology_panel.view
@@ -146,7 +149,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.tree.designSelected.connect(self.focus.pick)
         self.focus.messageShown.connect(self.show_message)
         self.focus.follow_models(self.models)
-        self.models.allReady.connect(self._models_ready)
+        self.models.allReady.connect(self._model_progress)
         self.models.modelReady.connect(self._model_progress)
         # the compilation, the search process's warm-up and the selection process start once the
         # window has painted (see _start_background): started before, they compete with its first paint
@@ -363,6 +366,7 @@ class MainWindow(WindowActions, QMainWindow):
         source = self.session.source()
         if self.background:
             self.models.build(source, [d.id for d in space.designs])
+            self._model_progress()
         self.focus.show_space(space, self.session.device, source)
         if self._network_view is not None:
             self._network_view.check_kernel()  # a workload that does not fit this kernel says so now
@@ -396,37 +400,22 @@ class MainWindow(WindowActions, QMainWindow):
         request = SearchRequest(source, self.session.space.kernel.name, method,
                                 None if seconds is None else float(seconds), designs, seed=int(seed),
                                 cache_folder=str(self.selection.cache.folder), samples=samples)
-        self._waiting_search = (request, source)
-        if not self.background and not self.models.busy and self.models.source != source:
-            self.models.build(source, list(designs))  # may start the search at once (all cached)
-        self.search.prepare()  # warms up while the models are built
-        if self._waiting_search is None:
-            return
-        if self.models.busy:
-            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
-            return
-        self._start_waiting_search()
-
-    def _models_done(self) -> str:
-        total = len(self.tree_model.design_ids())
-        return f"{total - len(self.models.pending)} of {total}"
-
-    def _model_progress(self, _design: str) -> None:
-        if self._waiting_search is not None and self.models.busy:
-            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
-
-    def _models_ready(self) -> None:
-        if self._waiting_search is not None:
-            self._start_waiting_search()
-
-    def _start_waiting_search(self) -> None:
-        (request, source), self._waiting_search = self._waiting_search, None
-        if source != self.session.source():  # recompiled meanwhile: the designs may differ
-            self.search_panel.set_waiting("")
-            self.show_message("the kernel was compiled again before the search started: press Start again")
-            return
+        self.search.prepare()
+        # no wait for the model pool: the search process loads each design's model before that
+        # design's share starts (building it if the pool has not yet), so a cold cache costs the first
+        # design's model, not all of them
         self.search.start(request, kernel_text=source.text, sizes=source.sizes,
                           kernel_name=request.kernel_name, kernel_path=str(self.session.path))
+
+    def _model_progress(self, _design: str = "") -> None:
+        """The model pool's progress in the status bar: it builds while the person reads the tree."""
+        total = len(self.tree_model.design_ids())
+        if self.models.busy and total:
+            done = total - len(self.models.pending)
+            self.model_status.setText(f"building the designs' models in the background: {done} of {total} "
+                                      "(a search can start now)")
+        else:
+            self.model_status.setText("")
 
     def _search_state(self) -> None:
         """A search ended or a run was replayed (the tree and the selection follow through self.focus)."""
@@ -460,7 +449,6 @@ class MainWindow(WindowActions, QMainWindow):
                          [int(width * 0.25), int(width * 0.25)], Qt.Horizontal)
 
     def closeEvent(self, event) -> None:
-        self._waiting_search = None
         self._deferred.clear()  # a part not built yet is not needed any more
         self._background_started = True  # nor is a compilation not started yet
         if self._network is not None:

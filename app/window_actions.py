@@ -1,7 +1,7 @@
 """WindowActions: what the main window does on the user's behalf with files and dialogs - recent
 files, projects (save, open: the kernel, sizes, budget, selection and runs of a session), the stored
-runs dialog, the export dialog. A mixin of MainWindow (app/main_window.py), which composes the
-window's parts; these methods use them (`session`, `search`, `search_panel`, `selection`, `focus`,
+runs dialog, the export dialog, the deterministic demo. A mixin of MainWindow (app/main_window.py),
+which composes the window's parts; these methods use them (`session`, `search`, `search_panel`, `selection`, `focus`,
 `settings`, `menus`, `show_message`)."""
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.project import Project, ProjectError, load_project, save_project
 from engine.errors import EngineError
+from engine.resources import DEFAULT_KERNEL
 
 MAX_RECENT = 8
+DEMO_METHOD, DEMO_SAMPLES, DEMO_SEED = "hybrid", 2_700, 1  # 100 samples a design of the bundled MM
 
 
 class WindowActions:
@@ -117,3 +119,34 @@ class WindowActions:
         self.project_path = Path(path)
         self._remember(self.project_path)
         return True
+
+    # -- demo ----------------------------------------------------------------------------------
+    def start_demo(self) -> None:
+        """The demo (Search > Demo, `--demo`): the bundled kernel at its own sizes on the device's own
+        clock, every design, hybrid, DEMO_SAMPLES samples from DEMO_SEED: the same result every time,
+        whatever the machine's load (a sample budget, not a time budget)."""
+        if self.search.running:
+            self.show_message("stop the search before starting the demo")
+            return
+        panel = self.search_panel
+        panel.method.setCurrentText(DEMO_METHOD)
+        panel.set_budget(None, DEMO_SAMPLES, DEMO_SEED)
+        panel.scope.setCurrentIndex(0)
+        try:
+            self.session.open(DEFAULT_KERNEL, device="u250", clock_mhz=None)
+        except EngineError as exc:
+            self.show_message(str(exc))
+            return
+        self.session.compiled.connect(self._demo_compiled)
+        self.statusBar().showMessage(f"demo: {DEFAULT_KERNEL.name}, every design, {DEMO_METHOD}, "
+                                     f"{DEMO_SAMPLES:,} samples, seed {DEMO_SEED}", 10000)
+
+    def _demo_compiled(self) -> None:
+        """A compile ended: the demo's kernel's (its text, no size changed since) starts the search; an
+        earlier one still running when the demo began is not the demo's."""
+        s = self.session
+        if s.space is not None and (s.compiled_text, s.compiled_defines) != (s.text, s.defines()):
+            return  # an earlier compile: the demo's comes next
+        s.compiled.disconnect(self._demo_compiled)
+        if s.space is not None and s.path == DEFAULT_KERNEL and not s.overrides:
+            self.search_panel.request_start()

@@ -55,8 +55,10 @@ class WindowMenus:
         stop = self._add(search, "Stop", lambda: w.search.stop(), "Esc")
         search.addSeparator()
         self._add(search, "Select the best design", w.focus.select_best, "Ctrl+B")
+        search.addSeparator()
+        demo = self._add(search, "Demo: the bundled MM, a fixed seed and sample budget", w.start_demo, "Ctrl+Shift+D")
         self.actions_by_name = {"quit": quit_action, "export": export, "start": start, "stop": stop, "undo": undo,
-                                "redo": redo, "pin": pin}
+                                "redo": redo, "pin": pin, "demo": demo}
 
         view = bar.addMenu("&View")
         for k, name in enumerate(TABS):
