@@ -14,7 +14,7 @@ from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
 
 MAX_RECENT = 8
-DEMO_METHOD, DEMO_SAMPLES, DEMO_SEED = "hybrid", 2_700, 1  # 100 samples a design of the bundled MM
+DEMO_METHOD, DEMO_SAMPLES, DEMO_SEED = "hybrid", 27_000, 1  # 1,000 samples a design of the bundled MM
 
 
 class WindowActions:
