@@ -44,7 +44,7 @@ class WindowActions:
         except EngineError as exc:
             self.show_message(str(exc))
             return
-        dialog = QtRunsDialog(runs, run_sizes(path), self)
+        dialog = QtRunsDialog(runs, run_sizes(path), self, database=path)
         if dialog.exec() and dialog.chosen is not None:
             self.reopen_run(dialog.chosen)
 
