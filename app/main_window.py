@@ -1,6 +1,6 @@
 """MainWindow: the explorer. Kernel editor and design tree on the left, the array topology with the
-live search under it in the middle (beside it the Bottleneck, Compare, Verify, Pods, Network and
-Sweep tabs), the selected design's detail on the right; File menu for kernels, projects (with
+live search under it in the middle (beside it the Bottleneck, Compare, Pods, Network, Sweep and
+Verify tabs), the selected design's detail on the right; File menu for kernels, projects (with
 recent files), stored runs and the Vitis export (those actions: app/window_actions.py). Layout and
 recent files are remembered with QSettings.
 
@@ -101,8 +101,6 @@ class MainWindow(WindowActions, QMainWindow):
         self.views.addTab(self.topology_panel, "Topology")
         self.views.addTab(self.bottleneck, "Bottleneck")
         self.views.addTab(_scrolled(self.compare_view), "Compare")  # pins never raise the window's minimum size
-        self.verify_view = QtVerify(self.verification)
-        self.views.addTab(_scrolled(self.verify_view), "Verify")
         self._pods: QtPods | None = None
         self._pods_page = _scrolled(None)  # its QtPods is built after the first paint, or when shown
         self.views.addTab(self._pods_page, "Pods")
@@ -113,6 +111,8 @@ class MainWindow(WindowActions, QMainWindow):
         self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
         self._sweep_page = _scrolled(None)
         self.views.addTab(self._sweep_page, "Sweep")
+        self.verify_view = QtVerify(self.verification)
+        self.views.addTab(_scrolled(self.verify_view), "Verify")
         self.views.currentChanged.connect(self._tab_shown)
         self._points: DesignPoints | None = None
         self._search_panel: QtSearchPanel | None = None

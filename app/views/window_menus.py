@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
 
 THEMES = ("system", "dark", "light")
-TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep")
+TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep", "Verify")
 
 
 class WindowMenus:
@@ -62,7 +62,8 @@ class WindowMenus:
 
         view = bar.addMenu("&View")
         for k, name in enumerate(TABS):
-            self._add(view, name, lambda _=False, i=k: w.views.setCurrentIndex(i), f"Ctrl+{k + 1}")
+            self._add(view, name, lambda _=False, n=name: w.views.setCurrentIndex(
+                next(i for i in range(w.views.count()) if w.views.tabText(i) == n)), f"Ctrl+{k + 1}")
         view.addSeparator()
         for dock in w.docks.values():
             view.addAction(dock.toggleViewAction())
