@@ -90,19 +90,7 @@ class Verification(QObject):
 
     def plan(self, kind: str, full: bool = False) -> VerificationPlan | None:
         """What `start(kind, full)` would run and how long it should take (None: nothing valid selected)."""
-        s = self.selection
-        values = s.full_values()
-        if s.design is None or values is None:
-            return None
-        design = s.design
-        extents = dict(zip(design.band_loops, design.problem_size))
-        targets = {} if full else tile_targets(design, values, DEFAULT_TILES)
-        run = {loop: (extent, targets.get(loop, extent)) for loop, extent in extents.items()}
-        points = float(math.prod(r for _, r in run.values()))
-        lanes = math.prod(values.get(p.name, 1) for p in design.params if p.tunable and p.role == "simd")
-        work = points if kind == "csim" else points / max(lanes, 1)
-        return VerificationPlan(kind, full, design.id, dict(values), run, work,
-                                self.ready[kind] + FIXED_S[kind] + work / self.rates[kind])
+        return plan_for(self.selection, kind, full)
 
     def start(self, kind: str, full: bool = False) -> bool:
         """Start a verification of the configuration shown; False (and why in `error`) when it cannot."""
@@ -197,3 +185,21 @@ class Verification(QObject):
     def shutdown(self) -> None:
         self.runner.shutdown()
         self.running = None
+
+
+def plan_for(selection: DesignSelection, kind: str, full: bool = False) -> VerificationPlan | None:
+    """What a verification of `kind` of the selection's configuration runs (the reduced problem unless
+    `full`) and how long it should take, from this application's figures (None: nothing valid selected)."""
+    s = selection
+    values = s.full_values()
+    if s.design is None or values is None:
+        return None
+    design = s.design
+    extents = dict(zip(design.band_loops, design.problem_size))
+    targets = {} if full else tile_targets(design, values, DEFAULT_TILES)
+    run = {loop: (extent, targets.get(loop, extent)) for loop, extent in extents.items()}
+    points = float(math.prod(r for _, r in run.values()))
+    lanes = math.prod(values.get(p.name, 1) for p in design.params if p.tunable and p.role == "simd")
+    work = points if kind == "csim" else points / max(lanes, 1)
+    return VerificationPlan(kind, full, design.id, dict(values), run, work,
+                            Verification.ready[kind] + FIXED_S[kind] + work / Verification.rates[kind])

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.models.design_selection import DesignSelection
+from app.models.verification import plan_for
 from app.workers.task_worker import TaskWorker
 from engine.export import export_project
 from engine.export.build_files import DEFAULT_PLATFORM
@@ -291,7 +292,11 @@ class QtExportDialog(QDialog):
         self.project_dir = Path(path)
         self._exported_as = self._exporting  # what the project in project_dir holds
         files = sorted(str(p.relative_to(self.project_dir)) for p in self.project_dir.rglob("*") if p.is_file())
-        then = ("Run the C simulation to check it." if run_csim is not None
+        plan = plan_for(self.selection, "csim", full=True) if self._exported_as == (
+            self.selection.design.id if self.selection.design else None, self.selection.full_values()) else None
+        estimate = (f" The C simulation of this full problem should take about {plan.text().rsplit('about ', 1)[1]};"
+                    " the Verify tab runs it on a reduced problem in seconds, and can cancel it." if plan else "")
+        then = ("Run the C simulation to check it." + estimate if run_csim is not None
                 else "(the C simulation, engine.csim, is not available in this build)")
         self._show(True, f"wrote {len(files)} files into {self.project_dir}. {then}")
         self.log.setPlainText("\n".join(files))

@@ -169,3 +169,5 @@ def test_the_kernel_is_previewed_without_writing_and_an_export_shows_what_it_wro
     assert dialog.pages.currentWidget() is dialog.preview
     _export(dialog, qtbot)
     assert dialog.preview.toPlainText() == (out / "src" / "kernel_kernel.cpp").read_text() == text
+    # the C simulation of what was exported is the full problem: its estimate is said, and where a reduced one runs
+    assert "should take about" in dialog.outcome.text() and "Verify tab" in dialog.outcome.text()
