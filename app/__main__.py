@@ -4,9 +4,11 @@ matrix-multiply kernel by default).
 `--screenshot PATH [--search-seconds S]` opens the window offscreen, runs a short search on the
 kernel, prints its best on one line (`search: GOP/s on DESIGN, ...`), selects the best design, writes a PNG of the whole window, one with the Bottleneck view
 (`<PATH stem>-bottleneck.png`) and one with the two best designs pinned in the Compare view
-(`<PATH stem>-compare.png`), and exits 0; it exits 2 with the reason when the project or kernel
+(`<PATH stem>-compare.png`), with the default layout (fresh settings, nothing remembered), and exits 0; it exits 2 with the reason when the project or kernel
 cannot be opened or does not compile.
 
+`--demo` starts the demo (Search > Demo: the bundled MM, every design, hybrid, a fixed seed and
+sample budget: the same result every time).
 `--time-launch` prints the wall-clock times (time.time()) of the window's first paint (with the
 process's CPU seconds until then), of its parts built after the first paint (search panel, Pods,
 Network, Proof: `panels`) and of its designs listed, then exits: bench/bench_gui.py --launch
@@ -18,6 +20,7 @@ import argparse
 import gc
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,6 +41,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--search-seconds", type=float, default=6.0, metavar="S",
                         help="search budget of --screenshot (default 6)")
     parser.add_argument("--method", default="hybrid", help="search method of --screenshot (default hybrid)")
+    parser.add_argument("--demo", action="store_true",
+                        help="start the demo: the bundled MM, every design, a fixed seed and sample budget "
+                             "(Search > Demo)")
     parser.add_argument("--time-launch", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -51,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     theme.apply(app, str(QSettings("systolic-studio", "systolic-studio").value("theme", "system")))
     path = Path(args.file) if args.file else DEFAULT_KERNEL
     is_kernel = path.suffix == ".c"
-    window = MainWindow(path if is_kernel else DEFAULT_KERNEL)
+    # --screenshot: the default layout, never one remembered from an earlier session
+    settings = QSettings(str(Path(tempfile.mkdtemp(prefix="systolic-screenshot-")) / "settings.ini"),
+                         QSettings.IniFormat) if args.screenshot else None
+    window = MainWindow(path if is_kernel else DEFAULT_KERNEL, settings=settings)
     opened = window.session.path == path if is_kernel else window.open_project(path)
     window.resize(*SCREEN_SIZE)
     if args.time_launch:
@@ -63,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.screenshot:
         code = _screenshot(window, Path(args.screenshot), args.search_seconds, args.method)
     else:
+        if args.demo:
+            window.start_demo()
         code = app.exec()
     _dispose(app, window)
     if argv is None:  # the real command: skip interpreter finalization, see _exit_now

@@ -1,7 +1,8 @@
 """MainWindow: the explorer. Kernel editor and design tree on the left, the array topology with the
-live search under it in the middle, the selected design's detail on the right; File menu for
-kernels, projects (with recent files), stored runs and the Vitis export. Layout and recent files
-are remembered with QSettings.
+live search under it in the middle (beside it the Bottleneck, Compare, Pods, Network, Sweep and
+Verify tabs), the selected design's detail on the right; File menu for kernels, projects (with
+recent files), stored runs and the Vitis export (those actions: app/window_actions.py). Layout and
+recent files are remembered with QSettings.
 
 The window paints first with what a person sees at once (menus, kernel editor, design tree,
 topology, design detail) and builds the parts that import pyqtgraph, numpy or the network engine
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -33,7 +34,7 @@ from app.models.design_focus import DesignFocus
 from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
 from app.models.kernel_session import KernelSession
-from app.project import Project, ProjectError, load_project, save_project
+from app.models.verification import Verification
 from app.views import theme
 from app.views.qt_design_detail import QtDesignDetail
 from app.views.qt_design_tree import QtDesignTree
@@ -42,7 +43,9 @@ from app.views.qt_bottleneck import QtBottleneck
 from app.views.qt_compare import QtCompare
 from app.views.qt_compile_status import QtCompileStatus
 from app.views.qt_topology_panel import QtTopologyPanel
+from app.views.qt_verify import QtVerify
 from app.views.window_menus import WindowMenus
+from app.window_actions import WindowActions
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
 from app.workers.search_process import SearchRequest
@@ -60,10 +63,7 @@ if TYPE_CHECKING:  # pyqtgraph, numpy, the network engine: imported after the fi
     from app.views.qt_search_panel import QtSearchPanel
     from app.views.qt_sweep import QtSweep
 
-MAX_RECENT = 8
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, QMainWindow):
     messageShown = Signal(str)  # a problem reported to the user (also in a non-blocking message box)
 
     def __init__(self, kernel_path=DEFAULT_KERNEL, *, settings: QSettings | None = None, background: bool = True):
@@ -82,13 +82,16 @@ class MainWindow(QMainWindow):
         self.focus = DesignFocus(self.tree_model, self.selection, self)  # the configuration every panel shows
         self._search: SearchSession | None = None
         self.models = ModelPool(self.selection.cache, self)
-        self._waiting_search: tuple | None = None  # a Start waiting for the model pool
         self.kernel_panel = QtKernelPanel(self.session)
         self.tree = QtDesignTree(self.tree_model)
         self.tree.follow(self.selection)
         self.compile_status = QtCompileStatus(self.session, lambda: bool(self.tree_model.design_ids()))
         self.statusBar().addWidget(self.compile_status, 1)  # hidden by a passing message, shown again after it
-        self.topology_panel = QtTopologyPanel(self.selection)
+        self.model_status = QLabel()
+        self.model_status.setObjectName("muted")
+        self.statusBar().addPermanentWidget(self.model_status)
+        self.verification = Verification(self.selection, self)  # simulator and C simulation: Verify tab, Simulate
+        self.topology_panel = QtTopologyPanel(self.selection, verification=self.verification)
         self.topology = self.topology_panel.view
         self.bottleneck = QtBottleneck(self.selection)
         self.compare = CompareSession(self)
@@ -108,6 +111,8 @@ class MainWindow(QMainWindow):
         self.sweep_view: QtSweep | None = None  # one parameter swept: built after the first paint, or when shown
         self._sweep_page = _scrolled(None)
         self.views.addTab(self._sweep_page, "Sweep")
+        self.verify_view = QtVerify(self.verification)
+        self.views.addTab(_scrolled(self.verify_view), "Verify")
         self.views.currentChanged.connect(self._tab_shown)
         self._points: DesignPoints | None = None
         self._search_panel: QtSearchPanel | None = None
@@ -144,7 +149,7 @@ class MainWindow(QMainWindow):
         self.tree.designSelected.connect(self.focus.pick)
         self.focus.messageShown.connect(self.show_message)
         self.focus.follow_models(self.models)
-        self.models.allReady.connect(self._models_ready)
+        self.models.allReady.connect(self._model_progress)
         self.models.modelReady.connect(self._model_progress)
         # the compilation, the search process's warm-up and the selection process start once the
         # window has painted (see _start_background): started before, they compete with its first paint
@@ -331,15 +336,6 @@ class MainWindow(QMainWindow):
     def shortcuts(self) -> list[tuple[str, str]]:
         return self.menus.shortcuts()
 
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
-
-    def _remember(self, path: Path) -> None:
-        recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self.menus.fill_recent()
-
     def show_message(self, text: str) -> None:
         """Report a problem without blocking: status bar and a non-modal message box."""
         self.last_message = text
@@ -349,11 +345,6 @@ class MainWindow(QMainWindow):
         box.setModal(False)
         box.show()
         self.messageShown.emit(text)
-
-    def ask_save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", "", "Systolic Studio projects (*.ssproj)")
-        if path:
-            self.save(path)
 
     # -- kernel and designs --------------------------------------------------------------------
     def open_kernel(self, path) -> None:
@@ -375,6 +366,7 @@ class MainWindow(QMainWindow):
         source = self.session.source()
         if self.background:
             self.models.build(source, [d.id for d in space.designs])
+            self._model_progress()
         self.focus.show_space(space, self.session.device, source)
         if self._network_view is not None:
             self._network_view.check_kernel()  # a workload that does not fit this kernel says so now
@@ -408,37 +400,22 @@ class MainWindow(QMainWindow):
         request = SearchRequest(source, self.session.space.kernel.name, method,
                                 None if seconds is None else float(seconds), designs, seed=int(seed),
                                 cache_folder=str(self.selection.cache.folder), samples=samples)
-        self._waiting_search = (request, source)
-        if not self.background and not self.models.busy and self.models.source != source:
-            self.models.build(source, list(designs))  # may start the search at once (all cached)
-        self.search.prepare()  # warms up while the models are built
-        if self._waiting_search is None:
-            return
-        if self.models.busy:
-            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
-            return
-        self._start_waiting_search()
-
-    def _models_done(self) -> str:
-        total = len(self.tree_model.design_ids())
-        return f"{total - len(self.models.pending)} of {total}"
-
-    def _model_progress(self, _design: str) -> None:
-        if self._waiting_search is not None and self.models.busy:
-            self.search_panel.set_waiting(f"building the designs' models ({self._models_done()})")
-
-    def _models_ready(self) -> None:
-        if self._waiting_search is not None:
-            self._start_waiting_search()
-
-    def _start_waiting_search(self) -> None:
-        (request, source), self._waiting_search = self._waiting_search, None
-        if source != self.session.source():  # recompiled meanwhile: the designs may differ
-            self.search_panel.set_waiting("")
-            self.show_message("the kernel was compiled again before the search started: press Start again")
-            return
+        self.search.prepare()
+        # no wait for the model pool: the search process loads each design's model before that
+        # design's share starts (building it if the pool has not yet), so a cold cache costs the first
+        # design's model, not all of them
         self.search.start(request, kernel_text=source.text, sizes=source.sizes,
                           kernel_name=request.kernel_name, kernel_path=str(self.session.path))
+
+    def _model_progress(self, _design: str = "") -> None:
+        """The model pool's progress in the status bar: it builds while the person reads the tree."""
+        total = len(self.tree_model.design_ids())
+        if self.models.busy and total:
+            done = total - len(self.models.pending)
+            self.model_status.setText(f"building the designs' models in the background: {done} of {total} "
+                                      "(a search can start now)")
+        else:
+            self.model_status.setText("")
 
     def _search_state(self) -> None:
         """A search ended or a run was replayed (the tree and the selection follow through self.focus)."""
@@ -450,39 +427,6 @@ class MainWindow(QMainWindow):
         if s.status in ("finished", "interrupted", "replayed") and s.result is not None:
             self.points.update(self.session.source(), s.result)
 
-    def show_runs(self) -> None:
-        from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
-        from engine.search.run_sizes import run_sizes
-        from engine.search.store import RunStore
-
-        try:
-            with RunStore(self.search.database) as store:
-                runs = store.list_runs()
-                path = store.path
-        except EngineError as exc:
-            self.show_message(str(exc))
-            return
-        dialog = QtRunsDialog(runs, run_sizes(path), self)
-        if dialog.exec() and dialog.chosen is not None:
-            self.reopen_run(dialog.chosen)
-
-    def reopen_run(self, run_id: int) -> None:
-        try:
-            self.search.replay(self.search.load_run(run_id))
-        except EngineError as exc:
-            self.show_message(str(exc))
-
-    def show_export(self):
-        from app.views.qt_export_dialog import QtExportDialog, default_folder  # the exporter: when asked for
-
-        design = self.selection.design
-        folder = default_folder(self.settings.value("export_parent", ""), self.session.name,
-                                design.id if design else "design")
-        dialog = QtExportDialog(self.selection, folder, self, kernel_path=self.session.path)
-        dialog.exported.connect(lambda path: self.settings.setValue("export_parent", str(Path(path).parent)))
-        dialog.open()
-        return dialog
-
     def open_network(self, path=None) -> None:
         """File > Open network: a workload in the Network tab (asked for without `path`)."""
         self.views.setCurrentWidget(self._network_page)
@@ -492,61 +436,6 @@ class MainWindow(QMainWindow):
         """A network layer clicked: the kernel at its sizes, its best design and configuration selected."""
         self.focus.pending = (design, params) if design else None
         self.session.set_sizes({**self.session.overrides, **sizes})
-
-    # -- projects ------------------------------------------------------------------------------
-    def project(self) -> Project:
-        s = self.session
-        return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
-                       sizes=dict(s.overrides), data_type=s.data_type, device=s.device, clock_mhz=s.clock_mhz,
-                       method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
-                       samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
-                       None, seed=self.search_panel.seed_value() or 0,
-                       design=self.selection.design.id if self.selection.design else None,
-                       values=dict(self.selection.values), database=self.search.database,
-                       runs=list(self.search.run_ids))
-
-    def save(self, path=None) -> bool:
-        path = Path(path) if path else self.project_path
-        if path is None:
-            self.ask_save()
-            return self.project_path is not None
-        try:
-            save_project(self.project(), path)
-        except ProjectError as exc:
-            self.show_message(str(exc))
-            return False
-        self.project_path = path
-        self._remember(path)
-        self.statusBar().showMessage(f"saved {path}", 5000)
-        return True
-
-    def open_project(self, path) -> bool:
-        """Open a project; an unreadable or corrupt file changes nothing and shows why."""
-        if self.search.running:
-            self.show_message("stop the search before opening a project")
-            return False
-        try:
-            project = load_project(path)
-        except ProjectError as exc:
-            self.show_message(str(exc))
-            return False
-        previous, self.focus.pending = self.focus.pending, (
-            (project.design, project.values) if project.design else None)
-        try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
-            self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz)
-        except EngineError as exc:
-            self.focus.pending = previous
-            self.show_message(f"cannot open project {path}: {exc}")
-            return False
-        self.search.database, self.search.run_ids = project.database, list(project.runs)
-        self.search_panel.method.setCurrentText(project.method)
-        self.search_panel.set_budget(project.seconds, project.samples, project.seed)
-        if project.runs:
-            self.reopen_run(project.runs[-1])
-        self.project_path = Path(path)
-        self._remember(self.project_path)
-        return True
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -560,7 +449,6 @@ class MainWindow(QMainWindow):
                          [int(width * 0.25), int(width * 0.25)], Qt.Horizontal)
 
     def closeEvent(self, event) -> None:
-        self._waiting_search = None
         self._deferred.clear()  # a part not built yet is not needed any more
         self._background_started = True  # nor is a compilation not started yet
         if self._network is not None:
@@ -578,7 +466,7 @@ class MainWindow(QMainWindow):
             self.sweep_view.sweep.wait()
         if self._proof is not None:
             self._proof.shutdown()
-        self.topology_panel.shutdown()
+        self.topology_panel.shutdown()  # the verification's child process with it
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.sync()

@@ -6,6 +6,8 @@ compiling a kernel, with the window shown.
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --floorplan
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --verify [--seconds 6]
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --cold [--seconds 6]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3] [--baseline DIR]
     python bench/bench_gui.py --screenshot /tmp/shot.png [--seconds 6] [--runs 1]
 
@@ -26,7 +28,11 @@ else's work); `--profile` cProfiles the GUI thread while measuring.
 opens a bundled kernel (compiled off the GUI thread) and prints the longest gap until its designs
 show. `--floorplan` shows AutoSA's large MM array (13x16 PEs x 8 lanes), waits for its quick clock
 estimate, colours the topology by SLR and waits for the floorplan (solved in the floorplan process)
-and prints the longest gap. `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
+and prints the longest gap. `--verify` searches (every design, `--seconds`), then runs the
+reduced simulation and C simulation of the best design from the Verify tab and prints the plan
+shown, the steps, the wall time and the longest gap of each (issue 29: under 60 s each). `--cold`
+empties the model cache, presses Start as soon as the designs are listed and prints the seconds
+from the launch to the first sample (issue 29: within 10 s at idle). `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
 used until then, which depend less on the machine's load), to its parts built after the first
 paint (`panels`: search panel and plots, Proof, Pods, Network) and to its designs listed (the
@@ -49,6 +55,7 @@ import sys
 import time
 from pathlib import Path
 
+LAUNCHED = time.perf_counter()  # --cold counts from here: the imports below are part of a launch
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -330,6 +337,71 @@ def floorplan_shown(app, window) -> dict:
             "wall_s": time.perf_counter() - started, "designs": 1}
 
 
+def verify_best(app, window, seconds: float) -> None:
+    """A search of `seconds` (every design, seed 0) selects the best design; then the Verify tab runs
+    the reduced simulation and the reduced C simulation of it, one after the other, as a person
+    clicking its buttons would: per run the plan shown before starting, the steps with their times,
+    the wall time and the event loop's longest gap."""
+    r = run_once(app, window, seconds, "all", False)
+    s = window.selection
+    wait_until(app, lambda: not s.busy)
+    print(f"search {seconds:g} s: best {r['best']:.1f} GOP/s; selected {s.design.id} "
+          f"{s.report['throughput_gops']:.1f} GOP/s {dict((k, v) for k, v in s.values.items())}")
+    wait_until(app, lambda: window.points._worker is None)  # the search's kept points evaluated (a thread)
+    window.show_view(window.verify_view)
+    for kind in ("simulate", "csim"):
+        row = window.verify_view.rows[kind]
+        steps, probe = [], Probe()
+        window.verification.runner.phase.connect(lambda index, text: steps.append((time.perf_counter(), text)))
+        print(f"  {kind}: {row.plan.text()}")
+        probe.start()
+        started = time.perf_counter()
+        row.start_button.click()
+        wall = wait_until(app, lambda: window.verification.running is None, timeout=900)
+        probe.stop()
+        window.verification.runner.phase.disconnect()
+        for at, text in steps:
+            print(f"      {at - started:6.1f} s  {text}")
+        gap, at = probe.worst()
+        print(f"      {wall:6.1f} s  {row.outcome.text() or row.step.text()}; longest event-loop gap "
+              f"{gap * 1000:.0f} ms (at {at - started:.1f} s); load average {os.getloadavg()[0]:.1f}")
+
+
+def cold_first_sample(app, seconds: float) -> None:
+    """An empty model cache: the window made and shown, Start pressed as soon as the designs are
+    listed (every design, `seconds`), then the times from the launch (this script's start, its
+    imports included) to the designs listed, the search's budget started and its first sample."""
+    import tempfile
+
+    os.environ["SYSTOLIC_STUDIO_CACHE"] = tempfile.mkdtemp(prefix="bench-gui-cold-")
+    folder = Path(tempfile.mkdtemp(prefix="bench-gui-cold-settings-"))
+    os.environ["SYSTOLIC_STUDIO_DB"] = str(folder / "runs.sqlite")
+    window = MainWindow(settings=QSettings(str(folder / "settings.ini"), QSettings.IniFormat))
+    window.resize(*SCREEN_SIZE)
+    window.show()
+    marks = {}
+    window.search.phaseChanged.connect(lambda: marks.setdefault("budget started", time.perf_counter())
+                                       if window.search.phase == "searching" else None)
+    window.search.ticked.connect(lambda _: marks.setdefault("first sample", time.perf_counter()))
+    wait_until(app, lambda: bool(window.tree_model.design_ids()) and window.search_panel.start_button.isEnabled())
+    marks["designs listed"] = time.perf_counter()
+    status = window.model_status.text()
+    window.search_panel.method.setCurrentText("hybrid")
+    window.search_panel.seconds.setValue(seconds)
+    window.search_panel.scope.setCurrentIndex(0)
+    window.search_panel.start_button.click()
+    wait_until(app, lambda: "first sample" in marks)
+    wait_until(app, lambda: not window.search.running)
+    marks["search ended"] = time.perf_counter()
+    for name, at in sorted(marks.items(), key=lambda kv: kv[1]):
+        print(f"  {at - LAUNCHED:6.1f} s  {name}")
+    print(f"  status bar when Start was pressed: {status!r}; models built by the pool: {len(window.models.built)}; "
+          f"best {window.search.result.best.best.throughput_gops if window.search.result else 0:.1f} GOP/s; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    window.search.shutdown()
+    window.close()
+
+
 def launch_times(runs: int, baseline: str | None = None) -> None:
     """Seconds from starting the application to its first paint and to its designs listed; with
     `baseline` (another checkout's folder) the two alternate run by run, so
@@ -412,6 +484,11 @@ def main() -> None:
     parser.add_argument("--launch", action="store_true", help="time the application's launch (a new process)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="with --launch: alternate with the checkout in DIR (e.g. `git archive REV | tar -x -C DIR`)")
+    parser.add_argument("--cold", action="store_true",
+                        help="an empty model cache: seconds from launch to the first sample of a search started "
+                             "as soon as the designs are listed")
+    parser.add_argument("--verify", action="store_true",
+                        help="search, then the reduced simulation and C simulation of the best design (Verify tab)")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="run `systolic-studio --screenshot PATH --search-seconds S` and `systolic search`, side by side")
     args = parser.parse_args()
@@ -423,6 +500,9 @@ def main() -> None:
         return
     app = TracingApplication([sys.argv[0]]) if args.trace else QApplication([sys.argv[0]])
     theme.apply(app)
+    if args.cold:
+        cold_first_sample(app, args.seconds)
+        return
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_gui"
     folder.mkdir(exist_ok=True)
     os.environ.setdefault("SYSTOLIC_STUDIO_DB", str(folder / "runs.sqlite"))
@@ -435,6 +515,12 @@ def main() -> None:
     ready = wait_until(app, lambda: window.search.warm and not window.models.busy and not window.session.compiling)
     print(f"window shown {shown:.2f} s after it was made; search process warm and models cached "
           f"{ready:.1f} s later ({len(window.models.built)} models built)")
+    if args.verify:
+        with BusyLoads(args.load):
+            verify_best(app, window, args.seconds)
+        window.search.shutdown()
+        window.close()
+        return
     if args.select or args.compile or args.floorplan:
         if args.trace:
             app.slow.clear()

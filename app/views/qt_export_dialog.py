@@ -6,7 +6,9 @@ busy bar, never on the GUI thread, and the outcome (or the one-line error) is sh
 result is also handed to the selection (DesignSelection.set_measured), so the topology's heat colours
 follow the exported code's busy cycles for that configuration.
 
-The dialog says what it exports (design id, throughput at the chosen clock, whether it fits), lets
+"Preview kernel" generates the project into a temporary folder (nothing written where the export
+goes) and shows its HLS kernel (src/kernel_kernel.cpp) in the preview pane; an export shows the
+kernel it wrote there. The dialog says what it exports (design id, throughput at the chosen clock, whether it fits), lets
 the Vitis platform (the device file's `vitis_platforms`, or an .xpfm path) and the kernel clock
 (MHz, up to the device's `clock_mhz_max`) be chosen, proposes a folder named after the kernel and
 the design, and opens the written folder. The project names the user's kernel file, not the
@@ -16,10 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,10 +37,12 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QTabWidget,
     QVBoxLayout,
 )
 
 from app.models.design_selection import DesignSelection
+from app.models.verification import plan_for
 from app.workers.task_worker import TaskWorker
 from engine.export import export_project
 from engine.export.build_files import DEFAULT_PLATFORM
@@ -60,6 +66,18 @@ def timed_module_cycles(result) -> dict[str, float]:
 
 
 DEFAULT_PARENT = Path.home() / "systolic-studio-exports"
+KERNEL_FILE = Path("src") / "kernel_kernel.cpp"  # the HLS kernel of an exported project
+
+
+def preview_kernel(space, design, values, device, platform) -> str:
+    """The HLS kernel the export would write, generated into a temporary folder that is then removed."""
+    folder = Path(tempfile.mkdtemp(prefix="systolic-preview-"))
+    try:
+        project = export_project(space, design, values, folder / "project", device=device, platform=platform,
+                                 allow_over_budget=True)
+        return (Path(project) / KERNEL_FILE).read_text(encoding="utf-8")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def default_folder(parent: str | Path, kernel: str, design_id: str) -> Path:
@@ -151,7 +169,18 @@ class QtExportDialog(QDialog):
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
+        self.preview = QPlainTextEdit()
+        self.preview.setReadOnly(True)
+        self.preview.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.preview.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.preview.setPlaceholderText("Preview kernel: the HLS C++ the export writes (src/kernel_kernel.cpp)")
+        self.pages = QTabWidget()
+        self.pages.addTab(self.log, "files and log")
+        self.pages.addTab(self.preview, "kernel preview")
+        self.preview_button = QPushButton("Preview kernel")
+        self.preview_button.setToolTip("generate the project in a temporary folder and show its HLS kernel")
         buttons = QHBoxLayout()
+        buttons.addWidget(self.preview_button)
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.csim_button)
         buttons.addWidget(self.timed_button)
@@ -167,14 +196,16 @@ class QtExportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(summary)
         layout.addLayout(form)
-        for item in (self.force, self.over_budget, self.busy, self.outcome, self.log, buttons):
+        for item in (self.force, self.over_budget, self.busy, self.outcome, self.pages, buttons):
             layout.addLayout(item) if isinstance(item, QHBoxLayout) else layout.addWidget(item)
         self.export_button.clicked.connect(self.export)
+        self.preview_button.clicked.connect(self.show_preview)
         self.csim_button.clicked.connect(self.simulate)
         self.timed_button.clicked.connect(self.simulate_timed)
         if selection.report is None:
             self._show(False, selection.error or "select a design with a valid configuration first")
             self.export_button.setEnabled(False)
+            self.preview_button.setEnabled(False)
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export into", self.folder.text())
@@ -189,6 +220,7 @@ class QtExportDialog(QDialog):
     def _run(self, fn, on_success) -> None:
         self.busy.setRange(0, 0)
         self.export_button.setEnabled(False)
+        self.preview_button.setEnabled(False)
         self.csim_button.setEnabled(False)
         self.timed_button.setEnabled(False)
         self.worker = TaskWorker(fn)
@@ -205,6 +237,7 @@ class QtExportDialog(QDialog):
         self.worker.wait()
         self.worker = None
         self.export_button.setEnabled(True)
+        self.preview_button.setEnabled(True)
         self.csim_button.setEnabled(self.project_dir is not None and run_csim is not None)
         self.timed_button.setEnabled(self.project_dir is not None and run_timed_csim is not None)
 
@@ -224,15 +257,32 @@ class QtExportDialog(QDialog):
             self._show(False, f"{s.design.id} does not fit the device's budget ({'; '.join(s.report['violations'])})"
                               f": tick \"{self.over_budget.text()}\" to export it anyway")
             return
-        space, design, values = s.space, s.design, s.full_values()
-        if self.kernel_path:  # the project names the user's file, not the window's working copy
-            space = dataclasses.replace(space, kernel=dataclasses.replace(space.kernel, path=self.kernel_path))
-        device = dataclasses.replace(s.device, clock_mhz=self.clock.value())
-        platform = self.platform.currentText().strip() or None
+        space, design, values, device, platform = self._target()
         self._show(True, f"exporting into {out} ...")
         self._exporting = (design.id, dict(values))
         self._run(lambda: export_project(space, design, values, out, device=device, platform=platform, force=force,
                                          allow_over_budget=over), self._exported)
+
+    def _target(self):
+        """(space naming the user's kernel file, design, values, device at the chosen clock, platform)."""
+        s = self.selection
+        space = s.space
+        if self.kernel_path:  # the project names the user's file, not the window's working copy
+            space = dataclasses.replace(space, kernel=dataclasses.replace(space.kernel, path=self.kernel_path))
+        device = dataclasses.replace(s.device, clock_mhz=self.clock.value())
+        return space, s.design, s.full_values(), device, self.platform.currentText().strip() or None
+
+    def show_preview(self) -> None:
+        """Generate the kernel in a temporary folder (a worker thread) and show it in the preview pane."""
+        space, design, values, device, platform = self._target()
+        self._show(True, f"generating the kernel of {design.id} ...")
+        self._run(lambda: preview_kernel(space, design, values, device, platform), self._previewed)
+
+    def _previewed(self, text: str) -> None:
+        self.preview.setPlainText(text)
+        self.pages.setCurrentWidget(self.preview)
+        self._show(True, f"the HLS kernel an export writes ({len(text.splitlines()):,} lines, {KERNEL_FILE}); "
+                         "nothing was written to the folder")
 
     def open_folder(self) -> None:
         if self.project_dir is not None:
@@ -242,10 +292,17 @@ class QtExportDialog(QDialog):
         self.project_dir = Path(path)
         self._exported_as = self._exporting  # what the project in project_dir holds
         files = sorted(str(p.relative_to(self.project_dir)) for p in self.project_dir.rglob("*") if p.is_file())
-        then = ("Run the C simulation to check it." if run_csim is not None
+        plan = plan_for(self.selection, "csim", full=True) if self._exported_as == (
+            self.selection.design.id if self.selection.design else None, self.selection.full_values()) else None
+        estimate = (f" The C simulation of this full problem should take about {plan.text().rsplit('about ', 1)[1]};"
+                    " the Verify tab runs it on a reduced problem in seconds, and can cancel it." if plan else "")
+        then = ("Run the C simulation to check it." + estimate if run_csim is not None
                 else "(the C simulation, engine.csim, is not available in this build)")
         self._show(True, f"wrote {len(files)} files into {self.project_dir}. {then}")
         self.log.setPlainText("\n".join(files))
+        kernel = self.project_dir / KERNEL_FILE
+        if kernel.is_file():
+            self.preview.setPlainText(kernel.read_text(encoding="utf-8"))
         self.open_button.setEnabled(True)
         self.exported.emit(self.project_dir)
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QListWidget, QListWidgetItem, QPushButton, QSpinBox, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from app.views import theme
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
 from engine.pods.technology import INTERCONNECTS, load_technology
@@ -130,6 +131,23 @@ class PodGrid(QWidget):
         painter.end()
 
 
+def gantt_colours(grid: np.ndarray) -> tuple[np.ndarray, str]:
+    """The Gantt grid (pods x slices: GEMM index, NaN idle) -> RGBA cells in the theme's colours (idle
+    cells the theme's panel colour, each GEMM a colour of the theme's distinct set) and the legend's HTML."""
+    colours = np.zeros(grid.shape + (4,), dtype=np.ubyte)
+    idle = np.isnan(grid)
+    palette = np.array([QColor(c).getRgb() for c in theme.ARRAY_COLOURS], dtype=np.ubyte)
+    colours[~idle] = palette[grid[~idle].astype(int) % len(palette)]
+    colours[idle] = QColor(theme.PANEL).getRgb()
+    gemms = sorted({int(g) for g in grid[~idle]})
+    swatch = "<span style='color:{}'>&#9632;</span> {}"
+    items = [swatch.format(theme.ARRAY_COLOURS[g % len(theme.ARRAY_COLOURS)], f"GEMM {g}") for g in gemms[:24]]
+    more = f" (+{len(gemms) - 24} more; colours repeat every {len(palette)})" if len(gemms) > 24 else (
+        f" (colours repeat every {len(palette)})" if gemms and gemms[-1] >= len(palette) else "")
+    items.append(swatch.format(theme.PANEL, "idle").replace("&#9632;</span>", "&#9633;</span>"))
+    return colours, "&nbsp;&nbsp;".join(items) + more
+
+
 class QtPods(QWidget):
     finished = Signal()  # a schedule or a sweep is shown (or failed)
 
@@ -208,6 +226,13 @@ class QtPods(QWidget):
         self.gantt_plot.invertY(True)
         self.gantt_image = pg.ImageItem()
         self.gantt_plot.addItem(self.gantt_image)
+        self.gantt_legend = QLabel("")
+        self.gantt_legend.setWordWrap(True)
+        gantt = QWidget()
+        gantt_layout = QVBoxLayout(gantt)
+        gantt_layout.setContentsMargins(0, 0, 0, 0)
+        gantt_layout.addWidget(self.gantt_plot, 1)
+        gantt_layout.addWidget(self.gantt_legend)
         self.busy_plot = pg.PlotWidget()
         self.busy_plot.setLabel("bottom", "slice")
         self.busy_plot.setLabel("left", "busy pods")
@@ -229,7 +254,7 @@ class QtPods(QWidget):
         heat_layout.addWidget(self.heat_plot, 1)
         heat_layout.addWidget(self.heat_label)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.gantt_plot, "Gantt")
+        self.tabs.addTab(gantt, "Gantt")
         self.tabs.addTab(self.busy_plot, "Busy pods")
         self.tabs.addTab(self.energy_plot, "Energy")
         self.tabs.addTab(heat, "Granularity")
@@ -330,14 +355,10 @@ class QtPods(QWidget):
             f"effective <b>{s['effective_tops']:.1f} TOP/s</b> of {s['peak_tops']:.1f} peak; {s['watts']:.1f} W, "
             f"{s['effective_tops_per_watt']:.3f} TOP/s/W<br>energy "
             + ", ".join(f"{k} {v * 1e3:.3f} mJ ({v / total:.0%})" for k, v in energy.items()))
-        grid = outcome.gantt
-        colours = np.zeros(grid.shape + (4,), dtype=np.ubyte)
-        idle = np.isnan(grid)
-        palette = np.array([pg.intColor(k, hues=12).getRgb() for k in range(12)], dtype=np.ubyte)
-        colours[~idle] = palette[grid[~idle].astype(int) % 12]
-        colours[idle] = (255, 255, 255, 255)
+        colours, legend = gantt_colours(outcome.gantt)
         self.gantt_image.setImage(np.transpose(colours, (1, 0, 2)), levels=None)
-        self.gantt_plot.setTitle(f"tile operations per pod (first {grid.shape[0]} pods), coloured by GEMM")
+        self.gantt_plot.setTitle(f"tile operations per pod (first {outcome.gantt.shape[0]} pods), coloured by GEMM")
+        self.gantt_legend.setText(legend)
         self.busy_curve.setData(np.arange(len(outcome.busy_per_slice)), outcome.busy_per_slice)
         names = list(energy)
         self.energy_bars.setOpts(x=np.arange(len(names)), height=[energy[n] * 1e3 for n in names])

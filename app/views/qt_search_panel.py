@@ -86,8 +86,8 @@ class QtSearchPanel(QWidget):
         self.seconds.setValue(10)
         self.seconds.setSuffix(" s")
         self.seconds.setToolTip("sampling time, split evenly across the designs searched, as `systolic search "
-                                "--seconds` spends it: warming up, compiling and building the designs' models "
-                                "come before it starts")
+                                "--seconds` spends it: warming up and compiling come before it starts, each "
+                                "design's model (built in the background after a compile) before its share")
         self.budget_kind = QComboBox()
         self.budget_kind.addItems(BUDGET_KINDS)
         self.budget_kind.setToolTip("a time budget, or a number of evaluated configurations (`--samples`): with "
@@ -220,11 +220,6 @@ class QtSearchPanel(QWidget):
         if samples:
             self.samples.setValue(samples)
         self.seed.setText(str(seed) if seed else "")
-
-    def set_waiting(self, text: str) -> None:
-        """The search waits for something before it starts (the models being built)."""
-        self.start_button.setEnabled(not text)
-        self.status.setText(text)
 
     def _ticked(self, snapshots: list) -> None:
         self._active = {p.design for p in snapshots} or self._active

@@ -6,8 +6,8 @@ trip counts; wheel zoom and drag pan.
 
 Colours: by default every module and FIFO by its share of the bottleneck's cycles on the theme's heat
 scale: busy cycles from the timed C simulation of the export when one ran for this configuration,
-else from the cycle-level simulator when one ran (the panel's Simulate button, in a background
-process: app/workers/sim_runner.py), else the model's module terms in the report; the legend names
+else from the cycle-level simulator when one ran on the full problem (the Verify tab, in a child
+process: app/workers/verify_process.py), else the model's module terms in the report; the legend names
 the source. Or one colour per array. Level of detail: labels only when zoomed in, placed so that none overlaps another label or
 a box (a label that would is left out); beyond LARGE PEs, PE-to-PE FIFOs of an array become one
 path and a 2-D array is drawn zoomed out as blocks of PEs with their counts, its PEs when zoomed in.

@@ -1,6 +1,8 @@
 """QtTopologyPanel(selection): the topology view (app/views/qt_topology.py) with, beside it, what
 explains and drives it: the colour picker, the legend, the heat scale, the Simulate button with its
-status and an overview minimap (QtMinimap) - nothing is drawn over the scene."""
+status and an overview minimap (QtMinimap) - nothing is drawn over the scene. Simulate runs the
+reduced problem through the Verification it shares with the Verify tab (app/models/verification.py:
+a child process, progress, cancel); the load colours follow a simulation of the full problem only."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
@@ -20,7 +22,7 @@ from app.models.design_selection import DesignSelection
 from app.models.floorplan_session import FloorplanSession
 from app.views import theme
 from app.views.qt_topology import COLOUR_MODES, QtTopology
-from app.workers.sim_runner import SimRunner
+from app.models.verification import Verification
 
 
 class QtMinimap(QGraphicsView):
@@ -94,7 +96,7 @@ class QtTopologyPanel(QWidget):
     """The topology view with, to its right, the colour picker, the legend, the heat scale and the
     minimap: nothing is drawn over the scene."""
 
-    def __init__(self, selection: DesignSelection, parent=None):
+    def __init__(self, selection: DesignSelection, parent=None, *, verification: Verification | None = None):
         super().__init__(parent)
         self.view = QtTopology(selection)
         self.colours = QComboBox()
@@ -108,16 +110,16 @@ class QtTopologyPanel(QWidget):
         self.minimap = QtMinimap(self.view)
         self.minimap.setFixedHeight(150)
         self.selection = selection
-        self.sim = SimRunner(self)
+        self.verification = verification or Verification(selection, self)
         self.simulate_button = QPushButton("Simulate")
-        self.simulate_button.setToolTip("run the cycle-level simulator (engine/sim) on this configuration in a "
-                                        "background process; the load colours then come from it")
-        self.simulate_button.clicked.connect(self.simulate)
+        self.simulate_button.setToolTip("run the cycle-level simulator (engine/sim) on a reduced problem (a few "
+                                        "tiles per loop) in a child process; the Verify tab runs the full problem, "
+                                        "whose busy cycles then colour the load")
+        self.simulate_button.clicked.connect(lambda: self.simulate())
         self.sim_status = QLabel()
         self.sim_status.setObjectName("muted")
         self.sim_status.setWordWrap(True)
-        self.sim.simulated.connect(self._simulated)
-        self.sim.failed.connect(self._sim_failed)
+        self.verification.changed.connect(self._show_simulation)
         side = QVBoxLayout()
         side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.colours)
@@ -140,31 +142,27 @@ class QtTopologyPanel(QWidget):
         layout.addLayout(left, 1)
         layout.addWidget(column)
 
-    def simulate(self) -> bool:
-        """Simulate the configuration shown (False: nothing valid to simulate, or one is running)."""
-        s = self.selection
-        values = s.full_values()
-        if s.design is None or values is None or s.descriptor is None:
-            self.sim_status.setText("select a valid configuration to simulate")
-            return False
-        if not self.sim.run(s.design.id, s.descriptor, values):
-            self.sim_status.setText("a simulation is running; wait for it")
-            return False
-        self.simulate_button.setEnabled(False)
-        self.sim_status.setText(f"simulating {s.design.id} ...")
-        return True
+    def simulate(self, full: bool = False) -> bool:
+        """Simulate the configuration shown, the reduced problem unless `full` (False: nothing valid to
+        simulate, or a verification is running)."""
+        return self.verification.start("simulate", full)
 
-    def _simulated(self, design: str, values: dict, cycles: int, busy: dict, bottleneck: str) -> None:
-        self.simulate_button.setEnabled(True)
-        self.sim_status.setText(f"simulator: {design} {cycles:,} cycles, bottleneck {bottleneck}")
-        self.selection.set_measured(design, values, "simulator", busy)
-
-    def _sim_failed(self, design: str, _values: dict, why: str) -> None:
-        self.simulate_button.setEnabled(True)
-        self.sim_status.setText(f"<span style='color:{theme.ERROR}'>simulation of {design} failed: {why}</span>")
+    def _show_simulation(self) -> None:
+        v = self.verification
+        running = v.running is not None and v.running.kind == "simulate"
+        self.simulate_button.setEnabled(v.running is None)
+        error = v.error.get("simulate", "")
+        if running:
+            text = f"simulating {v.running.design_id} (about {v.running.seconds:,.0f} s; Verify tab: progress, cancel)"
+        elif error:
+            text = f"<span style='color:{theme.ERROR}'>{error}</span>"
+        else:
+            text = v.outcome.get("simulate", "")
+        if self.sim_status.text() != text:
+            self.sim_status.setText(text)
 
     def shutdown(self) -> None:
-        self.sim.shutdown()
+        self.verification.shutdown()
         self.floorplan.shutdown()
 
     def _colour_mode(self, mode: str) -> None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
 
 THEMES = ("system", "dark", "light")
-TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep")
+TABS = ("Topology", "Bottleneck", "Compare", "Pods", "Network", "Sweep", "Verify")
 
 
 class WindowMenus:
@@ -55,12 +55,15 @@ class WindowMenus:
         stop = self._add(search, "Stop", lambda: w.search.stop(), "Esc")
         search.addSeparator()
         self._add(search, "Select the best design", w.focus.select_best, "Ctrl+B")
+        search.addSeparator()
+        demo = self._add(search, "Demo: the bundled MM, a fixed seed and sample budget", w.start_demo, "Ctrl+Shift+D")
         self.actions_by_name = {"quit": quit_action, "export": export, "start": start, "stop": stop, "undo": undo,
-                                "redo": redo, "pin": pin}
+                                "redo": redo, "pin": pin, "demo": demo}
 
         view = bar.addMenu("&View")
         for k, name in enumerate(TABS):
-            self._add(view, name, lambda _=False, i=k: w.views.setCurrentIndex(i), f"Ctrl+{k + 1}")
+            self._add(view, name, lambda _=False, n=name: w.views.setCurrentIndex(
+                next(i for i in range(w.views.count()) if w.views.tabText(i) == n)), f"Ctrl+{k + 1}")
         view.addSeparator()
         for dock in w.docks.values():
             view.addAction(dock.toggleViewAction())

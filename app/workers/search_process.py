@@ -13,11 +13,12 @@ dies (see parent_watchdog). No Qt here: the child imports only the engine.
 
 The budget is sampling time or a number of samples, as `systolic search --seconds / --samples`
 spends it, and the n-th design searched is seeded with seed + n, as explore() seeds it: the
-warm-up, compiling the kernel and the designs' models (loaded from the model cache, which the
-window's model pool fills right after each compile; built here only if missing) all come before
-the budget starts. Designs run one after another, each on an even share of the budget, as
-explore() splits it: every design is searched, and a search ends later than its budget by what the
-designs overran their shares (an MP solve, a last batch).
+warm-up and compiling the kernel come before the budget starts, and each design's model (loaded
+from the model cache, which the window's model pool fills in the background after each compile;
+built here only if missing) before that design's share starts, so a search started on a cold cache
+samples its first design while the pool builds the others. Designs run one after another, each on
+an even share of the budget, as explore() splits it: every design is searched, and a search ends
+later than its budget by what the designs overran their shares (an MP solve, a last batch).
 """
 from __future__ import annotations
 
@@ -65,24 +66,20 @@ def warm_up(method: str = WARM_METHOD) -> None:
     strategy_class(method).warm_up()
 
 
-def load_models(request: SearchRequest, queue) -> dict:
-    """Design id -> model, from the cache or built now (reported as phases); all before the budget."""
-    cache = ModelCache(request.cache_folder)
-    device = request.source.load_device()
-    models, space = {}, None
-    ids = list(request.designs)
-    if not ids:
-        space = compile_source(request.source)
-        ids = [d.id for d in space.designs]
-    for n, design in enumerate(ids):
-        key = request.source.key(design)
-        model = cache.load(key, design)
-        if model is None:
-            queue.put(("phase", f"building the model of {design} ({n + 1} of {len(ids)})"))
-            space = space or compile_source(request.source)
-            model, _ = cached_model(cache, key, space, space.design(design), device)
-        models[design] = model
-    return models
+def load_model(request: SearchRequest, design: str, n: int, total: int, queue, spaces: dict):
+    """The design's model from the cache, or built now (reported as a phase); before its share starts.
+    `spaces` holds the kernel compiled once for the designs whose model is built here."""
+    key = request.source.key(design)
+    model = ModelCache(request.cache_folder).load(key, design)
+    if model is None:
+        queue.put(("phase", f"building the model of {design} ({n + 1} of {total})"))
+        if "space" not in spaces:
+            spaces["space"] = compile_source(request.source)
+        space = spaces["space"]
+        model, _ = cached_model(ModelCache(request.cache_folder), key, space, space.design(design),
+                                request.source.load_device())
+        queue.put(("phase", "searching"))
+    return model
 
 
 def search_design(model, method: str, seconds: float | None, seed: int, cancel, callbacks,
@@ -107,17 +104,20 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
         budget = request.budget()
         queue.put(("phase", "warming up the search"))
         warm_up(request.method)
-        queue.put(("phase", "loading the designs' models"))
-        models = load_models(request, queue)
-        designs = list(models)
+        spaces: dict = {}
+        designs = list(request.designs)
+        if not designs:
+            spaces["space"] = compile_source(request.source)
+            designs = [d.id for d in spaces["space"].designs]
         queue.put(("started", None))
         share = budget.split(len(designs))
         results = []
         for n, design in enumerate(designs):
             if cancel.is_set():
                 break
+            model = load_model(request, design, n, len(designs), queue, spaces)
             # seeded as explore() seeds the n-th design of a whole run
-            result = search_design(models[design], request.method, share.seconds, request.seed + n, cancel,
+            result = search_design(model, request.method, share.seconds, request.seed + n, cancel,
                                    (lambda p: queue.put(("progress", p)),),
                                    lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))), samples=share.samples)
             results.append(result)

@@ -155,3 +155,19 @@ def test_the_default_folder_is_named_after_kernel_and_design(tmp_path):
 
     assert default_folder(tmp_path, "mm", "i-j__i-j.k") == tmp_path / "mm-i-j__i-j.k"
     assert default_folder("", "my kernel", "d").name == "my_kernel-d"
+
+
+def test_the_kernel_is_previewed_without_writing_and_an_export_shows_what_it_wrote(qtbot, tmp_path, selection):
+    out = tmp_path / "project"
+    dialog = QtExportDialog(selection, out)
+    qtbot.addWidget(dialog)
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
+    text = dialog.preview.toPlainText()
+    assert "void kernel0(" in text and "#pragma HLS" in text, dialog.outcome.text()
+    assert not out.exists() and "nothing was written" in dialog.outcome.text()
+    assert dialog.pages.currentWidget() is dialog.preview
+    _export(dialog, qtbot)
+    assert dialog.preview.toPlainText() == (out / "src" / "kernel_kernel.cpp").read_text() == text
+    # the C simulation of what was exported is the full problem: its estimate is said, and where a reduced one runs
+    assert "should take about" in dialog.outcome.text() and "Verify tab" in dialog.outcome.text()

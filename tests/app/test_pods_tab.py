@@ -110,3 +110,24 @@ def test_the_window_has_a_pods_tab(make_window, compiled):
     assert pods.shortcut().toString() == "Ctrl+4"
     pods.trigger()
     assert window.views.currentWidget().widget() is window.pods
+
+
+@pytest.mark.parametrize("mode", ["dark", "light"])
+def test_the_gantt_follows_the_theme_and_has_a_legend(mode):
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from app.views import theme
+    from app.views.qt_pods import gantt_colours
+
+    theme.apply(QApplication.instance(), mode)
+    try:
+        grid = np.array([[0, 1, np.nan], [8, np.nan, 0]])
+        colours, legend = gantt_colours(grid)
+        assert tuple(colours[0, 2]) == QColor(theme.PANEL).getRgb()  # idle: the theme's panel, not white
+        assert tuple(colours[0, 0]) == tuple(colours[1, 2]) == QColor(theme.ARRAY_COLOURS[0]).getRgb()
+        assert tuple(colours[0, 1]) != tuple(colours[0, 0])
+        assert "GEMM 0" in legend and "GEMM 1" in legend and "GEMM 8" in legend and "idle" in legend
+        assert "repeat every 7" in legend  # GEMM 8 shares GEMM 1's colour, and the legend says so
+    finally:
+        theme.apply(QApplication.instance(), "dark")

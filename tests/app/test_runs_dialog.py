@@ -50,3 +50,39 @@ def test_a_stored_time_is_shown_in_the_local_zone(berlin):
 def test_an_unreadable_database_has_no_sizes(tmp_path):
     (tmp_path / "junk.sqlite").write_bytes(b"not sqlite at all" * 100)
     assert run_sizes(tmp_path / "junk.sqlite") == {} and run_sizes(tmp_path / "missing.sqlite") == {}
+
+
+def _run(store, method: str, seed: int, gops: dict) -> int:
+    from engine.search.progress import Candidate, DesignResult
+
+    designs = tuple(DesignResult(d, method, 10, 1.0, Candidate({"i_t1": 4}, 1000.0 / g, 1.0, 1.0, g), ())
+                    for d, g in gops.items())
+    return store.save(kernel_path="mm.c", kernel_text="", sizes={"I": 64}, device="u250", method=method, seed=seed,
+                      budget={"seconds": None, "samples": 100}, result=ExplorationResult("mm", method, seed, designs))
+
+
+def test_runs_are_compared_side_by_side_and_deleted_after_asking(qtbot, run_database):
+    with RunStore(run_database) as store:
+        first = _run(store, "random", 1, {"i__i-j.k": 10.0, "j__i-j.k": 30.0})
+        second = _run(store, "hybrid", 2, {"i__i-j.k": 20.0})
+        runs = store.list_runs()
+    asked = []
+    dialog = QtRunsDialog(runs, run_sizes(run_database), database=run_database,
+                          confirm=lambda text: asked.append(text) or len(asked) > 1)
+    qtbot.addWidget(dialog)
+    dialog.table.selectAll()
+    assert dialog.compare_selected()
+    table = dialog.comparison
+    assert [table.verticalHeaderItem(r).text() for r in range(table.rowCount())] == ["j__i-j.k", "i__i-j.k"]
+    assert table.horizontalHeaderItem(0).text().startswith(f"run {second}: hybrid, seed 2")
+    assert [[table.item(r, c).text() for c in range(2)] for r in range(2)] == [["-", "30.0"], ["20.0", "10.0"]]
+    assert table.item(1, 0).font().bold() and not table.item(1, 1).font().bold()
+    dialog.table.selectRow(1)  # the older run: one row selected is no comparison
+    assert not dialog.compare_selected() and "two or more" in dialog.message.text()
+    assert not dialog.delete_selected() and f"Delete run {first}" in asked[0]  # the first answer is no
+    with RunStore(run_database) as store:
+        assert len(store.list_runs()) == 2
+    assert dialog.delete_selected()  # yes
+    with RunStore(run_database) as store:
+        assert [r.id for r in store.list_runs()] == [second]
+    assert dialog.table.rowCount() == 1 and dialog.table.item(0, 0).text() == str(second)

@@ -1,5 +1,5 @@
-"""The search process's request: the models come from the model cache (built there only if missing)
-before the budget starts; every design gets an even share of the budget, as `systolic search`
+"""The search process's request: each design's model comes from the model cache (built there only if
+missing) before that design's share starts, so a cold cache delays the first sample by one model; every design gets an even share of the budget, as `systolic search`
 splits it, seeded as explore() seeds it; the messages come in order. A fake search_design records
 the shares without timing anything; one real search checks the models and the cache; a sample
 budget and a seed find what `systolic search --samples N --seed S` (explore()) finds."""
@@ -35,7 +35,7 @@ def source_of(path) -> KernelSource:
 DESIGNS = ("i__i-j.k", "j__i-j.k", "i-j__i-j.k", "i-k__i-k.j")
 
 
-def test_every_design_gets_an_even_share_and_models_come_before_the_budget(small_mm, tmp_path, monkeypatch):
+def test_every_design_gets_an_even_share_and_its_model_comes_before_its_share(small_mm, tmp_path, monkeypatch):
     calls = []
 
     def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None, samples=None):
@@ -49,10 +49,10 @@ def test_every_design_gets_an_even_share_and_models_come_before_the_budget(small
     run_search(request, queue, threading.Event())
     assert calls == [(d, pytest.approx(2.5), 5 + n) for n, d in enumerate(DESIGNS)]
     kinds = [kind for kind, _ in queue.messages]
-    started = kinds.index("started")
-    # the models were built (not cached yet) before the budget started, and stored
-    assert sum(1 for kind, text in queue.messages[:started] if kind == "phase" and "building" in text) == 4
-    assert kinds[started + 1:] == ["design"] * 4 + ["result"]
+    # each model was built (not cached yet) before its design's share, and stored
+    assert kinds == ["phase", "started"] + ["phase", "phase", "design"] * 4 + ["result"]
+    building = [text for kind, text in queue.messages if kind == "phase" and "building" in text]
+    assert building == [f"building the model of {d} ({n + 1} of 4)" for n, d in enumerate(DESIGNS)]
     assert all(cache.has(request.source.key(d)) for d in DESIGNS)
 
     queue = ListQueue()

@@ -1,6 +1,6 @@
 """The topology's load colours come from a simulation of the configuration shown when one has run
 (the timed C simulation first, then the simulator), else from the model, and the legend says which;
-the Simulate button runs engine/sim in a background process, never in the window's."""
+the Simulate button runs engine/sim in a child process, never in the window's."""
 from __future__ import annotations
 
 import pytest
@@ -54,14 +54,18 @@ def test_measured_cycles_replace_the_model_and_the_legend_says_so(panel):
     assert heat_source(selection)[0] == "timed C simulation"
 
 
-def test_the_simulate_button_runs_the_simulator_in_another_process(panel, qtbot):
+def test_a_full_simulation_colours_the_load_a_reduced_one_does_not(panel, qtbot):
+    """Simulate runs in a child process (app/workers/verify_process.py); the reduced problem's busy
+    cycles are another problem's, so only the full problem's colour the topology."""
     selection, panel = panel
-    assert panel.simulate()
-    assert not panel.simulate_button.isEnabled() and "simulating" in panel.sim_status.text()
-    with qtbot.waitSignal(selection.measuredChanged, timeout=180000):
-        pass
+    with qtbot.waitSignal(panel.verification.finished, timeout=300_000) as reduced:
+        assert panel.simulate()
+        assert not panel.simulate_button.isEnabled() and "simulating" in panel.sim_status.text()
+    assert reduced.args[0]["sizes"] == {"I": 8, "J": 8, "K": 8}  # two 4-wide tiles per loop
+    assert heat_source(selection)[0] == "model" and "cycles" in panel.sim_status.text()
+    with qtbot.waitSignal(selection.measuredChanged, timeout=300_000):
+        assert panel.simulate(full=True)
     source, busy = selection.measured_cycles()
     assert source == "simulator" and busy["PE"] > 0
-    assert panel.simulate_button.isEnabled() and "cycles" in panel.sim_status.text()
-    assert "from the <b>simulator</b>" in panel.view.legend.text()
-    assert panel.sim._executor is not None  # it ran in the runner's process pool, not in this process
+    qtbot.waitUntil(lambda: panel.simulate_button.isEnabled(), timeout=300_000)
+    assert "cycles" in panel.sim_status.text() and "from the <b>simulator</b>" in panel.view.legend.text()
