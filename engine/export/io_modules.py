@@ -16,9 +16,9 @@ words narrower than the bus assembles each bus word on chip first, and never rea
 results of a design that revisits an output block come back through its reload modules, pass by
 pass (engine/compiler/architecture/passes.py).
 Double buffering is AutoSA's:
-the first block is loaded alone, then on every tile a `_load` helper (enabled at the first tile of
-a block, for the next block) and a `_feed` helper are called side by side in one basic block on
-the ping and pong buffers, so HLS overlaps them.
+the first block is loaded alone, then for every block a `_load` helper (the next block) and a
+`_feed` helper (every tile that reuses this block) are called side by side in one basic block on
+the ping and pong buffers, so HLS overlaps the next block's load with all of this block's feeds.
 """
 from __future__ import annotations
 
@@ -157,16 +157,16 @@ class IOModules:
             self._reshape("pong", inst, len(own))
             self._share_calls(f"{name}_load(", f"{name}_feed(")
             c.line(f"{name}_load({args}, ping, 0, true);  /* the first block, alone */")
-            c.line(f"ap_int<{index_bits(blocks) + 1}> block = -1;  /* -1 .. {blocks - 1} */")
-            with c.loops(self._tile_loops(tile_loops)):
-                c.line(f"const bool new_block = {first or 'true'};")
-                c.line("if (new_block) block++;")
-                c.line(f"const bool load_next = new_block && block + 1 < {blocks};")
-                c.line("/* both calls in one basic block: HLS runs them side by side */")
+            blocks_loops, _ = self._block_loops(inst)
+            c.line(f"{index_type(blocks + 1)} block = 0;")
+            with c.loops(blocks_loops):
+                c.line("/* both calls in one basic block: HLS runs them side by side (the next block loads "
+                       "while every tile of this one feeds) */")
                 for current, other, head in (("ping", "pong", "if (block % 2 == 0)"), ("pong", "ping", "else")):
                     with c.block(head):
-                        c.line(f"{name}_load({args}, {other}, block + 1, load_next);")
+                        c.line(f"{name}_load({args}, {other}, block + 1, block + 1 < {blocks});")
                         c.line(f"{name}_feed({current}, to_child);")
+                c.line("block++;")
             return
         if feeds_pes:
             c.line(f"{group.array}_t buffer{shape};")
@@ -233,9 +233,30 @@ class IOModules:
         self._emit(f"{name}_load", params + [buffer, f"{index_type(blocks)} block", "bool enable"],
                    f"{inst.module}: one block in (when enabled), forwarded down the chain, this instance's box kept",
                    lambda: self._load_helper(inst))
+        _, tiles = self._block_loops(inst)
+
+        def feed_block():
+            with self.code.loops(tiles):
+                self._feed_body(inst, "buffer")
         self._emit(f"{name}_feed", [buffer, self._stream_arg("child", s["child"], "to_child")],
-                   f"{inst.module}: one tile of PE iterations fed from a block",
-                   lambda: self._feed_body(inst, "buffer"))
+                   f"{inst.module}: every tile of PE iterations a block serves, fed from it", feed_block)
+
+    def _block_loops(self, inst: Instance) -> tuple[list, list]:
+        """A double-buffered input's tile loops, split: those that step from block to block (the
+        caller's loop, one load || feed pair an iteration) and the innermost ones whose tiles reuse
+        one block (inside the feed helper)."""
+        plan = self.plan
+        group = plan.group(inst.group)
+        events = plan.event_loops(group)
+        tile_loops = events if group is plan.acc else plan.tile_order
+        loops = self._tile_loops(tile_loops)
+        inner = {f"{l}_tile" for l in tile_loops if l not in events}
+        split = len(loops)
+        while split and loops[split - 1][1] in inner:
+            split -= 1
+        if any(var in inner for _, var, _ in loops[:split]):
+            raise ExportError(f"{inst.module}: a tile loop that reuses a block runs outside one that changes it")
+        return loops[:split], loops[split:]
 
     def _feed_partial(self, inst: Instance, buffer: str) -> None:
         """A reload module feeding the PEs: the PE's box of partial results once per event, row

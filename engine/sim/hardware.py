@@ -2,8 +2,8 @@
 
 Every module instance of the topology graph becomes one thread (two for a double-buffered module:
 the half that fills its buffers and the half that empties them, joined by a ping-pong pair of
-buffer tokens for a drain, by the joins of the exporter's load || feed call pairs for an input
-module: `paired_threads`), every FIFO edge a bounded FIFO with the depth engine/compiler/fifo_depths.py gives.
+buffer tokens for a drain, by the joins of the exporter's per-block load || feed call pairs for an
+input module: `paired_threads`), every FIFO edge a bounded FIFO with the depth engine/compiler/fifo_depths.py gives.
 What a thread does per block comes from the descriptor: loop trips of its phases, buffer sizes,
 packing of each FIFO, load / reload events of each I/O group. Per-instance facts the descriptor
 states only for the head of a chain are derived from the I/O group's subscripts (docs/sim.md):
@@ -341,33 +341,28 @@ class _Builder(PeThreads):
 
     def paired_threads(self, name: str, module: str, events: int, transfer, n: int, feed_segments) -> list[Thread]:
         """A double-buffered input module as the exporter writes it (engine/export/io_modules.py, AutoSA's
-        pattern): the first block loaded alone, then on every feed segment (a tile; a block of partial
-        results) a call pair `load(next block, enabled at the block's first tile) || feed(this tile)`
-        joined before the next pair. So a feed waits for the load paired with the segment before it,
-        and a load waits for the feed before its pair; between loads, the block's other tiles feed one
-        after another. Two token FIFOs carry the joins: `loaded` (load -> the next segment's feed) and
-        `fed` (the feed before a pair -> its load). Ping-pong tokens (a load may run while any of the
-        current block's tiles feed) let a load overlap a whole block's feeds, which the joins forbid:
-        MM 128^3 k__i-k.j (16 blocks of A, 4 tiles each): simulator 19,635 against the timed C
-        simulation's 25,411."""
+        pattern): the first block loaded alone, then per block a call pair `load(next block) ||
+        feed(every tile of this block)` joined before the next pair. So the feed of block b waits for
+        its load, and the load of block b + 1 (paired with that feed) for the feed of block b - 1: the
+        next block loads while all of this block's tiles feed. Two token FIFOs carry the joins:
+        `loaded` (a load -> its block's first feed segment) and `fed` (a block's last feed segment ->
+        the load two blocks on). (Pairs joined per tile, as the export once wrote them, held a block's
+        later tiles back behind its load: MM 128^3 k__i-k.j, timed C simulation 25,411 cycles; per
+        block it runs as this simulator ran before, 19,635.)"""
         loaded = self.internal(f"{name} loaded", BUFFER_TOKENS)
-        fed = self.internal(f"{name} fed", BUFFER_TOKENS, preload=1 if events > 1 else 0)
+        fed = self.internal(f"{name} fed", BUFFER_TOKENS)
 
         def loader():
             for b in range(events):
-                yield transfer(b, (Op(fed, 1, 0, 1),) if b else (), (Op(loaded, 1, n - 1, 1),))
+                yield transfer(b, (Op(fed, 1, 0, 1),) if b >= 2 else (), (Op(loaded, 1, n - 1, 1),))
 
         def feeder():
-            t, pair_loads = 0, False  # pair_loads: the segment before this one ran beside a load
             for b in range(events):
                 segs = list(feed_segments(b))
                 for k, seg in enumerate(segs):
-                    reads = (Op(loaded, 1, 0, 1),) if t == 0 or pair_loads else ()
-                    last_before_load = k == len(segs) - 1 and 1 <= b + 1 <= events - 2
-                    writes = (Op(fed, 1, seg.n - 1, 1),) if last_before_load else ()
+                    reads = (Op(loaded, 1, 0, 1),) if k == 0 else ()
+                    writes = (Op(fed, 1, seg.n - 1, 1),) if k == len(segs) - 1 and b + 2 < events else ()
                     yield dataclasses.replace(seg, reads=seg.reads + reads, writes=seg.writes + writes)
-                    pair_loads = k == 0 and b + 1 < events
-                    t += 1
         a = Thread(f"{name}.load", module, loader())
         e = Thread(f"{name}.feed", module, feeder())
         loaded.producer, loaded.consumer, fed.producer, fed.consumer = a, e, e, a

@@ -157,3 +157,18 @@ def test_a_helper_called_from_several_sites_is_one_instance(generated):
                 assert f"#pragma HLS allocation function instances={callee} limit=1" in body, (caller, callee)
                 shared += 1
     assert shared > 0  # every design here double-buffers something
+
+
+def test_a_double_buffered_input_loads_the_next_block_beside_all_tiles_of_this_one():
+    """k__i-k.j at 16^3: A[i][k] is one block per i tile, reused over both j tiles. The module's
+    loop steps once per block (one load || feed pair each) and the feed helper serves both tiles,
+    so the next block's load overlaps all of them (pairs joined per tile held the second tile
+    back behind the load: issue 27)."""
+    params = {"i_t1": 4, "i_t2": 4, "j_t1": 8, "j_t2": 8, "k_t1": 16}
+    descriptor, values, model = _design("mm.c", {"I": "16", "J": "16", "K": "16"}, "k__i-k.j", params)
+    bodies = _bodies(kernel_sources(descriptor, values, report=evaluate_configuration(model, params))
+                     ["kernel_kernel.cpp"])
+    module, feed = bodies["A_L1_in"], bodies["A_L1_in_feed"]
+    assert "i_tiles:" in module and "j_tiles:" not in module
+    assert "j_tiles:" in feed and "j_tile < 2" in feed
+    assert module.count("A_L1_in_feed(") == 2 and "block + 1 < 4" in module
