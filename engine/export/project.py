@@ -11,7 +11,7 @@
 The configuration is validated by the models first (constraint violations and, unless allowed, a
 configuration over the device budget are errors). Every file is generated in memory, written to a
 staging folder inside the target and renamed over its place file by file (swap.py): a failure while
-writing leaves the old project; an existing non-empty directory is only touched with `force`, and
+writing or renaming leaves the old project; an existing non-empty directory is only touched with `force`, and
 then only the files listed above are replaced -- other files, folders, owners and modes stay.
 """
 from __future__ import annotations
