@@ -11,7 +11,7 @@
 The configuration is validated by the models first (constraint violations and, unless allowed, a
 configuration over the device budget are errors). Every file is generated in memory, written to a
 staging folder inside the target and renamed over its place file by file (swap.py): a failure while
-writing leaves the old project; an existing non-empty directory is only touched with `force`, and
+writing or renaming leaves the old project; an existing non-empty directory is only touched with `force`, and
 then only the files listed above are replaced -- other files, folders, owners and modes stay.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ from engine.floorplan.pipeline import crossing_pipelines
 from engine.models.device import Device, load_device
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.models.host_time import host_repack
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model
 from engine.models.report import as_int_params, evaluate_configuration
 
 FLOORPLAN_MODES = ("auto", "none")
@@ -159,7 +159,7 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     platform = platform or device.platform or DEFAULT_PLATFORM
     if not _PLATFORM.fullmatch(platform):
         raise EngineError(f"platform '{platform}' is neither a platform name nor the path of an .xpfm file")
-    model = PerformanceModel(space, design, device, layout=layout)
+    model = shared_model(space, design, device, layout=layout)  # built once per process per design
     report = evaluate_configuration(model, as_int_params(values))
     over_budget = not report["fits"]
     if over_budget and not allow_over_budget:

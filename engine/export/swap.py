@@ -8,7 +8,11 @@ the project (including ones another process creates meanwhile), existing folders
 mode), symlinks. The target folder itself is never replaced, so a shell or `make` working in it stays
 in it. A conflict (a folder or symlink where the export writes a file, a file where it needs a folder)
 is found before anything is written; a failure while writing (disk full, Ctrl-C) leaves the project as
-it was; the renames run with SIGINT, SIGTERM and SIGHUP held back, so a signal lands after the last one.
+it was, and so does one during the renames (a rename refused half-way through, say in a folder the
+user cannot write): each file replaced is kept beside the staged ones (a hard link, else a copy) until
+the last rename, and put back, with the new files and folders removed, if one fails -- nothing is left
+half-written. The renames run with SIGINT, SIGTERM and SIGHUP held back, so a signal lands after the
+last one.
 
 A missing folder on the way is created with the mode a plain `mkdir` gives (0777 less the umask); a
 replaced file keeps the mode it had; a target that is a symlink to a folder is written at the folder
@@ -84,18 +88,64 @@ def _check_conflicts(target: Path, files: dict[str, str]) -> None:
 
 def _move_into_place(staging: Path, target: Path, files: dict[str, str]) -> None:
     """Rename each staged file over its place (missing folders created, replaced files' modes kept),
-    with the termination signals held back until the last rename."""
+    with the termination signals held back until the last rename; if one fails, the renames done are
+    undone (the replaced files put back from their copies in `staging`) before the error goes on."""
+    kept = Path(tempfile.mkdtemp(prefix="replaced-", dir=staging))
+    done: list[tuple[Path, Path | None]] = []  # (destination, the file it replaced, kept) in order
+    created: list[Path] = []  # folders made on the way, parents first
     with _signals_held():
-        for rel in files:
-            destination = target / rel
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                old = os.lstat(destination)
-            except FileNotFoundError:
-                old = None
-            if old is not None and stat.S_ISREG(old.st_mode):
-                os.chmod(staging / rel, stat.S_IMODE(old.st_mode))
-            os.replace(staging / rel, destination)
+        try:
+            for n, rel in enumerate(files):
+                destination = target / rel
+                created += _make_folders(destination.parent)
+                try:
+                    old = os.lstat(destination)
+                except FileNotFoundError:
+                    old = None
+                previous = None
+                if old is not None and stat.S_ISREG(old.st_mode):
+                    os.chmod(staging / rel, stat.S_IMODE(old.st_mode))
+                    previous = _keep(destination, kept / str(n))
+                os.replace(staging / rel, destination)
+                done.append((destination, previous))
+        except BaseException:
+            _undo(done, created)
+            raise
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """mkdir -p, returning the folders it created, outermost first."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(exist_ok=True)
+    return list(reversed(missing))
+
+
+def _keep(path: Path, copy: Path) -> Path:
+    """A copy of `path` at `copy` (a hard link: same file system, no data copied; else a copy)."""
+    try:
+        os.link(path, copy)
+    except OSError:
+        shutil.copy2(path, copy)
+    return copy
+
+
+def _undo(done: list[tuple[Path, Path | None]], created: list[Path]) -> None:
+    """Put back what the renames replaced, remove what they added (best effort: the error that
+    stopped the renames is the one reported)."""
+    for destination, previous in reversed(done):
+        try:
+            if previous is not None:
+                os.replace(previous, destination)
+            else:
+                destination.unlink()
+        except OSError:
+            pass
+    for folder in reversed(created):
+        _remove_if_empty(folder)
 
 
 @contextlib.contextmanager

@@ -1,5 +1,7 @@
 """(kernel text, defines, sizes, device, design id) -> a built PerformanceModel kept on disk, so that a
-kernel opened again (in the window, its model pool or its search process) needs no sympy work.
+kernel opened again (in the window, its model pool or its search process) needs no sympy work; and
+(compiled kernel, design, device, layout) -> the same model built once per process (`shared_model`,
+what an export evaluates and reads its architecture from).
 
 An entry is one file named by the SHA-256 of its key: a header line, the SHA-256 of the payload and
 the payload, a cloudpickle of the model (its lambdified functions included, so a loaded model
@@ -17,6 +19,8 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import asdict
 from pathlib import Path
 
@@ -166,3 +170,38 @@ def cached_model(cache: ModelCache, key: str, space, design, device: Device) -> 
     except OSError:  # a read-only or full disk: the model still works, it is just not kept
         pass
     return model, True
+
+
+SHARED_MODELS = 16  # models kept by shared_model (a few MB each); the least recently used goes first
+_shared: OrderedDict[str, PerformanceModel] = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def model_identity(space, design, device: Device, layout: str = DEFAULT_LAYOUT) -> str:
+    """Everything a PerformanceModel is built from, hashed: the compiled kernel (its text, sizes,
+    arrays and statements; the design space is a function of it), the design (its parameters
+    included), every field of the device and the DRAM layout. The dataclasses' reprs print every field."""
+    text = repr((space.kernel, design, device, layout))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def shared_model(space, design, device: Device, *, layout: str = DEFAULT_LAYOUT) -> PerformanceModel:
+    """The model of `design` on `device` in `layout`, built once per process and kept (at most
+    SHARED_MODELS of them): exporting the same design again, at other parameters or into another
+    folder, needs no sympy work. Callers only read the model (evaluating it compiles its full
+    expressions once, in place, which is what makes the second call quick)."""
+    from engine.models.evaluate import PerformanceModel
+
+    key = model_identity(space, design, device, layout)
+    with _shared_lock:
+        model = _shared.get(key)
+        if model is not None:
+            _shared.move_to_end(key)
+            return model
+    model = PerformanceModel(space, design, device, layout=layout)  # outside the lock: it takes seconds
+    with _shared_lock:
+        model = _shared.setdefault(key, model)
+        _shared.move_to_end(key)
+        while len(_shared) > SHARED_MODELS:
+            _shared.popitem(last=False)
+    return model

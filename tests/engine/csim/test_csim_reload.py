@@ -5,6 +5,7 @@ through the descriptor's reload modules and writes whole words; it never reads D
 it (no read-modify-write of the written array), and every such design passes C simulation."""
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -17,8 +18,13 @@ from engine.compiler.descriptor import build_descriptor
 
 
 def _descriptor(case: Case) -> dict:
-    space = _space(case.kernel, case.defines)
-    design = space.design(case.design)
+    return _design_descriptor(case.kernel, case.defines, case.design)
+
+
+@functools.cache  # asked twice per reload case while the module is collected (_reloads, _with_passes)
+def _design_descriptor(kernel: str, defines, design_id: str) -> dict:
+    space = _space(kernel, defines)
+    design = space.design(design_id)
     return build_descriptor(space, design, build_architecture(space, design))
 
 

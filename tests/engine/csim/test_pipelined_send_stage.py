@@ -20,7 +20,7 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export.project import export_project
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 from engine.sim.dram import DramModel
@@ -37,7 +37,7 @@ N = 8
 def _lu(design_id: str = "k-j__k-j-i"):
     space = compile_kernel(KERNELS / "lu.c", defines=[f"N={N}"])
     design = space.design(design_id)
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
     report = evaluate_configuration(model, params)
     return space, design, params, report, build_descriptor(space, design, model.architecture)
@@ -107,7 +107,7 @@ def test_every_lu_design_model_follows_the_simulator():
     space = compile_kernel(KERNELS / "lu.c", defines=["N=12"])
     device = load_device("u250")
     for design in space.designs:
-        model = PerformanceModel(space, design, device)
+        model = shared_model(space, design, device)
         params = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
         report = evaluate_configuration(model, params)
         simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles

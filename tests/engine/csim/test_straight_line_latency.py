@@ -19,7 +19,7 @@ from engine.compiler.design_space import compile_kernel
 from engine.csim.trace import instrument
 from engine.export.project import export_project
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.sim import simulate
 from kernel_snippets import TRISOLVE
@@ -74,7 +74,7 @@ def _whole(design) -> dict:
 def _model_and_sim(path, n: int) -> tuple[float, int, object, object]:
     space = compile_kernel(path, defines=[f"N={n}"])
     design = space.design("i-j__i-j")
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     report = evaluate_configuration(model, _whole(design))
     simulated = simulate(build_descriptor(space, design, model.architecture), report["params"]).cycles
     return report["latency_cycles"], simulated, space, design

@@ -16,7 +16,7 @@ from engine.csim.dram_trace import export_dram_ports, port_banks, shares
 from engine.export import export_project
 from engine.models.device import load_device
 from engine.models.dram import burst_lengths, cycles_per_beat, port_cycles
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.resources import KERNELS
 
 # MM 64x16x512 on a column of 2x2-PE blocks, SIMD 8: A and B are read once per tile of k; with
@@ -99,5 +99,5 @@ def test_the_serialized_layout_turns_the_one_word_rows_into_long_bursts(exports,
     # each invocation reads its tile's 16 words as one run; the model charges the same design alike
     assert all(d.mean_burst >= 8 for d in serialized.dram if d.name != "C (write)")
     assert natural.cycles > 2.5 * serialized.cycles
-    model = PerformanceModel(space, space.design("i-j__i-j.k"), load_device())
+    model = shared_model(space, space.design("i-j__i-j.k"), load_device())
     assert serialized.cycles == pytest.approx(float(model.evaluate(ONE_WORD_PER_ROW)["latency_cycles"]), rel=0.05)

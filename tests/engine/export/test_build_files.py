@@ -15,7 +15,7 @@ from engine.export.build_files import DEFAULT_PLATFORM, PART, connectivity_cfg, 
 from engine.export.interface import kernel_interface
 from engine.export.memory_banks import port_memories
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
@@ -37,7 +37,7 @@ void kernel(void) {
 def _exported(path, defines=(), seed=0):
     space = compile_kernel(path, defines=list(defines))
     design = space.designs[seed % len(space.designs)]
-    model = PerformanceModel(space, design, load_device())
+    model = shared_model(space, design, load_device())
     values = evaluate_configuration(model, random_configuration(design, np.random.default_rng(seed)))["params"]
     descriptor = build_descriptor(space, design, model.architecture)
     return descriptor, kernel_interface(descriptor, values)

@@ -4,7 +4,8 @@ and leaves everything else alone -- the user's files, files another process crea
 existing folders (same inode, owner, mode), symlinks; the staging happens inside the target, so a
 read-only parent is fine and `-o .` keeps the folder the shell is in; a signal during the renames
 lands after the last one; a new folder respects the umask; a symlinked project stays a symlink; an
-output path under a regular file is one clear error."""
+output path under a regular file is one clear error; a rename refused half-way puts back what the
+renames before it replaced."""
 from __future__ import annotations
 
 import os
@@ -101,6 +102,37 @@ def test_a_failure_while_writing_leaves_the_old_project(mm, tmp_path, monkeypatc
         export_project(space, design, CONFIG, out, force=True, floorplan="none")
     monkeypatch.undo()
     assert _snapshot(out) == before
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_rename_refused_half_way_puts_everything_back(mm, tmp_path, monkeypatch, existing):
+    """The fifth rename fails (a folder the user may not write, say): the four files already renamed
+    are put back (the same files: inodes kept), a new project leaves no folder behind."""
+    space, design = mm
+    out = _old_project(tmp_path, mm) if existing else tmp_path / "proj"
+    before = _snapshot(out) if existing else None
+    inodes = {rel: (out / rel).stat().st_ino for rel in ("design.json", "src/kernel_kernel.cpp")} if existing else None
+    real_replace = os.replace
+    moved = []
+
+    def refuse_the_fifth(src, dst):
+        if out in Path(dst).parents and swap.STAGING_PREFIX in str(src) and "replaced-" not in str(src):
+            if len(moved) == 4:
+                raise PermissionError(13, "Permission denied", str(dst))
+            moved.append(dst)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", refuse_the_fifth)
+    with pytest.raises(EngineError, match="Permission denied"):
+        export_project(space, design, CONFIG, out, force=True)
+    monkeypatch.undo()
+    assert len(moved) == 4
+    if existing:
+        assert _snapshot(out) == before
+        assert {rel: (out / rel).stat().st_ino for rel in inodes} == inodes
+    else:
+        assert not out.exists()
     assert _leftovers(tmp_path) == []
 
 

@@ -12,7 +12,7 @@ from engine.export.interface import evaluated
 from engine.compiler.fifo_depths import fifo_depth
 from engine.csim import include_dir
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 
@@ -20,7 +20,7 @@ from engine.resources import KERNELS
 def _design(kernel, defines, design_id, params):
     space = compile_kernel(KERNELS / kernel, defines=defines)
     design = space.design(design_id)
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     values = dict(params)
     values.update({k: int(np.asarray(v)) for k, v in model.inferred_packing(params).items()})
     return build_descriptor(space, design, model.architecture), values, model

@@ -21,7 +21,7 @@ from engine.export.interface import kernel_interface
 from engine.csim import include_dir
 from engine.models.device import load_device
 from engine.models.dram import LAYOUTS
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.models.sampling import random_configuration
 from engine.resources import KERNELS
@@ -53,7 +53,7 @@ void kernel(void)
 def _configured(path, defines, design_index, seed):
     space = compile_kernel(path, defines=defines)
     design = space.designs[design_index % len(space.designs)]
-    model = PerformanceModel(space, design, load_device())
+    model = shared_model(space, design, load_device())
     config = random_configuration(design, np.random.default_rng(seed), max_t1={l: 12 for l in design.band_loops})
     values = evaluate_configuration(model, config)["params"]
     descriptor = build_descriptor(space, design, model.architecture)

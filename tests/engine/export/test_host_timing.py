@@ -17,7 +17,7 @@ from engine.export.hls_kernel import kernel_export
 from engine.export.host import host_program
 from engine.export.interface import kernel_interface
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 
@@ -28,7 +28,7 @@ XRT_STUB = Path(__file__).parent / "xrt_stub"
 def test_the_host_checks_the_run_state_and_prints_time_and_throughput(tmp_path):
     space = compile_kernel(KERNELS / "mm.c", defines=["I=60", "J=50", "K=70"])
     design = space.design("i-j__i-j.k")
-    model = PerformanceModel(space, design, load_device())
+    model = shared_model(space, design, load_device())
     values = evaluate_configuration(model, {"i_t1": 12, "j_t1": 10, "k_t1": 14, "i_t2": 6, "j_t2": 5, "k_t2": 2})
     descriptor = build_descriptor(space, design, model.architecture)
     files, dram = kernel_export(descriptor, values["params"])

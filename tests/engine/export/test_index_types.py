@@ -13,7 +13,7 @@ from engine.compiler.design_space import compile_kernel
 from engine.export import kernel_sources
 from engine.export.plan import build_plan
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.resources import KERNELS
 
 MM = {"I": "60", "J": "50", "K": "70"}
@@ -47,7 +47,7 @@ def exported(request):
     kernel, defines, design_id, params = DESIGNS[request.param]
     space = compile_kernel(KERNELS / kernel, defines=defines)
     design = space.design(design_id)
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     values = dict(params)
     values.update({k: int(np.asarray(v)) for k, v in model.inferred_packing(params).items()})
     descriptor = build_descriptor(space, design, model.architecture)

@@ -5,14 +5,14 @@ from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.export import kernel_interface
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.resources import KERNELS
 
 
 def _descriptor(kernel, design_id, defines, params):
     space = compile_kernel(KERNELS / kernel, defines=defines)
     design = space.design(design_id)
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     values = dict(params)
     values.update({k: int(np.asarray(v)) for k, v in model.inferred_packing(params).items()})
     return build_descriptor(space, design, model.architecture), values

@@ -17,7 +17,7 @@ from engine.export.interface import ExportError
 from engine.export.project import export_project, safe_directory_name
 from engine.errors import DesignError, EngineError
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 
@@ -43,7 +43,7 @@ def stand_in_kernel(monkeypatch):
 @pytest.fixture
 def real_kernel(mm):
     space, design = mm
-    model = PerformanceModel(space, design, load_device())
+    model = shared_model(space, design, load_device())
     try:
         kernel_sources(build_descriptor(space, design, model.architecture),
                        evaluate_configuration(model, CONFIG)["params"])

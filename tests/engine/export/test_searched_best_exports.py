@@ -9,7 +9,7 @@ import pytest
 from engine.compiler.design_space import compile_kernel
 from engine.export import export_project
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 
@@ -25,7 +25,7 @@ def space():
 @pytest.mark.parametrize("design", sorted(BEST_KNOWN["designs"]))
 def test_the_searched_best_fits_and_exports(space, design, tmp_path):
     entry = BEST_KNOWN["designs"][design]
-    model = PerformanceModel(space, space.design(design), load_device(BEST_KNOWN["problem"]["device"]))
+    model = shared_model(space, space.design(design), load_device(BEST_KNOWN["problem"]["device"]))
     params = {k: v for k, v in entry["params"].items() if k in model.tunable}
     report = evaluate_configuration(model, params)
     assert report["fits"], report["violations"]

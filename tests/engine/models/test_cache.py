@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.compiler.design_space import compile_kernel
-from engine.models.cache import MODEL_VERSION, ModelCache, cached_model, model_key
+from engine.models.cache import MODEL_VERSION, ModelCache, cached_model, model_key, shared_model
 from engine.models.device import load_device
 from engine.resources import KERNELS
 
@@ -54,3 +54,34 @@ def test_a_corrupt_entry_is_discarded_and_rebuilt(space, tmp_path):
     _, built = cached_model(cache, key, space, design, device)
     assert built and cache.load(key, design.id) is not None
     assert cache.load(key, space.designs[1].id) is None  # another design's entry is not trusted either
+
+
+def test_shared_model_is_built_once_per_kernel_design_device_and_layout(space, monkeypatch):
+    from engine.models import cache
+
+    monkeypatch.setattr(cache, "_shared", type(cache._shared)())  # this test's own memo
+    device, design = load_device("u250"), space.designs[0]
+    model = shared_model(space, design, device)
+    again = compile_kernel(KERNELS / "mm.c", defines=SIZES)  # another compilation of the same kernel
+    assert shared_model(again, again.design(design.id), device) is model
+    smaller = compile_kernel(KERNELS / "mm.c", defines={**SIZES, "I": 16})
+    others = [shared_model(space, design, device, layout="natural"),
+              shared_model(space, design, load_device("u250", clock_mhz=250)),
+              shared_model(space, space.designs[1], device),
+              shared_model(smaller, smaller.design(design.id), device)]
+    assert all(other is not model for other in others) and len({id(m) for m in others}) == 4
+    assert others[0].layout == "natural" and others[1].device.clock_mhz == 250
+    assert others[2].design == space.designs[1]
+
+
+def test_shared_model_keeps_the_most_recently_used(space, monkeypatch):
+    from engine.models import cache
+
+    monkeypatch.setattr(cache, "_shared", type(cache._shared)())
+    monkeypatch.setattr(cache, "SHARED_MODELS", 2)
+    device = load_device("u250")
+    first, second = (shared_model(space, d, device) for d in space.designs[:2])
+    assert shared_model(space, space.designs[0], device) is first  # now the most recent
+    shared_model(space, space.designs[2], device)  # evicts the second, the least recently used
+    assert shared_model(space, space.designs[0], device) is first
+    assert shared_model(space, space.designs[1], device) is not second

@@ -12,7 +12,7 @@ from engine.compiler.design_space import compile_kernel
 from engine.csim import run_timed_csim
 from engine.export.project import export_project
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model  # each design's model built once a session (export_project too)
 from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 from engine.sim import simulate
@@ -23,7 +23,7 @@ from engine.sim.kernel import run
 def _lu(n: int, design_id: str):
     space = compile_kernel(KERNELS / "lu.c", defines=[f"N={n}"])
     design = space.design(design_id)
-    model = PerformanceModel(space, design, load_device("u250"))
+    model = shared_model(space, design, load_device("u250"))
     whole = {p.name: (p.upper if p.role == "array_partition" else 1) for p in design.params if p.tunable}
     report = evaluate_configuration(model, whole)
     return space, design, whole, build_descriptor(space, design, model.architecture), report["params"]
