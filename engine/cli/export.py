@@ -23,7 +23,7 @@ from engine.floorplan import DEFAULT_CAP
 from engine.errors import EngineError
 from engine.models.device import load_device
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS
-from engine.models.evaluate import PerformanceModel
+from engine.models.cache import shared_model
 from engine.models.report import as_int_params, evaluate_configuration
 from engine.search.progress import Candidate
 from engine.search.store import RunStore, StoredRun, default_database_path
@@ -123,7 +123,7 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
 def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int, layout: str) -> None:
     """The cycle simulator on the configuration to export; a deadlock (or an exhausted budget)
     raises, so nothing is written."""
-    model = PerformanceModel(space, design, device, layout=layout)
+    model = shared_model(space, design, device, layout=layout)  # the export that follows reuses it
     full = evaluate_configuration(model, as_int_params(values))["params"]
     descriptor = build_descriptor(space, design, model.architecture, model.pass_architectures)
     try:
