@@ -154,6 +154,16 @@ def minlp_bound(space: SearchSpace, *, seconds: float, cutoff: float | None = No
     A bound still above the latency of a configuration that fits (SCIP's own points, evaluated by the
     search's evaluator) is a solver contradiction: the bound is dropped and the result says why."""
     began = time.perf_counter()
+    try:
+        warm_up()
+        program = _Relaxation(space)  # built once; each case fixes its lanes on it
+    except ValueError as error:
+        return MinlpResult(None, False, None, None, f"the MINLP route declines: {error}", "declined",
+                           time.perf_counter() - began)
+    except Exception as error:  # noqa: BLE001 (the certifier must not fail because of the solver)
+        return MinlpResult(None, False, None, None, f"MINLP failed: {type(error).__name__}: {error}", "error",
+                           time.perf_counter() - began)
+    program.set_cutoff(cutoff)
     cases = _simd_cases(space)
     bounds: list[float] = []
     best: tuple[float, Config] | None = None
@@ -161,7 +171,7 @@ def minlp_bound(space: SearchSpace, *, seconds: float, cutoff: float | None = No
     for index, lanes in enumerate(cases):
         left = seconds - (time.perf_counter() - began)
         share = max(0.05, left / (len(cases) - index))
-        part = _minlp_case(space, lanes, seconds=share, cutoff=cutoff, gap=gap)
+        part = _minlp_case(program, lanes, seconds=share, cutoff=cutoff, gap=gap)
         if part.declined:
             return MinlpResult(None, False, best[1] if best else None, best[0] if best else None, part.declined,
                                part.status, time.perf_counter() - began)
@@ -182,25 +192,18 @@ def minlp_bound(space: SearchSpace, *, seconds: float, cutoff: float | None = No
     return MinlpResult(bound, infeasible, config, latency, None, status, spent)
 
 
-def _minlp_case(space: SearchSpace, lanes: dict[str, int], *, seconds: float, cutoff: float | None,
+def _minlp_case(program: _Relaxation, lanes: dict[str, int], *, seconds: float, cutoff: float | None,
                 gap: float) -> MinlpResult:
-    """One SIMD case of minlp_bound: the relaxation with `lanes` fixed."""
+    """One SIMD case of minlp_bound: the relaxation (its cutoff set) with `lanes` fixed."""
     began = time.perf_counter()
+    space = program.space
 
     def result(bound=None, infeasible=False, config=None, latency=None, declined=None, status="error"):
         return MinlpResult(bound, infeasible, config, latency, declined, status, time.perf_counter() - began)
 
-    try:
-        warm_up()
-        from pyomo.contrib.solver.common.util import NoFeasibleSolutionError
-        program = _Relaxation(space)
-        _fix_lanes(program, lanes)
-    except ValueError as error:
-        return result(declined=f"the MINLP route declines: {error}", status="declined")
-    except Exception as error:  # noqa: BLE001 (the certifier must not fail because of the solver)
-        return result(declined=f"MINLP failed: {type(error).__name__}: {error}")
-    program.set_cutoff(cutoff)
+    _fix_lanes(program, lanes)
     from pyomo.contrib.solver.common.factory import SolverFactory
+    from pyomo.contrib.solver.common.util import NoFeasibleSolutionError
     solver = SolverFactory("scip_direct")
     left = max(0.05, seconds - (time.perf_counter() - began))
     options = {"limits/time": left, "limits/gap": max(gap, 0.0), "display/verblevel": 0}

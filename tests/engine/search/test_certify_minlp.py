@@ -58,7 +58,7 @@ def test_a_bound_above_a_fitting_configuration_is_dropped_as_a_contradiction(mon
     config = {name: 1 for name in search.names}
     latency = float(search.evaluate([config]).fitness[0])
 
-    def contradicting(space, lanes, *, seconds, cutoff, gap):
+    def contradicting(program, lanes, *, seconds, cutoff, gap):
         return certify_minlp.MinlpResult(latency + 100, False, config, latency, None, "optimal", 0.0)
 
     monkeypatch.setattr(certify_minlp, "_minlp_case", contradicting)
