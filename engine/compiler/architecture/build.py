@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import networkx as nx
 
+from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
@@ -281,6 +282,18 @@ def pass_architectures(space: DesignSpace, design: Design, arch: Architecture) -
     if not passes.reductions:
         return {}
     kinds = (("first", False), ("reload", True)) if passes.initialised else (("reload", True),)
-    return {name: build_architecture(space, design, double_buffering=arch.double_buffering,
-                                     view=PassView(passes.loops, reload))
+    return {name: _design_dram_words(build_architecture(space, design, double_buffering=arch.double_buffering,
+                                                        view=PassView(passes.loops, reload)), arch)
             for name, reload in kinds}
+
+
+def _design_dram_words(pass_arch: Architecture, arch: Architecture) -> Architecture:
+    """A pass reads and writes the design's DRAM ports: where its boxes start along a row and how
+    they lie in the padded array are the whole array's (a pass sees one tile of its pass loops, so
+    its own view would take every box to start a row and a natural-layout run to span whole rows:
+    found with the timed C simulation, CNN o-h__h-w-i-p-q.o with w_t1 = 1 read and wrote its partial
+    results in one-beat bursts, charged as 9-beat runs). The DRAM-facing packing factors are the design's."""
+    design = {p.name: p for p in arch.packing}
+    facing = {dram_pack_name(m.name, m.kind, m.level) for m in pass_arch.modules if m.dram}
+    return replace(pass_arch, packing=tuple(design.get(p.name, p) if p.name in facing else p
+                                            for p in pass_arch.packing))
