@@ -1,7 +1,7 @@
 """Kernel file -> DesignSpace: every legal systolic array (dataflow x permutation class) with its
 tuning parameters. This is the front end's pipeline, one pass per module:
 
-  parse_kernel -> build_model -> analyze_dependences -> find_band -> check_uniform /
+  parse_kernel -> expand_local_arrays -> build_model -> analyze_dependences -> find_band -> check_uniform /
   check_space_loops -> enumerate_dataflows x permutation_classes -> PE choices and parameters.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 from engine.compiler.band import Band, find_band, runs_several_statements
 from engine.compiler.dependences import Dependences, analyze_dependences
 from engine.compiler.design import Design
+from engine.compiler.expansion import expand_local_arrays
 from engine.compiler.frontend import parse_kernel
 from engine.compiler.ir import Kernel
 from engine.compiler.legality import check_space_loops, check_uniform
@@ -41,6 +42,7 @@ class DesignSpace:
 
 
 def explore_designs(kernel: Kernel) -> DesignSpace:
+    kernel = expand_local_arrays(kernel)
     model = build_model(kernel)
     deps = analyze_dependences(model)
     band = find_band(model, deps)
