@@ -10,6 +10,9 @@ tells its writes apart (`V[i][j]` -> `V[i][j][k]`, the fewest, in loop order), a
 the subscripts of the write it reads, from isl's exact dataflow (`V[i][j]` read at step k is
 `V[i][j][k - 1]`). The meaning is unchanged: every read gets the value it got before.
 
+design_space.py applies it where the band as written is not permutable otherwise (a kernel whose
+band is keeps its arrays, and its designs, as written).
+
 An array is left as written (and the passes after this one judge it as it is) when its writers run
 in different loops, when some read has no writer inside the scop (it would read memory the scop
 never set), or when a read's writer is not one affine function of the reader's iterators.

@@ -132,6 +132,23 @@ def test_arrays_already_single_assignment_and_ports_are_left_as_written(bundled,
     assert _statements(expand_local_arrays(kernel)) == _statements(kernel)
 
 
+def test_a_kernel_whose_written_band_is_permutable_keeps_its_local_arrays(write_kernel):
+    """A scratch row rewritten at every i does not stop the band as written: it stays 1-D and the
+    designs are those of the kernel as written (two permutation classes)."""
+    path = write_kernel("""\
+        float T[8];
+        for (int i = 0; i < 8; i++)
+          for (int j = 0; j < 8; j++) {
+            T[j] = A[i][j] * 2;
+            C[i][j] = T[j] + B[i][j];
+          }
+        """, prelude="float A[8][8], B[8][8], C[8][8];\n")
+    space = compile_kernel(path)
+    assert space.kernel.arrays["T"].shape == (8,) and space.band.origin == "written"
+    assert len(space.designs) == 6
+    assert _statements(expand_local_arrays(space.kernel))[0] == "T[j][i] = (A[i][j] * 2)"  # if it were needed
+
+
 def _run_golden(kernel, n: int, tmp_path, name: str) -> str:
     """g++ runs the kernel's loop nest on a fixed diagonally dominant A and prints L and U."""
     decls = "\n".join(f"static float {a}{''.join(f'[{d}]' for d in decl.shape)};"
