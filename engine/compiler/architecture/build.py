@@ -18,7 +18,7 @@ from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe, carried_depth
-from engine.compiler.architecture.symbols import DesignSymbols
+from engine.compiler.architecture.symbols import DesignSymbols, sizes_are_symbolic
 from engine.compiler.band import runs_several_statements
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -76,9 +76,10 @@ def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols) -
     """The PEs the array holds: one per space-loop value that some iteration takes when each space
     loop has one tile (`l_t1` at least its extent, one value per PE), so a triangular iteration
     domain gets a triangle of PEs (LU along k and j at N = 32: 528, not 32 x 32); the box of the
-    grid otherwise (tiles, or PEs split by latency hiding or SIMD, each see other values)."""
+    grid otherwise (tiles, or PEs split by latency hiding or SIMD, each see other values), and
+    always for a model built for every size (symbols.symbolic_sizes)."""
     box = syms.pe_count
-    if design.split_space_loops:
+    if design.split_space_loops or sizes_are_symbolic():
         return box
     occupied = space.band.occupied_count(space.model.domains, design.space_loops)
     extents = [space.band.extents[space.band.index(loop)] for loop in design.space_loops]
