@@ -16,8 +16,6 @@ then only the files listed above are replaced -- other files, folders, owners an
 """
 from __future__ import annotations
 
-import math
-
 import dataclasses
 import json
 import re
@@ -37,8 +35,8 @@ from engine.export.interface import kernel_interface
 from engine.export.readme import design_readme
 from engine.export.swap import existing_ancestor_problem, write_folder
 from engine.errors import EngineError
-from engine.floorplan import ClockEstimate, DEFAULT_CAP, Floorplan, FloorplanError, build_netlist, estimate_clock, floorplan_json
-from engine.floorplan import floorplan as assign_slrs
+from engine.floorplan import (ClockEstimate, DEFAULT_CAP, Floorplan, FloorplanError, build_netlist, estimate_clock,
+                              export_floorplan, floorplan_json)
 from engine.floorplan.pipeline import crossing_pipelines
 from engine.models.device import Device, load_device
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
@@ -82,12 +80,14 @@ class ExportFloorplan:
     crossings: dict
 
 
-def solve_floorplan(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP) -> ExportFloorplan:
-    """Floorplan one configuration for its export; FloorplanError (naming the smallest cap that works)
-    when no floorplan keeps every SLR within `cap`."""
+def solve_floorplan(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP,
+                    relax: bool = False) -> ExportFloorplan:
+    """Floorplan one configuration for its export by the floorplan's rule (engine/floorplan/solve.py
+    export_floorplan, which the search's estimated clock reads too): within `cap`, or with `relax` at
+    the smallest cap that works; FloorplanError (naming the smallest cap that works) otherwise."""
     net = build_netlist(descriptor, values, device)
-    plan = assign_slrs(net, device, cap=cap)
-    return ExportFloorplan(plan, estimate_clock(descriptor, values, device, cap=cap, plan=plan, net=net),
+    plan = export_floorplan(net, device, cap=cap, relax=relax)
+    return ExportFloorplan(plan, estimate_clock(descriptor, values, device, cap=plan.cap, plan=plan, net=net),
                            crossing_pipelines(net, plan))
 
 
@@ -174,16 +174,14 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     plan = None
     if floorplan == "auto":
         try:
-            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap)
+            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap,
+                                   relax=cap is None)
         except FloorplanError as exc:
-            if cap is not None or exc.smallest_cap is None or exc.smallest_cap > 1:
-                raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
-                                     exc.smallest_cap) from None
-            relaxed = math.ceil(exc.smallest_cap * 100) / 100
-            plan = solve_floorplan(descriptor, values, device, cap=relaxed)
-            if notes is not None:
-                notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
-                             f"at {relaxed:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
+            raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
+                                 exc.smallest_cap) from None
+        if cap is None and plan.plan.cap != DEFAULT_CAP and notes is not None:
+            notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
+                         f"at {plan.plan.cap:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
     try:
         files = project_files(descriptor, values, report, platform=platform, over_budget=over_budget,
                               layout=layout, axi=device.axi, floorplan=plan, device=device,
