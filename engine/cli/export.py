@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout,
-                             floorplan=args.floorplan, cap=args.cap, notes=notes)
+                             floorplan=args.floorplan, cap=args.cap, notes=notes,
+                             hbm_channels=getattr(args, "hbm_channels", None))
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")

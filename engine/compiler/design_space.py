@@ -3,6 +3,8 @@ tuning parameters. This is the front end's pipeline, one pass per module:
 
   parse_kernel -> build_model -> analyze_dependences -> find_band -> check_uniform /
   check_space_loops -> enumerate_dataflows x permutation_classes -> PE choices and parameters.
+Where the band as written is not permutable because scop-local arrays are reused, the kernel with
+them expanded (expand_local_arrays) goes through the same passes instead.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from engine.compiler.band import Band, find_band, runs_several_statements
 from engine.compiler.dependences import Dependences, analyze_dependences
 from engine.compiler.design import Design
+from engine.compiler.expansion import expand_local_arrays
 from engine.compiler.frontend import parse_kernel
 from engine.compiler.ir import Kernel
 from engine.compiler.legality import check_space_loops, check_uniform
@@ -20,7 +23,7 @@ from engine.compiler.polyhedral import PolyhedralModel, build_model
 from engine.compiler.space_time import enumerate_dataflows
 from engine.compiler.tuning import (choose_simd, parallel_loops, simd_candidates, space_simd_choice,
                                    tuning_parameters)
-from engine.errors import DesignError
+from engine.errors import DesignError, LegalityError
 
 
 @dataclass(frozen=True)
@@ -40,10 +43,38 @@ class DesignSpace:
         raise DesignError(f"no design '{key}' for {self.kernel.name}; known ids: {known}")
 
 
-def explore_designs(kernel: Kernel) -> DesignSpace:
+def _analysed(kernel: Kernel):
     model = build_model(kernel)
     deps = analyze_dependences(model)
-    band = find_band(model, deps)
+    return kernel, model, deps, find_band(model, deps)
+
+
+def _band_as_written(kernel: Kernel):
+    """The kernel, its model, dependences and band; where the band as written is not permutable
+    and reused scop-local arrays are why (AutoSA's LU), the kernel with them expanded
+    (expansion.py) if that makes it permutable. A kernel whose written band is permutable keeps
+    its arrays as written, so its designs do not change."""
+    try:
+        found = _analysed(kernel)
+    except LegalityError as exc:
+        found, error = None, exc
+    if found is not None and found[3].origin == "written":
+        return found
+    expanded = expand_local_arrays(kernel)
+    if expanded is not kernel:
+        try:
+            retried = _analysed(expanded)
+        except LegalityError:
+            retried = None
+        if retried is not None and retried[3].origin == "written":
+            return retried
+    if found is None:
+        raise error
+    return found
+
+
+def explore_designs(kernel: Kernel) -> DesignSpace:
+    kernel, model, deps, band = _band_as_written(kernel)
     check_uniform(kernel, band, deps)
     check_space_loops(kernel, band, deps)
     classes = permutation_classes(model, band)

@@ -194,7 +194,7 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
     hbm = _hbm(space, sizes)
     if hbm:
         notes.append(", ".join(f"hbm_{a}[{n}]" for a, n in hbm.items()) + ": the export links each array through "
-                     "one m_axi port to its own run of HBM pseudo-channels, not AutoSA's split into that many ports")
+                     "one m_axi port to its own run of that many HBM pseudo-channels, not AutoSA's split into that many ports")
     return SaSelection(chosen, params, "; ".join(filter(None, [note, *notes])), hbm)
 
 
@@ -287,7 +287,9 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> tuple[dict[st
             raise DesignError(f"--sa-sizes simd[{','.join(map(str, simd))}]: factor {above[0][1]} does not divide "
                               f"{design.simd_loop}_t1={tile}, and the [{','.join(design.space_loops)}] designs here "
                               f"vectorise only {', '.join(loops)}; AutoSA's array vectorises another of its "
-                              f"candidate loops (a parallel space loop with --simd-touch-space is not built here)")
+                              f"candidate loops (with --simd-touch-space a parallel space loop, whose lanes compute "
+                              f"different outputs: the designs here put SIMD on a space loop only when it is a "
+                              f"reduction loop, AutoSA's --local-reduce)")
         if len(simd) > 1:
             notes.append(f"simd[{','.join(map(str, simd))}]: AutoSA's SIMD candidate "
                          f"{above[0][0] if above else 0} as the factor of {design.simd_loop}")

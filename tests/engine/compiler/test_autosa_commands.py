@@ -201,6 +201,27 @@ def test_hbm_entries_on_an_hbm_board(capsys):
     assert "hbm_A[2], hbm_B[2], hbm_C[2]: the export links each array through one m_axi port" in err
 
 
+def test_hbm_entries_bind_each_array_to_that_many_pseudo_channels(tmp_path, capsys):
+    """AutoSA's mm_hbm connectivity.cfg puts A_0, A_1 on HBM[0], HBM[1], B on 2 and 3, C on 4 and 5;
+    here each array's one port takes the same channels as a run."""
+    text = COMMANDS["mm_hbm"][2]
+    out = tmp_path / "hbm"
+    assert main(["export", str(KERNELS / "mm.c"), "-D", "I=64", "-D", "J=64", "-D", "K=64", "--device", "u280",
+                 "--sa-sizes", text, "-o", str(out), "--floorplan", "none"]) == 0
+    links = [line for line in (out / "connectivity.cfg").read_text().splitlines() if line.startswith("sp=")]
+    assert links == ["sp=kernel0_1.A:HBM[0:1]", "sp=kernel0_1.B:HBM[2:3]", "sp=kernel0_1.C:HBM[4:5]"]
+
+
+def test_an_hbm_entry_past_the_board_is_named_with_what_it_may_ask(capsys):
+    text = ("{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];"
+            "kernel[]->hbm_A[2];kernel[]->hbm_B[31]}")
+    assert main(["export", str(KERNELS / "mm.c"), "-D", "I=64", "-D", "J=64", "-D", "K=64", "--device", "u280",
+                 "--sa-sizes", text]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("error: --sa-sizes hbm_B[31]: HBM channels 2..32"), err
+    assert "(HBM[0..31]): expected hbm_B[1..30]" in err
+
+
 @pytest.mark.parametrize("extra, device, phrase", [
     (";kernel[]->simd[2,2]", "u250", "simd[2,2] vectorises 2 loops; AutoSA vectorises one"),
     (";kernel[]->hbm_A[2]", "u250", "hbm_A[2]: the Xilinx Alveo U250 has DDR4 banks, not HBM pseudo-channels"),
