@@ -35,6 +35,9 @@ def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = 
                         help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
     parser.add_argument("--scop", type=positive_int, metavar="N",
                         help="the N-th #pragma scop region of a file with several (1 = the first)")
+    parser.add_argument("--simd-touch-space", action="store_true",
+                        help="AutoSA's --simd-touch-space: also list designs with SIMD on a parallel space loop, "
+                             "each lane computing its own output (design ids ending __simd-<loop>); off by default")
 
 
 def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +90,7 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
     if args.kernel is None:
         raise EngineError("--sa-sizes needs a kernel file")
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info,
-                           scop=getattr(args, "scop", None))
+                           scop=getattr(args, "scop", None), simd_touch_space=getattr(args, "simd_touch_space", False))
     selection = select(space, text, design=args.design)
     if selection.hbm:
         check_hbm(selection.hbm, getattr(args, "device", None) or "u250")
@@ -131,7 +134,7 @@ def compile_from_args(args: argparse.Namespace) -> DesignSpace:
     check_defines(kernel, args.defines)  # input checks first, then the polyhedral passes
     check_reductions(kernel, args.simd_info)
     check_kernel(kernel)  # whose time grows with the statements
-    space = explore_designs(kernel)
+    space = explore_designs(kernel, simd_touch_space=getattr(args, "simd_touch_space", False))
     check_design_space(space)
     return space
 

@@ -21,7 +21,7 @@ from engine.compiler.legality import check_space_loops, check_uniform
 from engine.compiler.permutation import permutation_classes
 from engine.compiler.polyhedral import PolyhedralModel, build_model
 from engine.compiler.space_time import enumerate_dataflows
-from engine.compiler.tuning import (choose_simd, parallel_loops, simd_candidates, space_simd_choice,
+from engine.compiler.tuning import (choose_simd, parallel_loops, simd_candidates, space_simd_choices,
                                    tuning_parameters)
 from engine.errors import DesignError, LegalityError
 
@@ -33,6 +33,7 @@ class DesignSpace:
     dependences: Dependences
     band: Band
     designs: tuple[Design, ...]
+    simd_touch_space: bool = False  # compiled with AutoSA's --simd-touch-space (explore_designs)
 
     def design(self, key: str) -> Design:
         """A design by id or by name."""
@@ -73,7 +74,9 @@ def _band_as_written(kernel: Kernel):
     return found
 
 
-def explore_designs(kernel: Kernel) -> DesignSpace:
+def explore_designs(kernel: Kernel, *, simd_touch_space: bool = False) -> DesignSpace:
+    """`simd_touch_space` (AutoSA's --simd-touch-space, off by default): also the designs with SIMD
+    on a parallel space loop, each lane its own output (tuning.space_simd_choices)."""
     kernel, model, deps, band = _band_as_written(kernel)
     check_uniform(kernel, band, deps)
     check_space_loops(kernel, band, deps)
@@ -84,18 +87,21 @@ def explore_designs(kernel: Kernel) -> DesignSpace:
     for dataflow in enumerate_dataflows(model, band, deps):
         simd = choose_simd(simd_candidates(kernel, band, deps, dataflow.space_loops), kernel, band)
         # the SIMD-on-a-space-loop variant (AutoSA --simd-touch-space) follows its twin in each class
-        on_space = space_simd_choice(kernel, band, deps, dataflow.space_loops)
+        on_space = space_simd_choices(kernel, band, deps, dataflow.space_loops, touch_space=simd_touch_space)
         variants = []
-        for choice in [None] if whole_tiles else [simd] + ([on_space] if on_space is not None else []):
+        for choice in [None] if whole_tiles else [simd, *on_space]:
             hiding = () if whole_tiles else tuple(l for l in parallel if l != (choice.loop if choice else None)
                                                   and band.extents[band.index(l)] > 1)
             variants.append((hiding, choice, tuning_parameters(kernel, band, list(hiding), choice)))
         for perm in classes:
             for hiding, choice, params in variants:
                 designs.append(Design(kernel.name, band.loops, band.extents, dataflow, perm, hiding, choice, params))
-    return DesignSpace(kernel, model, deps, band, tuple(designs))
+    return DesignSpace(kernel, model, deps, band, tuple(designs), simd_touch_space)
 
 
-def compile_kernel(path: str | Path, *, defines=None, simd_info=None, scop: int | None = None) -> DesignSpace:
-    """`scop`: which #pragma scop region of a file with several (1 = the first; frontend.parse_kernel)."""
-    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info, scop=scop))
+def compile_kernel(path: str | Path, *, defines=None, simd_info=None, scop: int | None = None,
+                   simd_touch_space: bool = False) -> DesignSpace:
+    """`scop`: which #pragma scop region of a file with several (1 = the first; frontend.parse_kernel);
+    `simd_touch_space`: see explore_designs."""
+    return explore_designs(parse_kernel(path, defines=defines, simd_info=simd_info, scop=scop),
+                           simd_touch_space=simd_touch_space)

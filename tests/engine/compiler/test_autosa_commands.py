@@ -15,7 +15,8 @@ import sympy
 
 from engine.cli.main import main
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.sa_sizes import autosa_band, select, space_time_order
+from engine.compiler.sa_sizes import autosa_band, select, space_time_order, to_sa_sizes
+from engine.errors import DesignError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -173,15 +174,62 @@ def test_autosas_band_ends_after_the_first_reduction_loop(folder):
     assert autosa_band(_space(*MM, folder)) == ("i", "j", "k")
 
 
-def test_depthwise_conv_is_refused_naming_the_simd_entry(folder, capsys):
-    """AutoSA's DC array (docs: 2x2) vectorises the parallel space loop o with --simd-touch-space,
-    which the designs here do not build: one line naming simd and why."""
+DC_COMMAND = _s(4, "4,4,4,3", "1,2,1", "1,2,1,1")  # docs/examples/dnn_ops.rst, with --simd-touch-space
+
+
+def test_depthwise_conv_without_simd_touch_space_is_refused_naming_the_flag(folder, capsys):
+    """AutoSA's DC array vectorises the parallel space loop o, a design listed only with
+    --simd-touch-space (off by default, as in AutoSA): one line naming simd and the flag."""
     path = folder / "dc.c"
     path.write_text(DC)
-    text = _s(4, "4,4,4,3", "1,2,1", "1,2,1,1")
-    assert main(["model", str(path), "--sa-sizes", text]) == 2
+    assert main(["model", str(path), "--sa-sizes", DC_COMMAND]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "simd[1,2,1,1]" in err and "space loop" in err, err
+    assert "\n" not in err and "simd[1,2,1,1]" in err and "--simd-touch-space" in err, err
+
+
+def test_depthwise_conv_with_simd_touch_space_gives_autosas_2x2_array(folder):
+    """The README's "2x2 systolic array": o 4 / latency 1 / 2 lanes, c 4 / 2; 4 PEs x 2 lanes x an
+    fp32 MAC (5 DSPs). The string reads back as written (latency 1 on the SIMD loop o)."""
+    path = folder / "dc.c"
+    path.write_text(DC)
+    space = compile_kernel(path, simd_touch_space=True)
+    selection = select(space, DC_COMMAND)
+    design = selection.design
+    assert design.space_loops == ("o", "c") and design.simd_loop == "o" and design.simd_on_space
+    assert not design.simd.is_reduction and "o" not in design.latency_hiding_loops
+    model = PerformanceModel(space, design, load_device("u250"))
+    values = {sympy.Symbol(k): v for k, v in selection.params.items()}
+    assert [int(sympy.sympify(e).subs(values)) for e in model.architecture.pe_grid] == [2, 2]
+    assert evaluate_configuration(model, selection.params)["dsp"] == 40
+    assert to_sa_sizes(space, design, selection.params) == _s(4, "4,4,4,3", "1,2,1", 2)
+    with pytest.raises(DesignError, match=r"latency\[2,2,1\]: factor 2 for o, which .* vectorises; expected 1"):
+        select(space, _s(4, "4,4,4,3", "2,2,1", "1,2,1,1"), design=design.id)
+
+
+@pytest.mark.parametrize("name", ["cnn README", "mm[i,k]", "dnn_ops PC"])
+def test_simd_touch_space_keeps_autosas_reduction_simd(folder, name):
+    """With the flag, strings AutoSA runs with --simd-touch-space still vectorise the reduction loop
+    (AutoSA prefers it): the designs with SIMD on a parallel space loop are only a fallback."""
+    kernel, defines, text, *_ = COMMANDS[name]
+    plain = select(_space(kernel, defines, folder), text)  # writes the kernel text into the folder
+    path = folder / kernel if kernel in TEXTS else KERNELS / kernel
+    with_flag = select(compile_kernel(path, defines=list(defines), simd_touch_space=True), text)
+    assert with_flag.design.id == plain.design.id and with_flag.params == plain.params
+
+
+def test_depthwise_conv_exports_and_passes_csim(folder, tmp_path, capsys):
+    """AutoSA's DC command as written (its flags; --host-serialize is our default layout) at a small
+    size: exported, and the C simulation matches the loop nest (each lane its own output channel)."""
+    path = folder / "dc.c"
+    path.write_text(DC)
+    simd_info = tmp_path / "dc_simd_info.json"
+    simd_info.write_text('{"kernel4": {"reduction": ["y", "y"]}}')  # AutoSA's file, for another kernel name
+    out = tmp_path / "dc"
+    assert main(["export", str(path), "-D", "O=8", "-D", "R=4", "-D", "C=4", "--simd-info", str(simd_info),
+                 "--simd-touch-space", "--sa-sizes", DC_COMMAND, "-o", str(out), "--floorplan", "none"]) == 0
+    assert "--design o-c__o-r-c.p-q__simd-o" in capsys.readouterr().err
+    assert main(["csim", str(out)]) == 0
+    assert "PASS" in capsys.readouterr().out
 
 
 def test_designs_autosa_lists_autosas_candidates_beside_our_ids(capsys):
