@@ -56,6 +56,10 @@ _HBM = re.compile(r"hbm_(\w+?)(_drain)?")
 EXAMPLE = "{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];kernel[]->simd[2]}"
 
 
+class SimdFactorError(DesignError):
+    """The `simd` factor does not divide the tile of the design's SIMD loop."""
+
+
 @dataclass(frozen=True)
 class SaSizes:
     space_time: int
@@ -195,11 +199,13 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
     else:
         on_space = _simd_variant(space, space_loops, sizes)
         chosen, note = _in_autosas_class(space, space_loops, on_space, False)
-        if not _fits(space, chosen, sizes) and any(_simd_parallel(d) for d in space.designs
-                                                   if d.space_loops == space_loops):
-            # AutoSA prefers a reduction SIMD loop; a parallel space loop's lanes only where the string needs them
+        failure = _failure(space, chosen, sizes)
+        if failure is not None and any(_simd_parallel(d) for d in space.designs if d.space_loops == space_loops):
+            # AutoSA prefers a reduction SIMD loop; a parallel space loop's lanes only where the string needs
+            # them: where they take it, or where their SIMD factor fits and only another entry is wrong
             parallel = _in_autosas_class(space, space_loops, True, True)
-            if _fits(space, parallel[0], sizes):
+            other = _failure(space, parallel[0], sizes)
+            if other is None or (isinstance(failure, SimdFactorError) and not isinstance(other, SimdFactorError)):
                 chosen, note = parallel
         twin = _twin(space, chosen)
         if twin is not None and len(twin.latency_hiding_loops) == len(chosen.latency_hiding_loops) and sizes.simd:
@@ -226,12 +232,13 @@ def _in_autosas_class(space: DesignSpace, space_loops: tuple[str, ...], on_space
                     f"permutation class; chose {chosen.id}, pick another with --design")
 
 
-def _fits(space: DesignSpace, design: Design, sizes: SaSizes) -> bool:
+def _failure(space: DesignSpace, design: Design, sizes: SaSizes) -> DesignError | None:
+    """Why the string does not fit the design, or None."""
     try:
         _params(space, design, sizes)
-    except DesignError:
-        return False
-    return True
+    except DesignError as exc:
+        return exc
+    return None
 
 
 def autosa_latency_loops(space: DesignSpace, design: Design) -> list[str]:
@@ -337,7 +344,7 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> tuple[dict[st
         tile = params.get(f"{design.simd_loop}_t1")
         if above and tile is not None and tile % above[0][1]:
             loops = sorted({d.simd_loop for d in space.designs if d.space_loops == design.space_loops and d.simd_loop})
-            raise DesignError(f"--sa-sizes simd[{','.join(map(str, simd))}]: factor {above[0][1]} does not divide "
+            raise SimdFactorError(f"--sa-sizes simd[{','.join(map(str, simd))}]: factor {above[0][1]} does not divide "
                               f"{design.simd_loop}_t1={tile}, and the [{','.join(design.space_loops)}] designs here "
                               f"vectorise only {', '.join(loops)}; AutoSA's array vectorises another of its "
                               f"candidate loops" + ("" if space.simd_touch_space else

@@ -203,7 +203,7 @@ def test_depthwise_conv_with_simd_touch_space_gives_autosas_2x2_array(folder):
     assert evaluate_configuration(model, selection.params)["dsp"] == 40
     assert to_sa_sizes(space, design, selection.params) == _s(4, "4,4,4,3", "1,2,1", 2)
     with pytest.raises(DesignError, match=r"latency\[2,2,1\]: factor 2 for o, which .* vectorises; expected 1"):
-        select(space, _s(4, "4,4,4,3", "2,2,1", "1,2,1,1"), design=design.id)
+        select(space, _s(4, "4,4,4,3", "2,2,1", "1,2,1,1"))
 
 
 @pytest.mark.parametrize("name", ["cnn README", "mm[i,k]", "dnn_ops PC"])
@@ -306,3 +306,19 @@ def test_search_tunes_the_design_the_string_names(capsys):
     assert '"i-j__i-j.k"' in captured.out and '"i__i-j.k"' not in captured.out
     assert main(args + ["--design", "i__i-j.k"]) == 2
     assert "give it or --design, not both" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_depthwise_conv_at_autosas_size_times_as_the_model(folder, tmp_path, capsys):
+    """AutoSA's DC command at its own size (16 channels, 8x8, 3x3): the timed C simulation of the
+    export (2 lanes on o, each its own output, drained two a word) within 5% of the model."""
+    import json
+    path = folder / "dc.c"
+    path.write_text(DC)
+    out = tmp_path / "dc"
+    assert main(["export", str(path), "--simd-touch-space", "--sa-sizes", DC_COMMAND, "-o", str(out),
+                 "--floorplan", "none"]) == 0
+    capsys.readouterr()
+    assert main(["csim", str(out), "--timed", "--json"]) == 0
+    timed = json.loads(capsys.readouterr().out)
+    assert timed["passed"] and abs(timed["model_error"]) < 0.05, timed
