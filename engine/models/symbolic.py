@@ -432,12 +432,24 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     for n in problem_size.values():
         macs *= n
     paths = [prologue + terms[pe.name] + epilogue]
+    pe_cycles = {p.name: phase_cycles(pe, p, events if p.name == "compute" else None) for p in pe.phases}
+    sends = computes = None
+    if pe.overlapped and events is not None and any(n.startswith("write_") for n in pe_cycles):
+        sends = sympy.Add(*(c for n, c in pe_cycles.items() if n.startswith("write_")))
+        computes = sympy.Add(*(c for n, c in pe_cycles.items() if not n.startswith("write_")))
     for m in arch.modules:
         if m.kind == "pe":
             continue
         # what the PEs still do after this module's last block: one block of the group's computation
         # (for partial results reloaded into an accumulator, one output block of that group)
-        per_block = terms[pe.name] / next(g.loads for g in arch.groups if g.array == m.array)
+        loads = next(g.loads for g in arch.groups if g.array == m.array)
+        per_block = terms[pe.name] / loads
+        if m.kind == "io" and sends is not None:
+            # a PE that sends an event's results beside the next event's computation still computes
+            # this group's last block and then sends the last event alone (found with the cycle
+            # simulator on MM 64^3 j-k__i-j.k 64/8/64/8/23, one event: the PE term / 3 blocks
+            # counted a third of the only send)
+            per_block = computes / loads + sends / events
         above = CHAIN_LEVEL_CYCLES * (max(x.level for x in arch.modules if x.array == m.array and x.level) - m.level)
         transfer = phase_cycles(m, m.phases[0])  # load / drain: what the module does on its own
         paced = [phase_cycles(m, p) for p in m.phases[1:]]  # feed / collect: paced by the PEs
