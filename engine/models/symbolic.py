@@ -30,7 +30,10 @@ Latency (cycles):
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
-  (the PE term over the group's blocks) and the epilogue; a drain module: the prologue and its first
+  (the PE term over the group's blocks; a PE that sends an event's results beside the next
+  computation computes the block and then sends the last event alone) and the epilogue; a
+  double-buffered input module also no earlier than the prologue and then its feeds (it loads two
+  blocks ahead of the PEs, then each pair waits for its feed); a drain module: the prologue and its first
   block computed, its term, then the levels above it and the DRAM write. When the PE is the
   bottleneck this is prologue + main + epilogue; when an I/O module is, its own first and last
   blocks are part of its term, which prologue + main + epilogue counted twice (found with the
@@ -456,7 +459,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
         if m.kind == "io" and m.overlapped and paced:
             # double buffered: its term runs from its first load to its last feed, which the PEs consume
             # as it goes; it runs at most two blocks ahead of the PEs, which start after the prologue
-            paths.append(smax(read_latency + above + terms[m.name], _paired_after_start(m, prologue)) + epilogue)
+            paths += [read_latency + above + terms[m.name] + epilogue, _paired_after_start(m, prologue) + epilogue]
         elif m.kind == "io":
             # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
             work = transfer + (per_block if not paced else sympy.Add(*paced))
