@@ -138,9 +138,9 @@ def _paired_blocks(module: Module, cycles: list[sympy.Expr]) -> tuple[sympy.Expr
     return blocks, cycles[0] / blocks, cycles[1] / tiles * (tiles / blocks)
 
 
-def _paired_after_start(module: Module, start: sympy.Expr) -> sympy.Expr:
-    """When a double-buffered input module's last feed ends if the PEs take its first block at
-    `start` (the prologue): it loads two blocks ahead (the first alone, the second beside the first
+def _paired_after_start(module: Module) -> sympy.Expr:
+    """When a double-buffered input module's last feed ends after the PEs take its first block (the
+    prologue, which the caller adds): it loads two blocks ahead (the first alone, the second beside the first
     block's feed) and then waits, since each pair ends with its feed, which the PEs pace. So its
     first feed ends at start + a block's feed, the pairs of the blocks after the second take the
     longer of load and feed, and the last feed comes alone. Found with the cycle simulator on the
@@ -151,7 +151,7 @@ def _paired_after_start(module: Module, start: sympy.Expr) -> sympy.Expr:
     blocks, per_load, per_feed = _paired_blocks(module, cycles)
     # start + min(blocks, 2) x feed + max(blocks - 2, 0) x max(load, feed), written without a min
     # (the MINLP certifier takes none): the feeds add up, and loads longer than feeds add the excess
-    return start + cycles[1] + smax(blocks - 2, 0) * smax(per_load - per_feed, 0)
+    return cycles[1] + smax(blocks - 2, 0) * smax(per_load - per_feed, 0)
 
 
 def _per_event(phase: Phase) -> sympy.Expr:
@@ -434,7 +434,9 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     macs = 1
     for n in problem_size.values():
         macs *= n
-    paths = [prologue + terms[pe.name] + epilogue]
+    # the paths that end with the epilogue: from the prologue (the PEs, the paired inputs' feeds) or
+    # from the DRAM's first read (the inputs); the drains' end with the last write
+    after_start, inputs, paths = [terms[pe.name]], [], []
     pe_cycles = {p.name: phase_cycles(pe, p, events if p.name == "compute" else None) for p in pe.phases}
     sends = computes = None
     if pe.overlapped and events is not None and any(n.startswith("write_") for n in pe_cycles):
@@ -459,15 +461,18 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
         if m.kind == "io" and m.overlapped and paced:
             # double buffered: its term runs from its first load to its last feed, which the PEs consume
             # as it goes; it runs at most two blocks ahead of the PEs, which start after the prologue
-            paths += [read_latency + above + terms[m.name] + epilogue, _paired_after_start(m, prologue) + epilogue]
+            inputs.append(read_latency + above + terms[m.name])
+            after_start.append(_paired_after_start(m))
         elif m.kind == "io":
             # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
             work = transfer + (per_block if not paced else sympy.Add(*paced))
-            paths.append(read_latency + above + work + epilogue)
+            inputs.append(read_latency + above + work)
         else:
             work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
             paths.append(prologue + work + above + write_latency)
-    latency = smax(*paths)
+    def largest(xs: list[sympy.Expr]) -> sympy.Expr:
+        return xs[0] if len(xs) == 1 else smax(*xs)
+    latency = largest([largest([prologue + largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
                          offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"])
