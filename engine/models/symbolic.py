@@ -139,19 +139,23 @@ def _paired_blocks(module: Module, cycles: list[sympy.Expr]) -> tuple[sympy.Expr
 
 
 def _paired_after_start(module: Module) -> sympy.Expr:
-    """When a double-buffered input module's last feed ends after the PEs take its first block (the
-    prologue, which the caller adds): it loads two blocks ahead (the first alone, the second beside the first
+    """Cycles from when the PEs take a double-buffered input module's first block (the prologue) to
+    its last feed's end: it loads two blocks ahead (the first alone, the second beside the first
     block's feed) and then waits, since each pair ends with its feed, which the PEs pace. So its
-    first feed ends at start + a block's feed, the pairs of the blocks after the second take the
-    longer of load and feed, and the last feed comes alone. Found with the cycle simulator on the
-    searched best of MM 128^3 i-k__i-k.j (72/8/128/8/1): B's chain loads a block per tile at
-    the DRAM's pace (4,128 cycles in all, the largest term), but only from when A's first block
-    has reached the PEs' last row (1,606 cycles in): the model's 4,633 against 5,943 simulated."""
+    first feed ends a block's feed after the prologue, the pairs of the blocks after the second
+    take the longer of load and feed, and the last feed comes alone. Found with the cycle simulator
+    on the searched best of MM 128^3 i-k__i-k.j (72/8/128/8/1): B's chain loads a block per tile at
+    the DRAM's pace (4,128 cycles in all, the largest term), but only from when A's first block has
+    reached the PEs' last row (1,606 cycles in): the model's 4,633 against 5,943 simulated."""
     cycles = [phase_cycles(module, p) for p in module.phases]
     blocks, per_load, per_feed = _paired_blocks(module, cycles)
-    # start + min(blocks, 2) x feed + max(blocks - 2, 0) x max(load, feed), written without a min
-    # (the MINLP certifier takes none): the feeds add up, and loads longer than feeds add the excess
+    # min(blocks, 2) x feed + max(blocks - 2, 0) x max(load, feed), written without a min (the MINLP
+    # certifier takes none): the feeds add up, and loads longer than their feeds add the excess
     return cycles[1] + smax(blocks - 2, 0) * smax(per_load - per_feed, 0)
+
+
+def _largest(xs: list[sympy.Expr]) -> sympy.Expr:
+    return xs[0] if len(xs) == 1 else smax(*xs)
 
 
 def _per_event(phase: Phase) -> sympy.Expr:
@@ -470,9 +474,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
         else:
             work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
             paths.append(prologue + work + above + write_latency)
-    def largest(xs: list[sympy.Expr]) -> sympy.Expr:
-        return xs[0] if len(xs) == 1 else smax(*xs)
-    latency = largest([largest([prologue + largest(after_start), *inputs]) + epilogue, *paths])
+    latency = _largest([_largest([prologue + _largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
                          offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"])
