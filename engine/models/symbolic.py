@@ -9,9 +9,9 @@ Latency (cycles):
   HLS schedules a pipelined loop (the module's depth for compute and I/O modules, TRANSFER_DEPTH for
   a PE's result transfers). The cycle simulator (engine/sim, docs/sim.md) showed that adding the
   depth once per module underestimates designs with many small tiles by up to half;
-- a double-buffered input module loads its first block alone, then on every tile loads the next
-  block (at the first tile of a block) beside feeding the current one, as AutoSA's inter/intra
-  transfer pair: first load + (blocks - 1) x max(load, feed) + (tiles - blocks + 1) x feed; a
+- a double-buffered input module loads its first block alone, then per block loads the next block
+  beside feeding every tile of the current one, as AutoSA's inter/intra transfer pair: first load
+  + (blocks - 1) x max(load, block's feed) + block's feed; a
   double-buffered drain takes the larger of its two phases; a PE with double-buffered accumulators
   (pe.py build_pe `overlap_drain`) sends an event's results while it computes the next: first
   event + (events - 1) x max(compute, send) + the last send; otherwise phases add up; a DRAM-facing
@@ -30,7 +30,10 @@ Latency (cycles):
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
   input module: the DRAM latency and the levels above it, its term, then its last block computed
-  (the PE term over the group's blocks) and the epilogue; a drain module: the prologue and its first
+  (the PE term over the group's blocks; a PE that sends an event's results beside the next
+  computation computes the block and then sends the last event alone) and the epilogue; a
+  double-buffered input module also no earlier than the prologue and then its feeds (it loads two
+  blocks ahead of the PEs, then each pair waits for its feed); a drain module: the prologue and its first
   block computed, its term, then the levels above it and the DRAM write. When the PE is the
   bottleneck this is prologue + main + epilogue; when an I/O module is, its own first and last
   blocks are part of its term, which prologue + main + epilogue counted twice (found with the
@@ -110,13 +113,10 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sym
               for phase in module.phases]
     if module.overlapped and len(cycles) > 1 and module.kind == "io":
         # AutoSA's double buffering, as the exporter writes it: the first block is loaded alone,
-        # then every tile calls load (enabled at the first tile of a block, for the next block)
-        # and feed side by side, so a tile costs the longer of the two and the block's other tiles
-        # cost a feed each
-        load, feed = module.phases[0], module.phases[1]
-        blocks, tiles = _invocations(load), _invocations(feed)
-        per_load, per_feed = cycles[0] / blocks, cycles[1] / tiles
-        return per_load + (blocks - 1) * smax(per_load, per_feed) + (tiles - blocks + 1) * per_feed
+        # then per block a call pair load(next block) || feed(every tile of this block), joined
+        # before the next pair, and the last block's feed alone
+        blocks, per_load, per_feed = _paired_blocks(module, cycles)
+        return per_load + (blocks - 1) * smax(per_load, per_feed) + per_feed
     if module.overlapped and len(cycles) > 1 and module.kind == "pe":
         # double-buffered accumulators, as the exporter writes the PE: the first event computes
         # alone, then every event computes (with its reload) beside the drain of the one before,
@@ -129,6 +129,33 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sym
     if module.overlapped and len(cycles) > 1:
         return smax(*cycles)
     return sympy.Add(*cycles)
+
+
+def _paired_blocks(module: Module, cycles: list[sympy.Expr]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    """A double-buffered input module's (blocks, cycles of one block's load, cycles of one block's
+    feed: every tile that reuses the block), from its load and feed phases' `cycles`."""
+    blocks, tiles = _invocations(module.phases[0]), _invocations(module.phases[1])
+    return blocks, cycles[0] / blocks, cycles[1] / tiles * (tiles / blocks)
+
+
+def _paired_after_start(module: Module) -> sympy.Expr:
+    """Cycles from when the PEs take a double-buffered input module's first block (the prologue) to
+    its last feed's end: it loads two blocks ahead (the first alone, the second beside the first
+    block's feed) and then waits, since each pair ends with its feed, which the PEs pace. So its
+    first feed ends a block's feed after the prologue, the pairs of the blocks after the second
+    take the longer of load and feed, and the last feed comes alone. Found with the cycle simulator
+    on the searched best of MM 128^3 i-k__i-k.j (72/8/128/8/1): B's chain loads a block per tile at
+    the DRAM's pace (4,128 cycles in all, the largest term), but only from when A's first block has
+    reached the PEs' last row (1,606 cycles in): the model's 4,633 against 5,943 simulated."""
+    cycles = [phase_cycles(module, p) for p in module.phases]
+    blocks, per_load, per_feed = _paired_blocks(module, cycles)
+    # min(blocks, 2) x feed + max(blocks - 2, 0) x max(load, feed), written without a min (the MINLP
+    # certifier takes none): the feeds add up, and loads longer than their feeds add the excess
+    return cycles[1] + smax(blocks - 2, 0) * smax(per_load - per_feed, 0)
+
+
+def _largest(xs: list[sympy.Expr]) -> sympy.Expr:
+    return xs[0] if len(xs) == 1 else smax(*xs)
 
 
 def _per_event(phase: Phase) -> sympy.Expr:
@@ -411,28 +438,43 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     macs = 1
     for n in problem_size.values():
         macs *= n
-    paths = [prologue + terms[pe.name] + epilogue]
+    # the paths that end with the epilogue: from the prologue (the PEs, the paired inputs' feeds) or
+    # from the DRAM's first read (the inputs); the drains' end with the last write
+    after_start, inputs, paths = [terms[pe.name]], [], []
+    pe_cycles = {p.name: phase_cycles(pe, p, events if p.name == "compute" else None) for p in pe.phases}
+    sends = computes = None
+    if pe.overlapped and events is not None and any(n.startswith("write_") for n in pe_cycles):
+        sends = sympy.Add(*(c for n, c in pe_cycles.items() if n.startswith("write_")))
+        computes = sympy.Add(*(c for n, c in pe_cycles.items() if not n.startswith("write_")))
     for m in arch.modules:
         if m.kind == "pe":
             continue
         # what the PEs still do after this module's last block: one block of the group's computation
         # (for partial results reloaded into an accumulator, one output block of that group)
-        per_block = terms[pe.name] / next(g.loads for g in arch.groups if g.array == m.array)
+        loads = next(g.loads for g in arch.groups if g.array == m.array)
+        per_block = terms[pe.name] / loads
+        if m.kind == "io" and sends is not None:
+            # a PE that sends an event's results beside the next event's computation still computes
+            # this group's last block and then sends the last event alone (found with the cycle
+            # simulator on MM 64^3 j-k__i-j.k 64/8/64/8/23, one event: the PE term / 3 blocks
+            # counted a third of the only send)
+            per_block = computes / loads + sends / events
         above = CHAIN_LEVEL_CYCLES * (max(x.level for x in arch.modules if x.array == m.array and x.level) - m.level)
         transfer = phase_cycles(m, m.phases[0])  # load / drain: what the module does on its own
         paced = [phase_cycles(m, p) for p in m.phases[1:]]  # feed / collect: paced by the PEs
         if m.kind == "io" and m.overlapped and paced:
             # double buffered: its term runs from its first load to its last feed, which the PEs consume
-            # as it goes
-            paths.append(read_latency + above + terms[m.name] + epilogue)
+            # as it goes; it runs at most two blocks ahead of the PEs, which start after the prologue
+            inputs.append(read_latency + above + terms[m.name])
+            after_start.append(_paired_after_start(m))
         elif m.kind == "io":
             # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
             work = transfer + (per_block if not paced else sympy.Add(*paced))
-            paths.append(read_latency + above + work + epilogue)
+            inputs.append(read_latency + above + work)
         else:
             work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
             paths.append(prologue + work + above + write_latency)
-    latency = smax(*paths)
+    latency = _largest([_largest([prologue + _largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
                          offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"])
