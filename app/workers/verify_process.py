@@ -22,7 +22,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.parent_watchdog import watch_parent
 
 VERIFY_NICENESS = 5  # below the window (nice 0), above the search and model builds (+10): a person waits for it
