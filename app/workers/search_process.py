@@ -1,7 +1,7 @@
 """The search process: a child started when the window opens that warms up once (the search's
 imports and the compiled Pareto sweeps), then serves what the window sends, in order: a Prepare
-after each compile (the kernel compiled and the first design's model loaded, or built and cached,
-and kept in memory, so that a Start on a cold cache samples at once), and one SearchRequest after
+after each compile (the kernel compiled and the first design's model loaded, or built beside the
+model pool's build of it, and kept in memory, so that a Start on a cold cache samples at once), and one SearchRequest after
 another. The MP solver (pyomo, SCIP: ~4 s of CPU, a third of it matplotlib that pyomo's plugins
 import) is warmed while the child is idle after a Prepare, and otherwise only by a run that solves a
 seed (SearchRun's warm_up_for, before the budget starts): a short run over many designs never
@@ -102,13 +102,18 @@ def warm_up_solver(method: str = WARM_METHOD) -> None:
 
 
 def prepare(message: Prepare) -> None:
-    """Compile the kernel and load (or build and cache) the design's model, kept in memory."""
+    """Compile the kernel and load the design's model from the cache, or build it (not stored: the
+    model pool stores every design's model, and a second open of the kernel must find each built
+    once, by the pool), kept in memory."""
     key = message.source.key(message.design)
     if key in _PREPARED:
         return
     space = compile_source(message.source)
-    model, _ = cached_model(ModelCache(message.cache_folder), key, space, space.design(message.design),
-                            message.source.load_device())
+    model = ModelCache(message.cache_folder).load(key, message.design)
+    if model is None:
+        from engine.models.cache import prepared_model
+
+        model = prepared_model(space, space.design(message.design), message.source.load_device())
     _PREPARED.clear()
     _PREPARED[key] = model
 
