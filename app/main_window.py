@@ -48,7 +48,7 @@ from app.views.window_menus import WindowMenus
 from app.window_actions import WindowActions
 from app.workers.compile_process import CompileHost
 from app.workers.model_pool import ModelPool
-from app.workers.search_process import SearchRequest
+from app.workers.search_process import SearchRequest, start_search_host
 from app.workers.selection_process import SelectionHost
 from engine.errors import EngineError
 from engine.resources import DEFAULT_KERNEL
@@ -71,6 +71,9 @@ class MainWindow(WindowActions, QMainWindow):
         after each compile in the model pool; without it both happen only when needed."""
         super().__init__()
         self.background = background
+        # the search process first of all: its warm-up (~3 s of CPU at nice +5) runs beside the first
+        # paint and the compilation, so that a Start pressed as soon as the designs show samples at once
+        self._search_host = start_search_host() if background else None
         self.setWindowTitle("Systolic Studio")
         self.settings = settings or QSettings("systolic-studio", "systolic-studio")
         self.project_path: Path | None = None
@@ -186,7 +189,7 @@ class MainWindow(WindowActions, QMainWindow):
         if self.background:
             self.session.host = CompileHost()  # islpy's long calls hold no GIL of this process
             self.selection.use_process(SelectionHost())  # a design's evaluation holds no GIL of this process
-            self.selection.changed.connect(self._first_numbers_shown)
+            self.search.prepare()  # the search process started in __init__ (a new one if it died)
         else:  # the compilation runs in a thread of this process: pyqtgraph and numpy are imported here first
             while self._deferred:
                 self._deferred.pop(0)()
@@ -246,7 +249,7 @@ class MainWindow(WindowActions, QMainWindow):
             return
         from app.models.search_session import SearchSession  # numpy: after the first paint, see the module docstring
 
-        self._search = SearchSession(self)
+        self._search = SearchSession(self, host=self._search_host)
         self.focus.follow_search(self._search)
         self._search.stateChanged.connect(self._search_state)
 
@@ -324,15 +327,6 @@ class MainWindow(WindowActions, QMainWindow):
         elif page is self._network_page:
             self._build_network()
 
-    def _first_numbers_shown(self) -> None:
-        """The first design's numbers are shown: the search process starts its warm-up (pyomo, SCIP,
-        numba: seconds of CPU that would delay the compilation and the first evaluation). A Start
-        before then starts it itself."""
-        if self.selection.design is None or self.selection.busy:
-            return
-        self.selection.changed.disconnect(self._first_numbers_shown)
-        self.search.prepare()
-
     def shortcuts(self) -> list[tuple[str, str]]:
         return self.menus.shortcuts()
 
@@ -368,6 +362,9 @@ class MainWindow(WindowActions, QMainWindow):
             self.models.build(source, [d.id for d in space.designs])
             self._model_progress()
         self.focus.show_space(space, self.session.device, source)
+        if self.background and self.tree_model.design_ids():
+            # the design a search of every design starts with: its model ready before any Start
+            self.search.prepare(source, self.tree_model.design_ids()[0], str(self.selection.cache.folder))
         if self._network_view is not None:
             self._network_view.check_kernel()  # a workload that does not fit this kernel says so now
 
@@ -459,6 +456,8 @@ class MainWindow(WindowActions, QMainWindow):
         self.models.shutdown()
         if self._search is not None:
             self._search.shutdown()
+        elif self._search_host is not None:  # closed before the session was built
+            self._search_host.close()
         self.selection.shutdown()
         if self._pods is not None:
             self._pods.wait()

@@ -1,8 +1,13 @@
 """A shown window -> the widgets that do not fit: every visible widget must lie within its parent
 (unless it is the content of a scroll area, which scrolls) and within the window, and be at least
-its minimum size. `tests/app/test_window_geometry.py` checks every view at 1366x768 and 1920x1080;
-`python -m app.screenshots` refuses to write pictures of a window that does not fit."""
+its minimum size; inside each visible plot (pyqtgraph draws its text in a scene the widget check
+cannot see) the title and the axis labels must fit the room their layout gives them, and a text
+item placed in the data must lie within its view box. `tests/app/test_window_geometry.py` checks
+every view at 1366x768 and 1920x1080; `python -m app.screenshots` refuses to write pictures of a
+window that does not fit."""
 from __future__ import annotations
+
+import sys
 
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
@@ -41,4 +46,50 @@ def misfits(window: QWidget) -> list[str]:
         at = widget.mapTo(window, widget.rect().topLeft())
         if not frame.contains(widget.rect().translated(at)):
             problems.append(f"{name}: {widget.rect().translated(at).getRect()} outside the window {frame.getRect()}")
+    return problems + plot_misfits(window)
+
+
+def plot_misfits(window: QWidget) -> list[str]:
+    """One line per text clipped inside a visible plot (`window` or one of its children): a title or
+    an axis label outside the plot's visible area or wider than its room, a text item outside its view
+    box (pyqtgraph not imported: no plots, nothing to check)."""
+    pg = sys.modules.get("pyqtgraph")
+    if pg is None:
+        return []
+    problems = []
+    views = ([window] if isinstance(window, pg.GraphicsView) else []) + window.findChildren(pg.GraphicsView)
+    for view in views:
+        if not view.isVisible():
+            continue
+        name = f"{type(view).__name__} in {type(view.parentWidget()).__name__}"
+        shown = view.mapToScene(view.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
+        for item in view.scene().items():
+            if not item.isVisible():
+                continue
+            if isinstance(item, pg.LabelItem) and item.text:
+                text, room = _inked(item.item), item.boundingRect().width()
+                if text.width() > room + 1 or not shown.contains(text):
+                    problems.append(f"{name}: the title {item.text!r} {_rect(text)} is clipped "
+                                    f"(the plot shows {_rect(shown)})")
+            elif isinstance(item, pg.AxisItem) and item.label.isVisible() and item.label.toPlainText().strip():
+                along = item.width() if item.orientation in ("top", "bottom") else item.height()
+                text = _inked(item.label)
+                if max(text.width(), text.height()) > along + 1 or not shown.contains(text):
+                    problems.append(f"{name}: the {item.orientation} axis label {item.label.toPlainText()!r} "
+                                    f"{_rect(text)} is clipped (the plot shows {_rect(shown)})")
+            elif isinstance(item, pg.TextItem) and item.textItem.toPlainText():
+                box, text = item.getViewBox(), _inked(item.textItem)
+                if box is not None and not box.sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(text):
+                    problems.append(f"{name}: the text {item.textItem.toPlainText()!r} {_rect(text)} outside its "
+                                    f"view box {_rect(box.sceneBoundingRect())}")
     return problems
+
+
+def _inked(text_item):
+    """A QGraphicsTextItem's text in scene coordinates, without its document's blank margin."""
+    margin = text_item.document().documentMargin()
+    return text_item.mapRectToScene(text_item.boundingRect().adjusted(margin, margin, -margin, -margin))
+
+
+def _rect(rect) -> str:
+    return f"({rect.x():.0f}, {rect.y():.0f}, {rect.width():.0f}x{rect.height():.0f})"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.models.cache import ModelCache
 from engine.models.device import DEVICES, Device

@@ -27,7 +27,7 @@ from app.models.selection_evaluation import (
     SelectionRequest,
     evaluate_selection,
 )
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model

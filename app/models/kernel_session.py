@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.workers.compile_process import CompileHost, Compiled, compile_work_copy
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.task_worker import TaskWorker
 from engine.errors import EngineError
 from engine.models.device import load_device

@@ -5,7 +5,8 @@ RunStore. Evented: `ticked(snapshots)`, `designFinished(result)`,
 
 The session owns the search process (SearchHost): `prepare()` starts it (the window does when it
 opens, so its warm-up is over before the first Start) and a process lost to a hard stop is replaced
-at once. The budget is sampling time or a sample count (see app.workers.search_process)."""
+at once; `prepare(source, design)` also has it compile the kernel and load the first design's model
+while the person reads the tree (the window does after each compile). The budget is sampling time or a sample count (see app.workers.search_process)."""
 from __future__ import annotations
 
 import time
@@ -14,7 +15,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.models.search_data import SearchTraces
-from app.workers.search_process import SearchHost, SearchRequest, start_search_host
+from app.workers.kernel_source import KernelSource
+from app.workers.search_process import Prepare, SearchHost, SearchRequest, start_search_host
 from app.workers.search_worker import SearchWorker
 from engine.search.progress import ExplorationResult
 from engine.search.store import RunStore, StoredRun
@@ -26,7 +28,8 @@ class SearchSession(QObject):
     stateChanged = Signal()  # started, stopped, finished, replayed or failed
     phaseChanged = Signal()  # `phase` changed (the budget started: phase == "searching")
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, host: SearchHost | None = None):
+        """`host`: a search process already started (the window starts it before building the session)."""
         super().__init__(parent)
         self.traces = SearchTraces()
         self.elapsed = 0.0
@@ -38,16 +41,21 @@ class SearchSession(QObject):
         self.message = ""
         self.run_ids: list[int] = []
         self.database: str | None = None  # None: the default run database
-        self.host: SearchHost | None = None
+        self.host: SearchHost | None = host
         self.phase = ""  # what the search process is doing before the budget starts, then "searching"
         self.budget_started_at: float | None = None  # perf_counter when the budget started
 
-    def prepare(self) -> None:
-        """Start the search process (it warms up in the background) unless one is alive."""
+    def prepare(self, source: KernelSource | None = None, design: str | None = None,
+                cache_folder: str | None = None) -> None:
+        """Start the search process (it warms up in the background) unless one is alive; with a
+        `source` and a `design`, have it compile the kernel and load (or build) that design's model
+        (None cache folder: the default model cache)."""
         if self.host is None or not self.host.alive:
             if self.host is not None:
                 self.host.close()
             self.host = start_search_host()
+        if source is not None and design is not None:
+            self.host.prepare(Prepare(source, design, cache_folder))
 
     @property
     def warm(self) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.models.design_selection import DesignSelection
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.verify_process import KINDS, PHASES, VerifyRequest, VerifyRunner
 from engine.reduced_problem import DEFAULT_TILES, tile_targets
 

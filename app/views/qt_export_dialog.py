@@ -1,8 +1,11 @@
 """QtExportDialog(selection): writes the Vitis HLS project of the selected design and configuration
-into a folder (engine.export.export_project), then offers to run the C simulation
+into a folder (engine.export.export_project, in a TaskWorker), then offers to run the C simulation
 (engine.csim.run_csim) and the timed C simulation (engine.csim.run_timed_csim: cycles of the
-exported code, per dataflow process, beside the model's latency); each runs in a TaskWorker with a
-busy bar, never on the GUI thread, and the outcome (or the one-line error) is shown in place. A timed
+exported code, per dataflow process, beside the model's latency) of the project as written, the full
+problem. Those run as the Verify tab's do, in a child process group of the Verify tab's runner
+(app/workers/verify_process.VerifyRunner): the step and the time so far (of the estimate, for the C
+simulation) shown while it runs, and Cancel (or closing the dialog) kills it with g++ and the program
+it started. The outcome (or the one-line error) is shown in place. A timed
 result is also handed to the selection (DesignSelection.set_measured), so the topology's heat colours
 follow the exported code's busy cycles for that configuration.
 
@@ -22,7 +25,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
+import time
+
+from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -44,16 +49,18 @@ from PySide6.QtWidgets import (
 from app.models.design_selection import DesignSelection
 from app.models.verification import plan_for
 from app.workers.task_worker import TaskWorker
+from app.workers.verify_process import VerifyRequest, VerifyRunner
 from engine.export import export_project
 from engine.export.build_files import DEFAULT_PLATFORM
 from engine.export.project import safe_directory_name
 from engine.models.device import DEVICES
 
 try:
-    from engine.csim import run_csim, run_timed_csim
+    from engine.csim import run_csim, run_timed_csim  # (run in the verification process: see the docstring)
     from engine.csim.timed import format_timed
 except ImportError:  # the C simulation lands in a parallel change; until then the dialog says so
     run_csim = run_timed_csim = format_timed = None
+TICK_MS = 250  # the running simulation's progress line
 
 
 def timed_module_cycles(result) -> dict[str, float]:
@@ -129,6 +136,14 @@ class QtExportDialog(QDialog):
         self._exported_as: tuple[str, dict] | None = None  # (design id, values) of the export
         self._exporting: tuple[str, dict] | None = None
         self.worker: TaskWorker | None = None
+        self.runner = VerifyRunner(self)  # the project's C simulations, as the Verify tab runs its own
+        self.runner.phase.connect(self._phase)
+        self.runner.finished.connect(self._verified)
+        self.runner.failed.connect(self._verify_failed)
+        self._step, self._estimate = "", None  # the running simulation's step, its estimated seconds
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.timeout.connect(self._tick)
         self.kernel_path = str(kernel_path) if kernel_path else None
         self.summary = summary = QLabel(summary_text(selection))
         summary.setWordWrap(True)
@@ -158,6 +173,10 @@ class QtExportDialog(QDialog):
         self.timed_button.setToolTip("runs the exported C++ once, then replays its trace cycle by cycle: "
                                      "cycles per dataflow process beside the model's latency (docs/export.md)")
         self.timed_button.setEnabled(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop the running C simulation (g++ and the program it built with it)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
         self.open_button = QPushButton("Open folder")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_folder)
@@ -184,6 +203,7 @@ class QtExportDialog(QDialog):
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.csim_button)
         buttons.addWidget(self.timed_button)
+        buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.open_button)
         buttons.addStretch(1)
         close = QPushButton("Close")
@@ -217,12 +237,15 @@ class QtExportDialog(QDialog):
         self.outcome.setStyleSheet("" if ok else "color: #ff6b6b;")
         self.outcome.setText(text)
 
-    def _run(self, fn, on_success) -> None:
+    def _busy(self) -> None:
         self.busy.setRange(0, 0)
         self.export_button.setEnabled(False)
         self.preview_button.setEnabled(False)
         self.csim_button.setEnabled(False)
         self.timed_button.setEnabled(False)
+
+    def _run(self, fn, on_success) -> None:
+        self._busy()
         self.worker = TaskWorker(fn)
         self.worker.succeeded.connect(on_success)
         self.worker.failed.connect(self._failed)  # a bound method: the worker holds no closure over the dialog
@@ -233,9 +256,14 @@ class QtExportDialog(QDialog):
         self._show(False, message)
 
     def _done(self) -> None:
+        if self.worker is not None:
+            self.worker.wait()
+            self.worker = None
+        self._ready()
+
+    def _ready(self) -> None:
         self.busy.setRange(0, 1)
-        self.worker.wait()
-        self.worker = None
+        self.busy.setValue(0)
         self.export_button.setEnabled(True)
         self.preview_button.setEnabled(True)
         self.csim_button.setEnabled(self.project_dir is not None and run_csim is not None)
@@ -306,20 +334,73 @@ class QtExportDialog(QDialog):
         self.open_button.setEnabled(True)
         self.exported.emit(self.project_dir)
 
+    @property
+    def simulating(self) -> bool:
+        return self.runner.running
+
     def simulate(self) -> None:
-        project = self.project_dir
-        self._show(True, "compiling and running the C simulation (g++) ...")
-        self._run(lambda: run_csim(project), self._simulated)
+        """The exported project's C simulation, in the verification process (Cancel kills it)."""
+        plan = plan_for(self.selection, "csim", full=True) if self._exported_as == (
+            self.selection.design.id if self.selection.design else None, self.selection.full_values()) else None
+        self._start_project("csim", plan.seconds if plan is not None else None)
+
+    def simulate_timed(self) -> None:
+        """The exported project's timed C simulation, in the verification process (Cancel kills it)."""
+        self._start_project("timed", None)
+
+    def _start_project(self, kind: str, estimate: float | None) -> None:
+        if self.project_dir is None or self.runner.running:
+            return
+        self._estimate, self._step = estimate, ""
+        self._busy()
+        if estimate:
+            self.busy.setRange(0, 1000)
+            self.busy.setValue(0)
+        self.cancel_button.setEnabled(True)
+        self.runner.start(VerifyRequest.of_project(kind, self.project_dir))
+        self._ticker.start()
+
+    def _phase(self, index: int, text: str) -> None:
+        self._step = f"step {index + 1} of {len(self.runner.request.phases)}: {text}"
+        self._tick()
+
+    def _tick(self) -> None:
+        if not self.runner.running:
+            return
+        elapsed = time.monotonic() - self.runner.started_at
+        about = ""
+        if self._estimate:
+            self.busy.setValue(int(1000 * min(0.99, elapsed / max(self._estimate, 0.1))))
+            about = f" of about {self._estimate:,.0f} s"
+        self._show(True, f"{self._step} ({elapsed:,.0f} s{about}); Cancel stops it")
+
+    def _finish_project(self) -> None:
+        self._ticker.stop()
+        self.cancel_button.setEnabled(False)
+        self._ready()
+
+    def _verified(self, outcome: dict) -> None:
+        self._finish_project()
+        if outcome["kind"] == "timed":
+            self._timed(outcome["result"])
+        else:
+            self._simulated(outcome["result"])
+
+    def _verify_failed(self, message: str) -> None:
+        self._finish_project()
+        self._show(False, message)
+
+    def cancel(self) -> None:
+        """Kill the running C simulation (and g++ or the program it started)."""
+        kind = self.runner.request.kind if self.runner.running else None
+        if self.runner.cancel():
+            self._finish_project()
+            self._show(False, f"{'timed C simulation' if kind == 'timed' else 'C simulation'} cancelled")
 
     def _simulated(self, result) -> None:
         self.csim_result = result
         self._show(result.passed, f"C simulation {'passed' if result.passed else 'FAILED'}: {result.summary}")
         self.log.setPlainText(f"$ {result.command}\n\n{result.log}")
-
-    def simulate_timed(self) -> None:
-        project = self.project_dir
-        self._show(True, "building, running and replaying the exported code (timed C simulation) ...")
-        self._run(lambda: run_timed_csim(project), self._timed)
 
     def _timed(self, result) -> None:
         self.timed_result = result
@@ -333,6 +414,8 @@ class QtExportDialog(QDialog):
             self.selection.set_measured(*self._exported_as, "timed C simulation", cycles)
 
     def done(self, code: int) -> None:
-        if self.worker is not None:  # closing while a task runs: let it finish, it cannot be cancelled
+        self.runner.cancel()  # closing while a C simulation runs: it is killed
+        self._ticker.stop()
+        if self.worker is not None:  # an export or a preview (seconds at most): let it finish
             self.worker.wait()
         super().done(code)

@@ -1,7 +1,8 @@
 """QtRankedBars(session): every design's best throughput in a search (SearchSession.traces) -> a
 ranked horizontal bar chart grouped by dataflow: the groups in the order of their best design, each
 group's designs best first, a gap between groups, one colour per dataflow (named in a legend above
-the chart, outside the data) and each bar labelled at its end with its design id and GOP/s (no
+the chart, outside the data, after the chart's title: a label that wraps, where a plot's own title
+was cut off at 1366x768) and each bar labelled at its end with its design id and GOP/s (no
 legend to match 27 colours against). Every bar gets ROW_PX pixels: the chart scrolls (the best at
 the top, with the scale) rather than squeezing its labels together. Clicking a bar emits
 designClicked(design): the window loads that design's best configuration
@@ -25,7 +26,8 @@ GROUP_GAP = 0.8  # rows of space between two dataflows
 BAR_HEIGHT = 0.72
 LABEL_ROOM = 1.9  # the value axis spans the best bar times this: room for the labels at the bars' ends
 ROW_PX = 15  # pixels per bar: the chart is as high as its bars need and scrolls, its labels stay legible
-FRAME_PX = 64  # the chart's title and axis
+FRAME_PX = 40  # the chart's axis (its title is in the label above it)
+TITLE = "best throughput per design, ranked, by dataflow:"
 
 
 class Bar(NamedTuple):
@@ -57,7 +59,8 @@ class QtRankedBars(QWidget):
         super().__init__(parent)
         self.session = session
         self.group_of: Callable[[str], str] = lambda design: ""  # the window sets it: design -> its dataflow
-        self.plot = make_plot("best throughput per design, ranked, by dataflow", "", "")
+        self.plot = make_plot("", "", "")
+        self.plot.setTitle(None)  # in self.legend, which wraps
         self.plot.getAxis("left").setStyle(showValues=False)
         self.plot.getAxis("left").setWidth(8)
         self.plot.showAxis("top")  # the scale stays with the best bars, at the top, when the chart scrolls
@@ -71,7 +74,7 @@ class QtRankedBars(QWidget):
         self.plot.addItem(self.bars)
         self.labels: list[pg.TextItem] = []  # reused from one redraw to the next
         self.shown: list[Bar] = []
-        self.legend = QLabel()  # the dataflows' colours, above the chart
+        self.legend = QLabel(TITLE)  # the chart's title and the dataflows' colours, above the chart
         self.legend.setWordWrap(True)
         self.legend.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.note = QLabel("run a search: each design's best appears here; click a bar to load it")
@@ -124,8 +127,8 @@ class QtRankedBars(QWidget):
             self.note.setText(f"{len(bars)} designs; click a bar to load the design's best")
         else:
             self.note.setText("run a search: each design's best appears here; click a bar to load it")
-        self.legend.setText("&nbsp;&nbsp;".join(f"<span style='color:{c}'>&#9632;</span> {escape(g or 'designs')}"
-                                                for g, c in colour.items()))
+        self.legend.setText(f"{TITLE} " + "&nbsp;&nbsp;".join(
+            f"<span style='color:{c}'>&#9632;</span>&nbsp;{escape(g or 'designs')}" for g, c in colour.items()))
 
     def bar_at(self, x: float, y: float) -> Bar | None:
         """The bar (or its label) at view coordinates (x, y)."""

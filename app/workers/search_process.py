@@ -1,10 +1,15 @@
-"""The search process: a child started when the window opens that warms up once (imports, the
-pyomo/SCIP solver, the compiled Pareto sweeps) and then runs one SearchRequest after another,
-reporting through a queue:
+"""The search process: a child started when the window opens that warms up once (the search's
+imports and the compiled Pareto sweeps), then serves what the window sends, in order: a Prepare
+after each compile (the kernel compiled and the first design's model loaded, or built beside the
+model pool's build of it, and kept in memory, so that a Start on a cold cache samples at once), and one SearchRequest after
+another. The MP solver (pyomo, SCIP: ~4 s of CPU, a third of it matplotlib that pyomo's plugins
+import) is warmed while the child is idle after a Prepare, and otherwise only by a run that solves a
+seed (SearchRun's warm_up_for, before the budget starts): a short run over many designs never
+solves one, so a first search does not wait for it. Requests report through a queue:
 ("phase", text) while it prepares, ("started", None) when the budget starts, ("progress", Progress),
 ("checkpoint", (position, DesignResult so far)) every few seconds and on new bests (the window
 stores them as they come), ("design", DesignResult), then ("result", ExplorationResult) or
-("error", str).
+("error", str), then ("idle", None). A Prepare reports nothing (a failure shows when the search runs).
 
 A child process rather than a thread: the tuner's MP seed (SCIP through pyomo) and long numpy
 stretches hold the GIL, which would freeze the window; a process can also be stopped at once.
@@ -27,7 +32,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from app.workers.model_pool import KernelSource, compile_source
+from app.workers.kernel_source import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
@@ -37,6 +42,10 @@ from engine.search.progress import DesignResult, ExplorationResult
 # imports this module for SearchRequest before it paints.
 
 CHILD_NICENESS = 10  # added to the search process's nice value: the window's events come first
+# ... but only from its first search's budget on: its warm-up and the first Prepare (~3 s of CPU the
+# person waits for when Start comes early) run at +5, above the model pool and the compile process
+# (+10), below the window; the child lowers its own priority (a process may, never raise it)
+WARM_NICENESS = 5
 WARM_METHOD = "hybrid"  # the method warmed up when the window opens (the default)
 
 
@@ -58,19 +67,62 @@ class SearchRequest:
         return Budget(seconds=self.seconds, samples=self.samples)
 
 
+@dataclass(frozen=True)
+class Prepare:
+    """Compile `source` and have `design`'s model in memory (the design a search of every design
+    starts with), before any Start."""
+
+    source: KernelSource
+    design: str
+    cache_folder: str | None = None
+
+
+_PREPARED: dict[str, object] = {}  # cache key -> model kept in memory (the latest Prepare's design)
+_MP_WARM: list[bool] = []  # the MP solver was warmed up in this process
+
+
 def warm_up(method: str = WARM_METHOD) -> None:
+    """What sampling needs loaded: the search's modules, `method`'s class and the compiled Pareto
+    sweeps (not the MP solver: see the module docstring)."""
     from engine.search import pareto
     from engine.search.methods import strategy_class
+    from engine.search.run import SearchRun  # noqa: F401 (the sampling loop's imports: sympy, the models)
 
     pareto.warm_up()
-    strategy_class(method).warm_up()
+    strategy_class(method)
+
+
+def warm_up_solver(method: str = WARM_METHOD) -> None:
+    """The method's whole warm-up (the MP solver's imports for hybrid), once per process."""
+    from engine.search.methods import strategy_class
+
+    if not _MP_WARM:
+        strategy_class(method).warm_up()
+        _MP_WARM.append(True)
+
+
+def prepare(message: Prepare) -> None:
+    """Compile the kernel and load the design's model from the cache, or build it (not stored: the
+    model pool stores every design's model, and a second open of the kernel must find each built
+    once, by the pool), kept in memory."""
+    key = message.source.key(message.design)
+    if key in _PREPARED:
+        return
+    space = compile_source(message.source)
+    model = ModelCache(message.cache_folder).load(key, message.design)
+    if model is None:
+        from engine.models.cache import prepared_model
+
+        model = prepared_model(space, space.design(message.design), message.source.load_device())
+    _PREPARED.clear()
+    _PREPARED[key] = model
 
 
 def load_model(request: SearchRequest, design: str, n: int, total: int, queue, spaces: dict):
-    """The design's model from the cache, or built now (reported as a phase); before its share starts.
-    `spaces` holds the kernel compiled once for the designs whose model is built here."""
+    """The design's model: prepared in memory, from the cache, or built now (reported as a phase);
+    before its share starts. `spaces` holds the kernel compiled once for the designs built here."""
     key = request.source.key(design)
-    model = ModelCache(request.cache_folder).load(key, design)
+    model = _PREPARED.get(key) or ModelCache(request.cache_folder).load(key, design)
     if model is None:
         queue.put(("phase", f"building the model of {design} ({n + 1} of {total})"))
         if "space" not in spaces:
@@ -96,6 +148,19 @@ def search_design(model, method: str, seconds: float | None, seed: int, cancel, 
     return run.run()
 
 
+_RENICED: list[bool] = []
+
+
+def _search_priority() -> None:
+    """From WARM_NICENESS to CHILD_NICENESS, once (the searches run below the window's events)."""
+    if not _RENICED:
+        _RENICED.append(True)
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS - WARM_NICENESS)
+        except (AttributeError, OSError):
+            pass
+
+
 def run_search(request: SearchRequest, queue, cancel) -> None:
     try:
         from engine.search.methods import strategy_class
@@ -110,6 +175,7 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
             spaces["space"] = compile_source(request.source)
             designs = [d.id for d in spaces["space"].designs]
         queue.put(("started", None))
+        _search_priority()
         share = budget.split(len(designs))
         results = []
         for n, design in enumerate(designs):
@@ -130,7 +196,8 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
 
 
 def host(requests, replies, cancel, ready, parent_pid: int | None = None) -> None:
-    """The child's life: warm up, then serve requests until a None arrives."""
+    """The child's life: warm up, then serve Prepares and requests until a None arrives; the MP
+    solver is warmed once the child is idle after a Prepare."""
     if parent_pid is not None:
         watch_parent(parent_pid)
     try:
@@ -139,10 +206,18 @@ def host(requests, replies, cancel, ready, parent_pid: int | None = None) -> Non
         pass
     ready.set()
     while True:
-        request = requests.get()
-        if request is None:
+        message = requests.get()
+        if message is None:
             return
-        run_search(request, replies, cancel)
+        if isinstance(message, Prepare):
+            try:
+                prepare(message)
+                if requests.empty():
+                    warm_up_solver()
+            except Exception:  # noqa: BLE001 (the search that needs it reports the error)
+                pass
+            continue
+        run_search(message, replies, cancel)
         replies.put(("idle", None))
 
 
@@ -160,6 +235,13 @@ class SearchHost:
     @property
     def alive(self) -> bool:
         return self.process.is_alive()
+
+    def prepare(self, message: Prepare) -> None:
+        """Have the process compile a kernel and load its first design's model while it waits."""
+        try:
+            self.requests.put(message)
+        except (OSError, ValueError):  # closed: the next search starts a fresh process
+            pass
 
     def kill(self) -> None:
         """End the process now (it is inside a step that does not check the cancel flag)."""
@@ -184,14 +266,15 @@ class SearchHost:
 
 
 def start_search_host() -> SearchHost:
-    """Start the search process at a lower priority; it warms up at once and watches this process."""
+    """Start the search process at a lower priority (WARM_NICENESS, then CHILD_NICENESS from its
+    first search on); it warms up at once and watches this process."""
     context = multiprocessing.get_context("spawn")
     requests, replies, cancel, ready = context.Queue(), context.Queue(), context.Event(), context.Event()
     process = context.Process(target=host, args=(requests, replies, cancel, ready, os.getpid()), daemon=True,
                               name="systolic-search")
     process.start()
     try:
-        os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS)
+        os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + WARM_NICENESS)
     except (AttributeError, OSError):  # no setpriority (Windows) or not allowed: the child runs as is
         pass
     return SearchHost(process, requests, replies, cancel, ready, threading.Lock())

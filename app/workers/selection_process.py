@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.models.selection_evaluation import SelectionRequest, evaluate_selection
-from app.workers.model_pool import KernelSource, compile_source
+from app.workers.kernel_source import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
 from engine.models.cache import ModelCache
 

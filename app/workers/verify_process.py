@@ -7,8 +7,11 @@ the child and everything it started (g++, the compiled simulation: one process g
 The child compiles the kernel (at the reduced sizes of engine/reduced_problem.py unless the request
 asks for the full problem), evaluates the configuration with the design's model (the window's model
 cache), then either runs the cycle-level simulator (engine.sim) or exports the design into a
-temporary folder and C-simulates it with g++ (engine.csim.design_check). Nothing of it runs in the
-window's process: the simulator's compiled loop holds the GIL, g++ takes a core."""
+temporary folder and C-simulates it with g++ (engine.csim.design_check). A request naming an
+exported `project` folder instead runs that project as written (the export dialog's buttons): its C
+simulation (engine.csim.run_csim) or its timed C simulation (engine.csim.run_timed_csim), the result
+object sent back whole. Nothing of it runs in the window's process: the simulator's compiled loop
+holds the GIL, g++ takes a core."""
 from __future__ import annotations
 
 import multiprocessing
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.workers.model_pool import KernelSource
+from app.workers.kernel_source import KernelSource
 from app.workers.parent_watchdog import watch_parent
 
 VERIFY_NICENESS = 5  # below the window (nice 0), above the search and model builds (+10): a person waits for it
@@ -30,6 +33,9 @@ KINDS = ("simulate", "csim")
 PHASES = {"simulate": ("starting the process", "compiling the kernel", "evaluating the model", "simulating"),
           "csim": ("starting the process", "compiling the kernel", "evaluating the model",
                    "exporting and running the C simulation (g++)")}
+PROJECT_PHASES = {"csim": ("starting the process", "building and running the exported project's C simulation (g++)"),
+                  "timed": ("starting the process",
+                            "building, running and replaying the exported project (timed C simulation)")}
 POLL_MS = 100
 
 
@@ -42,11 +48,42 @@ class VerifyRequest:
     values: dict  # the tuning parameters (packing factors are inferred again)
     cache_folder: str = ""
     tiles: int = 2
+    project: str = ""  # an exported project's folder: run it as written ("csim" or "timed"), see the docstring
+
+    @classmethod
+    def of_project(cls, kind: str, project) -> VerifyRequest:
+        """The C simulation ("csim") or timed C simulation ("timed") of an exported project folder."""
+        if kind not in PROJECT_PHASES:
+            raise ValueError(kind)
+        return cls(kind, True, None, None, {}, project=str(project))
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        return PROJECT_PHASES[self.kind] if self.project else PHASES[self.kind]
+
+
+def verify_project(request: VerifyRequest, report=lambda index, text: None) -> dict:
+    """In the child: the exported project's run; {"kind", "project", "result", "main_seconds"}."""
+    report(1, request.phases[1])
+    started = time.monotonic()
+    if request.kind == "timed":
+        from engine.csim.timed import run_timed_csim
+
+        result = run_timed_csim(request.project)
+    else:
+        from engine.csim import run_csim
+
+        result = run_csim(request.project)
+    return {"kind": request.kind, "project": request.project, "result": result,
+            "main_seconds": time.monotonic() - started}
 
 
 def verify(request: VerifyRequest, report=lambda index, text: None) -> dict:
     """In the child: the outcome as plain data (raises EngineError with a one-line reason)."""
     from engine.models.cache import ModelCache, cached_model
+
+    if request.project:
+        return verify_project(request, report)
 
     report(1, PHASES[request.kind][1])
     folder = tempfile.mkdtemp(prefix="systolic-verify-")
@@ -165,7 +202,7 @@ class VerifyRunner(QObject):
         self.phase_started = {0: self.started_at}
         self._process.start()
         self._timer.start()
-        self.phase.emit(0, PHASES[request.kind][0])
+        self.phase.emit(0, request.phases[0])
         return True
 
     def _poll(self) -> None:

@@ -136,6 +136,12 @@ class HybridSearch(EvolutionarySearch):
     def warm_up(cls) -> None:
         warm_up_mp()
 
+    def warm_up_for(self, *, time_limit: float, designs: int = 1) -> None:
+        """The MP solver's imports (pyomo, SCIP: seconds of CPU) only for a run that solves a seed
+        (see start): a short run over many designs starts sampling without them."""
+        if time_limit >= self.mp_threshold(designs, self.mp_min_seconds):
+            warm_up_mp()
+
     @staticmethod
     def mp_threshold(designs: int, lone: float = MP_MIN_SECONDS) -> float:
         """The share of the budget from which a design's MP seed is solved when `designs` share the

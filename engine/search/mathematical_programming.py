@@ -316,12 +316,17 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
     over the real BRAM budget, with the estimate corrected; after a feasible answer at its time limit,
     from that answer with the time left. `node_limit` also bounds each SCIP run by its branch-and-bound
     nodes: SCIP is deterministic given its limits, so with a node limit reached before the time limit the
-    answer does not depend on the machine's speed or load (sample-budget runs rely on it). Never raises:
-    failures come back as config None, a message."""
-    start = time.perf_counter()
+    answer does not depend on the machine's speed or load (sample-budget runs rely on it). With a node
+    limit the time limit counts CPU seconds (SCIP's timing/clocktype 1 and the rounds' own clock): in wall
+    seconds a loaded machine reached it first (MM 32^3 at a sample budget: solves of up to 0.9 s CPU
+    against a first round's limit of under 3 s; where the limit binds, 20 of its 27 designs get another
+    answer) and the seed, hence the run, changed with the load (the window's demo, tests/app/test_demo.py,
+    failed once in four). Never raises: failures come back as config None, a message."""
+    clock = time.process_time if node_limit is not None else time.perf_counter
+    start = clock()
 
     def result(config, status, message, value=None):
-        return MPResult(config, status, message, value, time.perf_counter() - start)
+        return MPResult(config, status, message, value, clock() - start)
 
     if objective not in OBJECTIVES:
         return result(None, "error", f"unknown MP objective '{objective}' (known: {', '.join(OBJECTIVES)})")
@@ -329,30 +334,31 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
     try:
         options = warm_up()
         from pyomo.contrib.solver.common.util import NoFeasibleSolutionError
-        start = time.perf_counter()
+        start = clock()
         program = _Program(space, objective)
         solver = program.pyo.SolverFactory("scip_direct")
         for run in range(ROUNDS):
-            left = time_limit - (time.perf_counter() - start)
+            left = time_limit - (clock() - start)
             if run and left < 0.05 * time_limit:
                 break
             limit = max(1e-3, left * (0.6 if run == 0 else 1.0 if run == ROUNDS - 1 else 0.5))
-            began = time.perf_counter()
+            began = clock()
             try:
                 limits = {"limits/time": limit}
                 if node_limit is not None:
                     limits["limits/totalnodes"] = node_limit
+                    limits["timing/clocktype"] = 1  # CPU seconds: see the docstring
                 answer = solver.solve(program.model, options={**options, **limits})
             except NoFeasibleSolutionError:
                 if run:
                     break
-                if time.perf_counter() - began >= 0.9 * limit:
+                if clock() - began >= 0.9 * limit:
                     return result(None, "time limit", f"SCIP found no feasible point within {time_limit:.3g} s")
                 if node_limit is not None:
                     return result(None, "node limit", f"SCIP found no feasible point within {node_limit} nodes "
-                                                      f"({time.perf_counter() - start:.2f} s)")
+                                                      f"({clock() - start:.2f} s)")
                 return result(None, "infeasible", "SCIP: no configuration fits the device "
-                                                  f"({time.perf_counter() - start:.2f} s)")
+                                                  f"({clock() - start:.2f} s)")
             solver.config.warmstart_discrete_vars = True  # later runs start from this answer
             optimal = str(answer.solver.termination_condition) == "optimal"
             config = _legal(space, program.values())
@@ -370,7 +376,7 @@ def solve_mp(space: SearchSpace, *, objective: str = "obj3", time_limit: float =
                 break
     except Exception as error:  # noqa: BLE001 (the caller must never crash because of the solver)
         return result(None, "error", f"MP failed: {type(error).__name__}: {error}")
-    seconds = time.perf_counter() - start
+    seconds = clock() - start
     if best is not None:
         value, config, optimal = best
         note = f", BRAM estimate corrected {tightened}x" if tightened else ""

@@ -64,12 +64,13 @@ class SearchRun:
         # process start-up (compiled Pareto sweeps, the strategy's imports: about a second the first
         # time, nothing after) is never charged to a budget: whichever design or method runs first in a
         # process gets the same time as the others (a study's first run used to lose most of it)
+        # (what this run's start needs: a hybrid run that solves no MP seed does not import the solver)
+        time_limit = self.seconds if self.seconds is not None else SAMPLES_ONLY_TIME_LIMIT
         pareto.warm_up()
-        type(self.strategy).warm_up()
+        self.strategy.warm_up_for(time_limit=time_limit, designs=self.designs)
         start = time.perf_counter()
         # a samples-only budget still bounds what a strategy may spend up front (e.g. an MP solve)
-        self.strategy.start(time_limit=self.seconds if self.seconds is not None else SAMPLES_ONLY_TIME_LIMIT,
-                            designs=self.designs)
+        self.strategy.start(time_limit=time_limit, designs=self.designs)
         last_report, last_checkpoint, stopped = -1.0, 0.0, "budget"
         while self._left(start):
             want = getattr(self.strategy, "batch_size", self.batch)

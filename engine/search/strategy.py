@@ -28,6 +28,11 @@ class SearchStrategy(ABC):
         """One-off process start-up (slow imports, compiled kernels), done before any budget starts
         so that the first design searched does not pay for it. Cheap when repeated."""
 
+    def warm_up_for(self, *, time_limit: float, designs: int = 1) -> None:
+        """What this run needs of warm_up before its budget starts (the arguments are start's):
+        all of it unless a strategy knows better."""
+        type(self).warm_up()
+
     def start(self, *, time_limit: float, designs: int = 1) -> None:
         """Called once before the first proposal, with the time this design has and the number of
         designs that share the run's budget."""

@@ -1,8 +1,11 @@
 """The export dialog writes the Vitis project of the selected design and configuration in a worker,
-then offers the C simulation; errors (e.g. a non-empty folder) are shown in the dialog."""
+then offers the C simulation and the timed one of the project, run in the Verify tab's child process
+(VerifyRunner) with its step shown and a Cancel that kills it; errors (e.g. a non-empty folder) are
+shown in the dialog."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -55,10 +58,37 @@ def test_the_c_simulation_runs_on_the_export(qtbot, tmp_path, selection):
     qtbot.addWidget(dialog)
     _export(dialog, qtbot)
     assert dialog.csim_button.isEnabled()
-    dialog.csim_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
+    with qtbot.waitSignal(dialog.runner.phase, timeout=300_000, check_params_cb=lambda index, _text: index >= 1):
+        dialog.csim_button.click()
+        assert dialog.simulating and dialog.cancel_button.isEnabled() and not dialog.export_button.isEnabled()
+    assert "step 2 of 2" in dialog.outcome.text() and "of about" in dialog.outcome.text()  # the estimate shown
+    assert dialog.busy.maximum() == 1000  # a progress bar against the estimate
+    qtbot.waitUntil(lambda: not dialog.simulating, timeout=300000)
     assert dialog.csim_result is not None and dialog.csim_result.passed, dialog.outcome.text()
     assert "passed" in dialog.outcome.text() and dialog.csim_result.command in dialog.log.toPlainText()
+    assert not dialog.cancel_button.isEnabled() and dialog.csim_button.isEnabled()
+
+
+def test_cancel_kills_the_c_simulation_and_everything_it_started(qtbot, tmp_path, selection):
+    pytest.importorskip("engine.csim", reason="engine.csim is written in a parallel change")
+    dialog = QtExportDialog(selection, tmp_path / "project")
+    qtbot.addWidget(dialog)
+    _export(dialog, qtbot)
+    with qtbot.waitSignal(dialog.runner.phase, timeout=300_000, check_params_cb=lambda index, _text: index >= 1):
+        dialog.timed_button.click()
+    pid = dialog.runner._process.pid
+    dialog.cancel_button.click()
+    assert not dialog.simulating and "cancelled" in dialog.outcome.text()
+    assert dialog.timed_result is None and dialog.timed_button.isEnabled() and not dialog.cancel_button.isEnabled()
+
+    def group_gone() -> bool:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    qtbot.waitUntil(group_gone, timeout=30_000)  # the process group (g++ or the traced program included)
 
 
 def test_an_invalid_configuration_cannot_be_exported(qtbot, tmp_path, selection, settle):
@@ -69,22 +99,12 @@ def test_an_invalid_configuration_cannot_be_exported(qtbot, tmp_path, selection,
     assert not dialog.export_button.isEnabled() and "must divide" in dialog.outcome.text()
 
 
-def test_the_timed_c_simulation_runs_in_a_worker_and_colours_the_topology(qtbot, tmp_path, selection, monkeypatch):
-    """The button builds, runs and replays the export (g++) off the GUI thread, shows format_timed's
-    table, and hands the busy cycles to the selection for the topology's heat colours."""
-    import threading
-
+def test_the_timed_c_simulation_runs_in_a_child_process_and_colours_the_topology(qtbot, tmp_path, selection):
+    """The button builds, runs and replays the export (g++) in the verification's child process, shows
+    format_timed's table, and hands the busy cycles to the selection for the topology's heat colours."""
     import app.views.qt_export_dialog as export_dialog
 
     pytest.importorskip("engine.csim.timed")
-    threads = []
-    real = export_dialog.run_timed_csim
-
-    def recording(project):
-        threads.append(threading.current_thread())
-        return real(project)
-
-    monkeypatch.setattr(export_dialog, "run_timed_csim", recording)
     dialog = QtExportDialog(selection, tmp_path / "project")
     qtbot.addWidget(dialog)
     assert not dialog.timed_button.isEnabled()  # nothing exported yet
@@ -92,8 +112,8 @@ def test_the_timed_c_simulation_runs_in_a_worker_and_colours_the_topology(qtbot,
     assert dialog.timed_button.isEnabled()
     dialog.timed_button.click()
     assert not dialog.timed_button.isEnabled() and not dialog.export_button.isEnabled()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=240000)
-    assert threads and threads[0] is not threading.main_thread()
+    assert dialog.simulating and dialog.runner._process.pid != os.getpid()
+    qtbot.waitUntil(lambda: not dialog.simulating, timeout=240000)
     result = dialog.timed_result
     assert result is not None and result.passed, dialog.outcome.text()
     assert f"{result.cycles:,} cycles" in dialog.outcome.text()
@@ -110,7 +130,7 @@ def test_a_broken_export_shows_the_timed_simulation_error_in_place(qtbot, tmp_pa
     _export(dialog, qtbot)
     (dialog.project_dir / "design.json").unlink()  # no longer an exported project
     dialog.timed_button.click()
-    qtbot.waitUntil(lambda: dialog.worker is None, timeout=300000)
+    qtbot.waitUntil(lambda: not dialog.simulating, timeout=300000)
     text = dialog.outcome.text()
     assert dialog.timed_result is None and text and "\n" not in text and "Traceback" not in text
     assert "design.json" in text, text
