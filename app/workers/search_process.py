@@ -135,16 +135,18 @@ def load_model(request: SearchRequest, design: str, n: int, total: int, queue, s
 
 
 def search_design(model, method: str, seconds: float | None, seed: int, cancel, callbacks,
-                  checkpoint=None, samples: int | None = None) -> DesignResult:
+                  checkpoint=None, samples: int | None = None, designs: int = 1) -> DesignResult:
     """One design on its share, as explore() runs each design of a `systolic search`; `checkpoint`
-    gets its result so far every few seconds and on new bests (engine.search.run says when)."""
+    gets its result so far every few seconds and on new bests (engine.search.run says when);
+    `designs`: how many designs share the run's budget (the hybrid method's solver step decides on
+    it, so the window and the CLI take the same steps)."""
     from engine.search.methods import strategy_class
     from engine.search.run import SearchRun
     from engine.search.space import SearchSpace
 
     space = SearchSpace(model)
     run = SearchRun(space, strategy_class(method)(space, seed=seed), seconds=seconds, samples=samples,
-                    callbacks=callbacks, cancel_event=cancel, checkpoint=checkpoint)
+                    callbacks=callbacks, cancel_event=cancel, checkpoint=checkpoint, designs=designs)
     return run.run()
 
 
@@ -185,7 +187,8 @@ def run_search(request: SearchRequest, queue, cancel) -> None:
             # seeded as explore() seeds the n-th design of a whole run
             result = search_design(model, request.method, share.seconds, request.seed + n, cancel,
                                    (lambda p: queue.put(("progress", p)),),
-                                   lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))), samples=share.samples)
+                                   lambda so_far, n=n: queue.put(("checkpoint", (n, so_far))), samples=share.samples,
+                                   designs=len(designs))
             results.append(result)
             queue.put(("design", result))
         queue.put(("result", ExplorationResult(request.kernel_name, request.method, request.seed, tuple(results))))

@@ -38,8 +38,8 @@ DESIGNS = ("i__i-j.k", "j__i-j.k", "i-j__i-j.k", "i-k__i-k.j")
 def test_every_design_gets_an_even_share_and_its_model_comes_before_its_share(small_mm, tmp_path, monkeypatch):
     calls = []
 
-    def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None, samples=None):
-        calls.append((model.design.id, seconds, seed))
+    def fake(model, method, seconds, seed, cancel, callbacks, checkpoint=None, samples=None, designs=1):
+        calls.append((model.design.id, seconds, seed, designs))
         return DesignResult(model.design.id, method, 10, seconds, None, ())
 
     monkeypatch.setattr(search_process, "search_design", fake)
@@ -47,7 +47,8 @@ def test_every_design_gets_an_even_share_and_its_model_comes_before_its_share(sm
     request = SearchRequest(source_of(small_mm), "mm", "random", 10.0, DESIGNS, seed=5, cache_folder=str(tmp_path))
     queue = ListQueue()
     run_search(request, queue, threading.Event())
-    assert calls == [(d, pytest.approx(2.5), 5 + n) for n, d in enumerate(DESIGNS)]
+    # as explore() runs them: the hybrid method's solver step is decided on the designs sharing the budget
+    assert calls == [(d, pytest.approx(2.5), 5 + n, len(DESIGNS)) for n, d in enumerate(DESIGNS)]
     kinds = [kind for kind, _ in queue.messages]
     # each model was built (not cached yet) before its design's share, and stored
     assert kinds == ["phase", "started"] + ["phase", "phase", "design"] * 4 + ["result"]
