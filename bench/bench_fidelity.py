@@ -97,7 +97,9 @@ def config_case(words: list[str]) -> FidelityCase:
 
 
 def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: str = "auto") -> dict:
-    space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines})
+    # --simd-touch-space only adds designs (SIMD on a parallel space loop), so every case's id is found
+    space = compile_kernel(KERNELS / f"{case.kernel}.c", defines={k: str(v) for k, v in case.defines},
+                           simd_touch_space=True)
     design = space.design(case.design)
     params = dict(case.params)
     device = load_device()

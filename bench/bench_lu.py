@@ -1,7 +1,12 @@
 """LU decomposition (resources/kernels/lu.c, AutoSA's LU form): compile time, designs, exact iteration
 counts over the pyramid, and latency next to AutoSA's published figures.
 
-    python bench/bench_lu.py [--repeat 3] [--timed 12,16]
+    python bench/bench_lu.py [--repeat 3] [--timed 12,16] [--kernel PATH]
+
+`--kernel` takes another form of LU, e.g. AutoSA's own autosa_tests/lu/kernel.c as written (2-D
+local arrays rewritten at every step, expanded by engine/compiler/expansion.py); N is set for each size as in lu.c.
+The `PEs` column is the model's PE count (PEs where the iteration domain has points: AutoSA's
+triangle N (N + 1) / 2 along k and j) beside the grid's N^2.
 
 For N = 12 / 16 / 20 / 24 it compiles the kernel and lists its designs (target: under 2 s), counts the
 band points exactly (isl) against the N^3 box, and evaluates AutoSA's configuration of its paper's
@@ -55,9 +60,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timed", default="12,16", help="sizes at which to export and run the timed C simulation")
+    parser.add_argument("--kernel", type=Path, default=KERNELS / "lu.c", help="the LU kernel (a C file whose N the bench sets)")
     args = parser.parse_args()
     timed_sizes = {int(n) for n in args.timed.split(",") if n}
-    path = KERNELS / "lu.c"
+    path = args.kernel
     device = load_device("u250")
     mm_times = []
     for _ in range(args.repeat):
@@ -67,7 +73,7 @@ def main() -> None:
     mm_s = statistics.median(mm_times)
     print(f"MM compile + list: {mm_s:.3f} s (median of {args.repeat})")
     print(f"{'N':>3} {'compile s':>9} {'vs MM':>6} {'designs':>7} {'points':>7} {'N^3':>6} {'AutoSA us':>9} "
-          f"{'model us':>9} {'sim us':>8} {'timed us':>8} {'sim/model':>9} {'model/timed':>11} "
+          f"{'PEs':>9} {'model us':>9} {'sim us':>8} {'timed us':>8} {'sim/model':>9} {'model/timed':>11} "
           f"{'pro/main/epi cycles':>19} {'verdict':>7}  statements the PE runs")
     for n in AUTOSA_US:
         times = []
@@ -78,11 +84,12 @@ def main() -> None:
         compile_s = statistics.median(times)
         points = space.band.point_count(space.model.domains)
         selection = select(space, AUTOSA_STRING)
-        model_us = sim_us = ratio = timed_us = timed_ratio = split = "-"
+        model_us = sim_us = ratio = timed_us = timed_ratio = split = pes = "-"
         try:
             model = PerformanceModel(space, selection.design, device)
             report = evaluate_configuration(model, selection.params)
             model_us = f"{report['latency_cycles'] / AUTOSA_MHZ:.2f}"
+            pes = f"{report['pes']['count']}/{n * n}"
             split = f"{report['prologue']:.0f}/{report['main']:.0f}/{report['epilogue']:.0f}"
             descriptor = build_descriptor(space, selection.design, model.architecture)
             result = simulate(descriptor, report["params"])
@@ -101,7 +108,7 @@ def main() -> None:
             compute = f"error: {exc}"
         verdict = "ok" if compile_s < TARGET_S else "SLOW"
         print(f"{n:3d} {compile_s:9.3f} {compile_s / mm_s:6.2f} {len(space.designs):7d} {points:7d} {n ** 3:6d} "
-              f"{AUTOSA_US[n]:9.2f} {model_us:>9} {sim_us:>8} {timed_us:>8} {ratio:>9} {timed_ratio:>11} "
+              f"{AUTOSA_US[n]:9.2f} {pes:>9} {model_us:>9} {sim_us:>8} {timed_us:>8} {ratio:>9} {timed_ratio:>11} "
               f"{split:>19} {verdict:>7}  "
               f"{compute} of {len(space.kernel.statements)}")
     print(f"design: {selection.equivalent()} (AutoSA {AUTOSA_STRING})")

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine.compiler.design_space import DesignSpace
 from engine.floorplan.clock import MODEL_NOTE
+from engine.floorplan.solve import DEFAULT_CAP
 from engine.models.device import Device
 from engine.models.evaluate import PerformanceModel
 from engine.search.progress import ExplorationResult
@@ -23,7 +24,7 @@ def clock_choice(text: str) -> str | float:
 
 def estimated_clock(space: DesignSpace, device: Device, design: str, params: dict[str, int]) -> tuple[float, float]:
     """(the estimated clock of one configuration, the kernel's operations, compute.operations.total):
-    SearchSpace's estimate (quick_clock, no floorplan solved)."""
+    SearchSpace's estimate (quick_clock, no floorplan solved: the export's floorplanned build)."""
     search = SearchSpace(PerformanceModel(space, space.design(design), device), clock="estimated")
     arrays = {n: np.array([params[n]], dtype=np.int64) for n in search.names}
     return float(search.clock_mhz(arrays, search.model.evaluate_resources(arrays)[1])[0]), float(search.operations)
@@ -31,8 +32,9 @@ def estimated_clock(space: DesignSpace, device: Device, design: str, params: dic
 
 def print_clock_comparison(space: DesignSpace, device: Device, estimated: ExplorationResult,
                            reference: ExplorationResult) -> None:
-    print(f"clock: each design's estimated clock is {MODEL_NOTE}; no floorplan solved per sample (the SLRs' "
-          f"utilisation at its bound, as `systolic model` without --floorplan)")
+    print(f"clock: each design's estimated clock is {MODEL_NOTE}: the clock of the build `systolic export` "
+          f"floorplans (at --cap {DEFAULT_CAP:g}, or the smallest cap that works), no floorplan solved per sample "
+          f"(the SLRs' utilisation at its bound, as `systolic model` without --floorplan)")
     for title, result in ((f"chosen at {device.clock_mhz:g} MHz", reference),
                           ("chosen at its estimated clock", estimated)):
         best = result.best

@@ -106,7 +106,7 @@ def _stored_run(args: argparse.Namespace) -> tuple[StoredRun, str, Candidate]:
 
 def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     """Compile the run's kernel text with its -D options (element types among them), its sizes and its
-    scop region (--scop): from the original file if it still holds that text, else from a copy (a
+    scop region (--scop) and --simd-touch-space: from the original file if it still holds that text, else from a copy (a
     kernel that includes a header needs the original)."""
     defines = [*stored.options.get("defines", []), *(f"{k}={v}" for k, v in stored.sizes.items())]
     original = Path(stored.kernel_path)
@@ -117,7 +117,8 @@ def _compile_stored(stored: StoredRun, simd_info, folder: Path):
     path = original if unchanged else folder / original.name
     if not unchanged:
         path.write_text(stored.kernel_text)
-    return compile_kernel(path, defines=defines, simd_info=simd_info, scop=stored.options.get("scop"))
+    return compile_kernel(path, defines=defines, simd_info=simd_info, scop=stored.options.get("scop"),
+                          simd_touch_space=stored.options.get("simd_touch_space", False))
 
 
 def _simulate_first(space, design, values: dict[str, int], device, max_cycles: int, layout: str) -> None:
@@ -159,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     written = export_project(space, design, values, out_dir, device=device, platform=args.platform,
                              force=args.force, allow_over_budget=args.allow_over_budget, layout=args.layout,
-                             floorplan=args.floorplan, cap=args.cap, notes=notes)
+                             floorplan=args.floorplan, cap=args.cap, notes=notes,
+                             hbm_channels=getattr(args, "hbm_channels", None))
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"exported {space.kernel.name} design {design.id}" + (f" ({source})" if source else "")

@@ -35,6 +35,9 @@ def add_kernel_arguments(parser: argparse.ArgumentParser, *, kernel_help: str = 
                         help='declare reduction loops, AutoSA style: {"kernel": {"reduction": ["k"]}}')
     parser.add_argument("--scop", type=positive_int, metavar="N",
                         help="the N-th #pragma scop region of a file with several (1 = the first)")
+    parser.add_argument("--simd-touch-space", action="store_true",
+                        help="AutoSA's --simd-touch-space: also list designs with SIMD on a parallel space loop, "
+                             "each lane computing its own output (design ids ending __simd-<loop>); off by default")
 
 
 def add_configuration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +90,7 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
     if args.kernel is None:
         raise EngineError("--sa-sizes needs a kernel file")
     space = compile_kernel(args.kernel, defines=kernel_defines(args), simd_info=args.simd_info,
-                           scop=getattr(args, "scop", None))
+                           scop=getattr(args, "scop", None), simd_touch_space=getattr(args, "simd_touch_space", False))
     selection = select(space, text, design=args.design)
     if selection.hbm:
         check_hbm(selection.hbm, getattr(args, "device", None) or "u250")
@@ -98,19 +101,28 @@ def apply_sa_sizes(args: argparse.Namespace) -> None:
     print(f"--sa-sizes is: {selection.equivalent()}" + (f"  ({selection.note})" if selection.note else ""),
           file=sys.stderr)
     args.design = selection.design.id
+    args.hbm_channels = selection.hbm  # export: the least pseudo-channels of each array's port
     args.param = [f"{name}={value}" for name, value in selection.params.items()] + list(args.param)
 
 
 def check_hbm(hbm: dict[str, int], device_name: str) -> None:
-    """AutoSA's hbm_<array>[n] entries against the device: an HBM board with that many pseudo-channels."""
+    """AutoSA's hbm_<array>[n] entries against the device: an HBM board, and runs of consecutive
+    pseudo-channels (in the entries' order, as the export links them) that end on the board: the
+    first entry that runs past it is named with the channels it would take and what it may ask."""
     device = load_device(device_name)
     entries = ", ".join(f"hbm_{a}[{n}]" for a, n in hbm.items())
     if device.memory_kind != "HBM2":
         raise EngineError(f"--sa-sizes {entries}: the {device.name} has {device.memory_kind} banks, not HBM "
                           f"pseudo-channels; expected --device u280 or u55c")
-    if sum(hbm.values()) > device.banks:
-        raise EngineError(f"--sa-sizes {entries}: {sum(hbm.values())} HBM channels in all; the {device.name} has "
-                          f"{device.banks} pseudo-channels (expected at most {device.banks})")
+    start = 0
+    for array, n in hbm.items():
+        if start + n > device.banks:
+            before = f" after {start} for the entries before it" if start else ""
+            raise EngineError(f"--sa-sizes hbm_{array}[{n}]: HBM channels {start}..{start + n - 1}, "
+                              f"{sum(hbm.values())} HBM channels in all; the {device.name} has {device.banks} "
+                              f"pseudo-channels (HBM[0..{device.banks - 1}]): expected hbm_{array}[1..{device.banks - start}]"
+                              f"{before}")
+        start += n
 
 
 def compile_from_args(args: argparse.Namespace) -> DesignSpace:
@@ -122,7 +134,7 @@ def compile_from_args(args: argparse.Namespace) -> DesignSpace:
     check_defines(kernel, args.defines)  # input checks first, then the polyhedral passes
     check_reductions(kernel, args.simd_info)
     check_kernel(kernel)  # whose time grows with the statements
-    space = explore_designs(kernel)
+    space = explore_designs(kernel, simd_touch_space=getattr(args, "simd_touch_space", False))
     check_design_space(space)
     return space
 

@@ -149,6 +149,7 @@ def _search(args: argparse.Namespace, store: RunStore | None) -> int:
                 device=args.device, method=args.method, seed=args.seed, budget=budget.to_json(),
                 kernel=space.kernel.name, options={"designs": designs, "defines": defines,
                                                    **({"scop": args.scop} if args.scop else {}),
+                                                   **({"simd_touch_space": True} if args.simd_touch_space else {}),
                                                    **({"clock": args.clock} if args.clock else {})}))
 
         def on_design_done(result: DesignResult) -> None:

@@ -61,6 +61,16 @@ class Band:
         """Exact number of `points` (isl)."""
         return ih.count_points(self.points(domains))
 
+    def occupied_count(self, domains: dict[str, isl.Set], loops: tuple[str, ...]) -> int:
+        """How many value tuples of `loops` some band point takes (isl, exact): with those loops as
+        space loops and one PE per value, the PEs that run at least one iteration. LU's triangle
+        k <= j gives N (N + 1) / 2 PEs along (k, j), not N^2."""
+        points = self.points(domains)
+        for d in reversed(range(len(self.loops))):
+            if self.loops[d] not in loops:
+                points = points.project_out(isl.dim_type.set, d, 1)
+        return ih.count_points(points.coalesce())
+
 
 def runs_several_statements(kernel, band: Band) -> bool:
     """Does the PE run several statements (LU's guarded branches, or arrays declared inside the scop)

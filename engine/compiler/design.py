@@ -36,7 +36,8 @@ class Design:
 
     @property
     def simd_on_space(self) -> bool:
-        """SIMD on a space loop (AutoSA --simd-touch-space): the PEs along it reduce `l_t2` lanes each."""
+        """SIMD on a space loop (AutoSA --simd-touch-space): each PE along it holds `l_t2` lanes, which
+        reduce locally (a reduction loop, --local-reduce) or compute `l_t2` outputs (a parallel loop)."""
         return self.simd_loop is not None and self.simd_loop in self.space_loops
 
     @property

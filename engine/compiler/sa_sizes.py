@@ -33,6 +33,13 @@
   two designs hide latency on different loops (MM [k]: latency[i] is SIMD on j, latency[i,j] SIMD
   on k). Otherwise (or without `latency`) the space-loop variant is chosen, as AutoSA's MM and CNN
   scripts use --simd-touch-space; `--design` picks the other.
+- With --simd-touch-space (compile_kernel's `simd_touch_space`) a dataflow may also have a design with
+  SIMD on a parallel space loop (AutoSA's DC: o in [o,c]). AutoSA hides latency on every parallel
+  loop, this one included, and then splits its remaining point loop into SIMD lanes: PEs along it are
+  array_part / latency / simd. Here that loop's `l_t2` is its SIMD factor, so its `latency` entry
+  (kept in the list, `autosa_latency_loops`) must be 1. AutoSA prefers a reduction SIMD loop, so the
+  string selects that design only when the one chosen above cannot take it (DC: simd factor 2 does
+  not divide q_t1=3) and it can.
 """
 from __future__ import annotations
 
@@ -47,6 +54,10 @@ FIELDS = ("space_time", "array_part", "array_part_L2", "latency", "simd")
 _ENTRY = re.compile(r"^\s*(\w+)\s*\[\s*\]\s*->\s*(\w+)\s*\[([^\]]*)\]\s*$")
 _HBM = re.compile(r"hbm_(\w+?)(_drain)?")
 EXAMPLE = "{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];kernel[]->simd[2]}"
+
+
+class SimdFactorError(DesignError):
+    """The `simd` factor does not divide the tile of the design's SIMD loop."""
 
 
 @dataclass(frozen=True)
@@ -139,13 +150,20 @@ def autosa_loop_order(space: DesignSpace, space_loops: tuple[str, ...]) -> tuple
     return space_loops + tuple(loop for loop in autosa_band(space) if loop not in space_loops)
 
 
-def autosa_design(space: DesignSpace, space_loops: tuple[str, ...], simd_on_space: bool | None = None
-                  ) -> Design | None:
+def _simd_parallel(design: Design) -> bool:
+    """SIMD on a parallel space loop (--simd-touch-space without --local-reduce): each lane its own output."""
+    return design.simd_on_space and not design.simd.is_reduction
+
+
+def autosa_design(space: DesignSpace, space_loops: tuple[str, ...], simd_on_space: bool | None = None,
+                  simd_parallel: bool | None = None) -> Design | None:
     """The design whose permutation class contains AutoSA's tile-loop order, if there is one
-    (`simd_on_space`: of the SIMD-on-a-space-loop variants, or not; None: the first listed)."""
+    (`simd_on_space`: of the SIMD-on-a-space-loop variants, or not; `simd_parallel`: with SIMD on a
+    parallel space loop, or not; None: the first listed)."""
     order = _tile_order(space, space_loops)
     for design in space.designs:
-        if design.space_loops != space_loops or simd_on_space not in (None, design.simd_on_space):
+        if (design.space_loops != space_loops or simd_on_space not in (None, design.simd_on_space)
+                or simd_parallel not in (None, _simd_parallel(design))):
             continue
         start, fits = 0, True
         for group in design.permutation.groups:
@@ -180,11 +198,15 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
                               f"--sa-sizes space_time[{sizes.space_time}] is [{','.join(space_loops)}]")
     else:
         on_space = _simd_variant(space, space_loops, sizes)
-        chosen = autosa_design(space, space_loops, on_space)
-        if chosen is None:
-            chosen = next(d for d in space.designs if d.space_loops == space_loops and d.simd_on_space == on_space)
-            note = (f"AutoSA's loop order ({','.join(_tile_order(space, space_loops))}) is in no "
-                    f"permutation class; chose {chosen.id}, pick another with --design")
+        chosen, note = _in_autosas_class(space, space_loops, on_space, False)
+        failure = _failure(space, chosen, sizes)
+        if failure is not None and any(_simd_parallel(d) for d in space.designs if d.space_loops == space_loops):
+            # AutoSA prefers a reduction SIMD loop; a parallel space loop's lanes only where the string needs
+            # them: where they take it, or where their SIMD factor fits and only another entry is wrong
+            parallel = _in_autosas_class(space, space_loops, True, True)
+            other = _failure(space, parallel[0], sizes)
+            if other is None or (isinstance(failure, SimdFactorError) and not isinstance(other, SimdFactorError)):
+                chosen, note = parallel
         twin = _twin(space, chosen)
         if twin is not None and len(twin.latency_hiding_loops) == len(chosen.latency_hiding_loops) and sizes.simd:
             note = "; ".join(filter(None, [note, f"SIMD on {chosen.simd_loop} as with --simd-touch-space; "
@@ -194,8 +216,37 @@ def select(space: DesignSpace, text: str, *, design: str | None = None) -> SaSel
     hbm = _hbm(space, sizes)
     if hbm:
         notes.append(", ".join(f"hbm_{a}[{n}]" for a, n in hbm.items()) + ": the export links each array through "
-                     "one m_axi port to its own run of HBM pseudo-channels, not AutoSA's split into that many ports")
+                     "one m_axi port to its own run of that many HBM pseudo-channels, not AutoSA's split into that many ports")
     return SaSelection(chosen, params, "; ".join(filter(None, [note, *notes])), hbm)
+
+
+def _in_autosas_class(space: DesignSpace, space_loops: tuple[str, ...], on_space: bool, parallel: bool
+                      ) -> tuple[Design, str]:
+    """The variant's design in AutoSA's permutation class, else its first design and a note saying so."""
+    chosen = autosa_design(space, space_loops, on_space, parallel)
+    if chosen is not None:
+        return chosen, ""
+    chosen = next(d for d in space.designs if d.space_loops == space_loops and d.simd_on_space == on_space
+                  and _simd_parallel(d) == parallel)
+    return chosen, (f"AutoSA's loop order ({','.join(_tile_order(space, space_loops))}) is in no "
+                    f"permutation class; chose {chosen.id}, pick another with --design")
+
+
+def _failure(space: DesignSpace, design: Design, sizes: SaSizes) -> DesignError | None:
+    """Why the string does not fit the design, or None."""
+    try:
+        _params(space, design, sizes)
+    except DesignError as exc:
+        return exc
+    return None
+
+
+def autosa_latency_loops(space: DesignSpace, design: Design) -> list[str]:
+    """The loops AutoSA's `latency` list gives a factor to, in its order: the design's latency-hiding
+    loops, and a parallel space loop that carries the SIMD lanes (AutoSA hides latency on it too)."""
+    simd_parallel = design.simd_on_space and not design.simd.is_reduction
+    return [loop for loop in autosa_loop_order(space, design.space_loops)
+            if loop in design.latency_hiding_loops or (simd_parallel and loop == design.simd_loop)]
 
 
 def _hbm(space: DesignSpace, sizes: SaSizes) -> dict[str, int]:
@@ -220,7 +271,10 @@ def _twin(space: DesignSpace, design: Design) -> Design | None:
 
 def _simd_variant(space: DesignSpace, space_loops: tuple[str, ...], sizes: SaSizes) -> bool:
     """Does the string mean the design with SIMD on a space loop (see the module docstring)?"""
-    variants = {d.simd_on_space: d for d in space.designs if d.space_loops == space_loops}
+    variants: dict[bool, Design] = {}  # the first of each kind; SIMD on a parallel space loop is select's fallback
+    for d in space.designs:
+        if d.space_loops == space_loops and not _simd_parallel(d):
+            variants.setdefault(d.simd_on_space, d)
     if True not in variants:
         return False
     if False not in variants:
@@ -228,7 +282,7 @@ def _simd_variant(space: DesignSpace, space_loops: tuple[str, ...], sizes: SaSiz
     if sizes.simd is not None and all(v == 1 for v in sizes.simd) and not variants[False].simd_loop:
         return False
     if sizes.latency is not None:
-        counts = {flag: len(d.latency_hiding_loops) for flag, d in variants.items()}
+        counts = {flag: len(autosa_latency_loops(space, d)) for flag, d in variants.items()}
         if counts[True] != counts[False] and len(sizes.latency) in counts.values():
             return len(sizes.latency) == counts[True]
     return True
@@ -259,13 +313,19 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> tuple[dict[st
                               f"one positive factor per array_part factor ({len(order)}: {','.join(order)})")
         notes.append(f"array_part_L2[{','.join(map(str, sizes.array_part_l2))}] (AutoSA's second-level DRAM tile) "
                      f"is not built: the I/O modules buffer one array_part tile; the PE array is the same")
-    hiding = [loop for loop in order if loop in design.latency_hiding_loops]
+    hiding = autosa_latency_loops(space, design)
     latency = sizes.latency or ()
     if sizes.latency is not None and len(latency) != len(hiding):
         _wrong_latency(space, design, latency, hiding)
     for loop, value in zip(hiding, latency):
         if value < 1:
             raise DesignError(f"--sa-sizes latency factor {value} for loop {loop}: expected a positive integer")
+        if loop == design.simd_loop:  # a parallel space loop with SIMD lanes: l_t2 is the SIMD factor
+            if value != 1:
+                raise DesignError(f"--sa-sizes latency[{','.join(map(str, latency))}]: factor {value} for {loop}, "
+                                  f"which {design.id} vectorises; expected 1 there (latency hiding and SIMD lanes on "
+                                  f"one space loop are not built)")
+            continue
         params[f"{loop}_t2"] = value
     if sizes.latency is not None:
         for loop in design.latency_hiding_loops:
@@ -284,10 +344,12 @@ def _params(space: DesignSpace, design: Design, sizes: SaSizes) -> tuple[dict[st
         tile = params.get(f"{design.simd_loop}_t1")
         if above and tile is not None and tile % above[0][1]:
             loops = sorted({d.simd_loop for d in space.designs if d.space_loops == design.space_loops and d.simd_loop})
-            raise DesignError(f"--sa-sizes simd[{','.join(map(str, simd))}]: factor {above[0][1]} does not divide "
+            raise SimdFactorError(f"--sa-sizes simd[{','.join(map(str, simd))}]: factor {above[0][1]} does not divide "
                               f"{design.simd_loop}_t1={tile}, and the [{','.join(design.space_loops)}] designs here "
                               f"vectorise only {', '.join(loops)}; AutoSA's array vectorises another of its "
-                              f"candidate loops (a parallel space loop with --simd-touch-space is not built here)")
+                              f"candidate loops" + ("" if space.simd_touch_space else
+                              " (with --simd-touch-space, which lists the designs with SIMD on a parallel space "
+                              "loop, each lane its own output)"))
         if len(simd) > 1:
             notes.append(f"simd[{','.join(map(str, simd))}]: AutoSA's SIMD candidate "
                          f"{above[0][0] if above else 0} as the factor of {design.simd_loop}")
@@ -312,9 +374,10 @@ def to_sa_sizes(space: DesignSpace, design: Design, params: dict[str, int]) -> s
     if autosa_space_time(space, design) is None:
         raise DesignError(f"design {design.id} has space loops [{','.join(design.space_loops)}] outside AutoSA's "
                           f"band ({','.join(autosa_band(space))}): AutoSA has no string for it")
+    latency = (1 if l == design.simd_loop else params[f"{l}_t2"] for l in autosa_latency_loops(space, design))
     entries = [f"kernel[]->space_time[{autosa_space_time(space, design)}]",
                f"kernel[]->array_part[{','.join(str(params[f'{loop}_t1']) for loop in order)}]",
-               f"kernel[]->latency[{','.join(str(params[f'{l}_t2']) for l in order if l in design.latency_hiding_loops)}]"]
+               f"kernel[]->latency[{','.join(map(str, latency))}]"]
     if design.simd_loop:
         entries.append(f"kernel[]->simd[{params[f'{design.simd_loop}_t2']}]")
     return "{" + ";".join(entries) + "}"

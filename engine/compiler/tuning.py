@@ -18,8 +18,13 @@
   `l_t1/l_t2` PEs along it and each PE reduces its `l_t2` lanes locally before passing the partial
   result on. Every dataflow with such a space loop gets this variant beside its time-loop SIMD
   design (MM [k], [i,k], [j,k] and CNN [i], [o,i], [h,i], [w,i]: Odyssey's designs, which all
-  vectorise k / i). A parallel space loop is not offered: its lanes would be more PEs under one
-  controller, which the partitioning factor already gives.
+  vectorise k / i).
+- SIMD on a parallel space loop (AutoSA's --simd-touch-space alone, opt-in: `touch_space`): a
+  parallel space loop along which every compute reference is stride-0/1 is strip-mined by `l_t2`;
+  the array has `l_t1/l_t2` PEs along it and each PE computes `l_t2` outputs side by side, one per
+  lane (AutoSA's depth-wise convolution, SIMD on the channel loop o of its [o,c] array). Off by
+  default, as in AutoSA, so no design list changes unless asked; with it, each dataflow with such a
+  loop gets one more variant (the loop `choose_simd` prefers: widest, fewest layout changes, innermost).
 """
 from __future__ import annotations
 
@@ -113,11 +118,15 @@ def choose_simd(choices: list[SimdChoice], kernel: Kernel, band: Band) -> SimdCh
     return min(choices, key=lambda c: _simd_key(c, kernel, band)) if choices else None
 
 
-def space_simd_choice(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...]) -> SimdChoice | None:
-    """The reduction space loop to vectorise (AutoSA --simd-touch-space --local-reduce), if any.
-    At most one space loop is a reduction loop (space_time.py), so there is at most one."""
-    choices = [c for c in simd_candidates(kernel, band, deps, ()) if c.loop in space and c.is_reduction]
-    return choose_simd(choices, kernel, band)
+def space_simd_choices(kernel: Kernel, band: Band, deps: Dependences, space: tuple[str, ...], *,
+                       touch_space: bool = False) -> list[SimdChoice]:
+    """The space loops to vectorise: the reduction space loop (AutoSA --simd-touch-space
+    --local-reduce), if any (at most one space loop is a reduction loop, space_time.py); with
+    `touch_space` also the preferred parallel space loop (AutoSA --simd-touch-space), if any."""
+    candidates = [c for c in simd_candidates(kernel, band, deps, ()) if c.loop in space]
+    reduction = choose_simd([c for c in candidates if c.is_reduction], kernel, band)
+    parallel = choose_simd([c for c in candidates if not c.is_reduction], kernel, band) if touch_space else None
+    return [c for c in (reduction, parallel) if c is not None]
 
 
 def _stride_one_layout(kernel: Kernel, band: Band, loop: str) -> dict[str, tuple[int, ...]] | None:

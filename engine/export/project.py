@@ -16,8 +16,6 @@ then only the files listed above are replaced -- other files, folders, owners an
 """
 from __future__ import annotations
 
-import math
-
 import dataclasses
 import json
 import re
@@ -37,8 +35,8 @@ from engine.export.interface import kernel_interface
 from engine.export.readme import design_readme
 from engine.export.swap import existing_ancestor_problem, write_folder
 from engine.errors import EngineError
-from engine.floorplan import ClockEstimate, DEFAULT_CAP, Floorplan, FloorplanError, build_netlist, estimate_clock, floorplan_json
-from engine.floorplan import floorplan as assign_slrs
+from engine.floorplan import (ClockEstimate, DEFAULT_CAP, Floorplan, FloorplanError, build_netlist, estimate_clock,
+                              export_floorplan, floorplan_json)
 from engine.floorplan.pipeline import crossing_pipelines
 from engine.models.device import Device, load_device
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
@@ -82,12 +80,14 @@ class ExportFloorplan:
     crossings: dict
 
 
-def solve_floorplan(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP) -> ExportFloorplan:
-    """Floorplan one configuration for its export; FloorplanError (naming the smallest cap that works)
-    when no floorplan keeps every SLR within `cap`."""
+def solve_floorplan(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP,
+                    relax: bool = False) -> ExportFloorplan:
+    """Floorplan one configuration for its export by the floorplan's rule (engine/floorplan/solve.py
+    export_floorplan, which the search's estimated clock reads too): within `cap`, or with `relax` at
+    the smallest cap that works; FloorplanError (naming the smallest cap that works) otherwise."""
     net = build_netlist(descriptor, values, device)
-    plan = assign_slrs(net, device, cap=cap)
-    return ExportFloorplan(plan, estimate_clock(descriptor, values, device, cap=cap, plan=plan, net=net),
+    plan = export_floorplan(net, device, cap=cap, relax=relax)
+    return ExportFloorplan(plan, estimate_clock(descriptor, values, device, cap=plan.cap, plan=plan, net=net),
                            crossing_pipelines(net, plan))
 
 
@@ -101,10 +101,12 @@ def floorplan_summary(fp: ExportFloorplan, streams: dict) -> dict:
 
 def project_files(descriptor: dict, values: dict[str, int], report: dict, *, platform: str,
                   over_budget: bool, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings(),
-                  floorplan: ExportFloorplan | None = None, device: Device | None = None) -> dict[str, str]:
+                  floorplan: ExportFloorplan | None = None, device: Device | None = None,
+                  hbm_channels: dict[str, int] | None = None) -> dict[str, str]:
     """Relative path -> text of every file of the project (floorplan.tcl only with a floorplan);
     `device` (the U250 unless given) decides the memory each port is linked to and the part of the
-    HLS script."""
+    HLS script; `hbm_channels` (array -> n, AutoSA's hbm_<array>[n]) the least pseudo-channels of
+    an array's port on an HBM board (memory_banks.port_memories)."""
     device = device or load_device()
     interface = kernel_interface(descriptor, values)
     crossings = floorplan.crossings if floorplan is not None else None
@@ -130,7 +132,7 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
         "src/kernel_tb.cpp": hls_testbench(descriptor, interface, dram),
         "Makefile": makefile(descriptor, interface, platform, clock_mhz=clock,
                              constraints="floorplan.tcl" if floorplan is not None else None),
-        "connectivity.cfg": connectivity_cfg(descriptor, interface, port_memories(device, interface, dram)),
+        "connectivity.cfg": connectivity_cfg(descriptor, interface, port_memories(device, interface, dram, hbm_channels)),
         "hls_script.tcl": hls_script(descriptor, interface, clock, device.part),
         "README.md": design_readme(descriptor, values, report, platform=platform, over_budget=over_budget,
                                    interface=interface, dram={"layout": layout, "axi": axi, "ports": dram,
@@ -142,14 +144,16 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
 def export_project(space: DesignSpace, design: Design, values: dict[str, int], out_dir: str | Path, *,
                    device: Device | None = None, platform: str | None = None, force: bool = False,
                    allow_over_budget: bool = False, layout: str = DEFAULT_LAYOUT, floorplan: str = DEFAULT_FLOORPLAN,
-                   cap: float | None = None, notes: list[str] | None = None) -> Path:
+                   cap: float | None = None, notes: list[str] | None = None,
+                   hbm_channels: dict[str, int] | None = None) -> Path:
     """Write the project of `design` at tuning parameters `values` (packing factors inferred unless
     given) to `out_dir` with its DRAM in `layout` (engine/export/dram_layout.py); returns its path.
     `floorplan="auto"` (the default, as `systolic export`'s) floorplans it on the device's SLRs within
     `cap` (floorplan.tcl, deeper crossing FIFOs); "none" writes nothing floorplan-related. A `cap` given
     that no floorplan meets raises FloorplanError (naming the smallest cap that works) before anything is
     written; without one the default cap is tried first, then the smallest cap that works (a design
-    the tuner fills to the device budget rarely splits evenly enough over the SLRs), said in `notes`."""
+    the tuner fills to the device budget rarely splits evenly enough over the SLRs), said in `notes`.
+    `hbm_channels`: AutoSA's hbm_<array>[n] entries (project_files)."""
     if floorplan not in FLOORPLAN_MODES:
         raise EngineError(f"--floorplan {floorplan}: expected one of {', '.join(FLOORPLAN_MODES)}")
     out_dir = Path(out_dir)
@@ -170,19 +174,18 @@ def export_project(space: DesignSpace, design: Design, values: dict[str, int], o
     plan = None
     if floorplan == "auto":
         try:
-            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap)
+            plan = solve_floorplan(descriptor, values, device, cap=DEFAULT_CAP if cap is None else cap,
+                                   relax=cap is None)
         except FloorplanError as exc:
-            if cap is not None or exc.smallest_cap is None or exc.smallest_cap > 1:
-                raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
-                                     exc.smallest_cap) from None
-            relaxed = math.ceil(exc.smallest_cap * 100) / 100
-            plan = solve_floorplan(descriptor, values, device, cap=relaxed)
-            if notes is not None:
-                notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
-                             f"at {relaxed:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
+            raise FloorplanError(f"{exc} (--floorplan none exports it without a floorplan)",
+                                 exc.smallest_cap) from None
+        if cap is None and plan.plan.cap != DEFAULT_CAP and notes is not None:
+            notes.append(f"no floorplan keeps every SLR within the default cap {DEFAULT_CAP:g}: floorplanned "
+                         f"at {plan.plan.cap:g}, the smallest that works (--cap chooses, --floorplan none skips it)")
     try:
         files = project_files(descriptor, values, report, platform=platform, over_budget=over_budget,
-                              layout=layout, axi=device.axi, floorplan=plan, device=device)
+                              layout=layout, axi=device.axi, floorplan=plan, device=device,
+                              hbm_channels=hbm_channels)
         write_folder(files, out_dir)
     except OSError as exc:
         raise EngineError(f"cannot write {out_dir}: {exc.strerror or exc}") from None

@@ -12,8 +12,9 @@ The rule (one for every kernel; constants below):
   floorplanned one plus an SLL crossing (T_SLL) plus NS_PER_UTIL x the device utilisation (the
   fuller the device, the longer the detours to the crossing sites) plus NS_PER_256_BITS per 256 bits
   of the widest PE-to-PE FIFO (the widest bus the placer must spread over the crossing sites).
-`quick_clock` applies the same rule to arrays of configurations without solving a floorplan (for
-`systolic search --clock estimated`).
+`quick_clock` gives the floorplanned estimate of the build the export makes (solve.py
+export_floorplan) over arrays of configurations without solving a floorplan (for `systolic search
+--clock estimated`).
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.floorplan.netlist import Netlist, build_netlist
-from engine.floorplan.solve import DEFAULT_CAP, Floorplan, FloorplanError, floorplan
+from engine.floorplan.solve import (DEFAULT_CAP, Floorplan, FloorplanError, export_floorplan,
+                                    floorplans_within_max_cap)
 from engine.models.device import RESOURCE_NAMES, Device
 
 SLR_KNEE = 0.85  # AutoSA's AutoBridge runs closed 300 MHz with slots up to 85% full (step2-autobridge.py)
@@ -63,45 +65,45 @@ def clock_rule(target_mhz: float, slr_utilisation, crossing_ratio, device_utilis
     return 1000.0 / period, 1000.0 / np.where(fits_one_slr, period, plain)
 
 
-def quick_clock(device: Device, resources: dict, widest_pe_fifo_bits, *, cap: float = DEFAULT_CAP):
-    """The clock `systolic export` (at `cap`) can be expected to reach, per configuration (arrays of
-    each resource's total and of the widest PE-to-PE FIFO), solving no floorplan: a tuner's estimate.
-    The SLR utilisation is taken at its lower bound, the device utilisation (each resource's total over
-    what all the SLRs offer), with no crossings over capacity; where that bound is within `cap` the
-    export floorplans (the floorplanned estimate, the target clock unless the bound passes SLR_KNEE),
-    beyond it no floorplan within the cap exists and the build is a plain one (its estimate). The bound
-    is necessary, not sufficient: a floorplan may need a larger cap than it (PEs come whole, and
-    block RAM and crossings constrain the split too)."""
+def quick_clock(device: Device, resources: dict, widest_pe_fifo_bits):
+    """The clock `systolic export` can be expected to reach, per configuration (arrays of each
+    resource's total and of the widest PE-to-PE FIFO), solving no floorplan: a tuner's estimate. The
+    export's rule (solve.py export_floorplan): it floorplans every design some cap up to MAX_CAP fits,
+    at DEFAULT_CAP or the smallest cap that works, so the estimate is the floorplanned one, with the SLR
+    utilisation at its lower bound (the device utilisation: each resource's total over what all the
+    SLRs offer) and no crossings over capacity; the target clock unless the bound passes SLR_KNEE.
+    Where the bound passes MAX_CAP no floorplan exists and the design will not route: 0 MHz, as
+    `estimate_clock` says. Never below the solved estimate (a floorplan may need more than the bound:
+    PEs come whole, and block RAM and crossings constrain the split too)."""
     util = np.max([np.asarray(resources[r], dtype=float) / sum(s.resources[r] for s in device.slrs)
                    for r in RESOURCE_NAMES], axis=0)
-    fits_one = np.all([np.asarray(resources[r]) <= cap * max(s.resources[r] for s in device.slrs)
-                       for r in RESOURCE_NAMES], axis=0)
-    floorplanned, plain = clock_rule(device.clock_mhz, util, 0.0, util, widest_pe_fifo_bits, fits_one)
-    return np.where(util <= cap, floorplanned, plain)
+    floorplanned, _ = clock_rule(device.clock_mhz, util, 0.0, util, widest_pe_fifo_bits, True)
+    return np.where(floorplans_within_max_cap(util), floorplanned, 0.0)
 
 
 def estimate_clock(descriptor: dict, values: dict[str, int], device: Device, *, cap: float = DEFAULT_CAP,
                    plan: Floorplan | None = None, net: Netlist | None = None, quick: bool = False) -> ClockEstimate:
     """The two clock estimates of one configuration (`values`: every parameter, packing included).
-    Floorplans it unless `plan` is given; without a floorplan within `cap`, reads the one at the
-    smallest cap that has one. `quick` (for a tuner's inner loop): no floorplan, the SLR utilisation
-    taken as its lower bound (the device utilisation) and no crossings: never below the solved
-    estimates (optimistic where the floorplan is the limit)."""
+    Floorplans it unless `plan` is given, as the export does (solve.py export_floorplan: within `cap`,
+    else at the smallest cap that works up to MAX_CAP). `quick` (for a tuner's inner loop): no
+    floorplan, the SLR utilisation taken as its lower bound (the device utilisation) and no crossings:
+    never below the solved estimates (optimistic where the floorplan is the limit); `quick_clock` is
+    its floorplanned estimate over arrays."""
     net = net or build_netlist(descriptor, values, device)
+    util, dev_resource = _device_utilisation(net, device)
     if plan is None and not quick:
         try:
-            plan = floorplan(net, device, cap=cap)
-        except FloorplanError as error:
-            smallest = error.smallest_cap
-            plan = floorplan(net, device, cap=smallest) if smallest is not None and smallest <= 1 else None
-    util, dev_resource = _device_utilisation(net, device)
+            plan = export_floorplan(net, device, cap=cap)
+        except FloorplanError:
+            plan = None  # no floorplan up to MAX_CAP: the design does not fit the SLRs
+    unroutable = plan is None and (not quick or not floorplans_within_max_cap(util))
     widest = max((f.width_bits for f in net.fifos if f.source[0] == "PE" and f.target[0] == "PE"), default=0)
     fits_one = all(net.total(r) <= cap * max(s.resources[r] for s in device.slrs) for r in RESOURCE_NAMES)
     if plan is not None:
         slr, slr_resource, slr_util = plan.most_utilised()
         where = f"SLR{slr} {slr_resource}"
         ratio = max((b.wires / b.capacity for b in plan.boundaries), default=0.0)
-    elif quick:
+    elif not unroutable:
         where, slr_util, ratio = f"every SLR's {dev_resource} (a bound: no floorplan solved)", util, 0.0
     else:
         why = "no floorplan fits the SLRs' resources and crossing capacity: the design will not route"

@@ -27,6 +27,7 @@ from engine.floorplan.netlist import Netlist, Node
 from engine.models.device import RESOURCE_NAMES, Device
 
 DEFAULT_CAP = 0.7
+MAX_CAP = 1.0  # the largest cap an export without --cap relaxes to: all an SLR offers the kernel
 # share of a boundary's SLLs the crossing FIFOs may take: TAPA's default --max-slr-width-limit,
 # 15,000 wires (backend/python/tapa/steps/optimize.py), of the U250's 23,040
 CROSSING_CAP = 15000 / 23040
@@ -250,6 +251,28 @@ def floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, crossin
            f"is more even than that" if _hundredths(bound) >= smallest else "")
     raise FloorplanError(f"no floorplan keeps every SLR within --cap {cap:g}; the smallest cap that works is "
                          f"{smallest:.2f}{why}", smallest)
+
+
+def export_floorplan(net: Netlist, device: Device, *, cap: float = DEFAULT_CAP, relax: bool = True) -> Floorplan:
+    """The floorplan an export applies, the one rule the export and every clock estimate read: within
+    `cap` or, when no floorplan meets it and `relax` (an export without --cap), at the smallest cap
+    that works up to MAX_CAP (the plan's `cap` says which; AutoBridge relaxes its cap the same way,
+    docs/floorplan.md). Otherwise FloorplanError naming the smallest cap; a design no floorplan fits
+    within MAX_CAP does not fit the SLRs and will not route. `floorplans_within_max_cap` is the same
+    rule's test without a solve, for a tuner."""
+    try:
+        return floorplan(net, device, cap=cap)
+    except FloorplanError as exc:
+        if not relax or exc.smallest_cap is None or exc.smallest_cap > MAX_CAP:
+            raise
+        return floorplan(net, device, cap=exc.smallest_cap)
+
+
+def floorplans_within_max_cap(bound):
+    """Whether an export can floorplan a design whose arithmetic bound (`least_cap`, a number or a
+    numpy array) is `bound`: necessary, not sufficient (PEs come whole; block RAM and crossings
+    constrain a split too). Beyond it no floorplan exists at any cap the export takes."""
+    return bound <= MAX_CAP
 
 
 def crossing_fifos(net: Netlist, plan: Floorplan) -> list[tuple]:

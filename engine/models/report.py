@@ -59,6 +59,7 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         "epilogue": scalar["epilogue"],
         "modules": modules,
         "bottleneck": bottleneck,
+        "pes": _pe_counts(model, values),
         "dsp": scalar["DSP"], "bram18k": scalar["BRAM18K"], "uram": scalar["URAM"],
         "lut": scalar["LUT"], "ff": scalar["FF"],
         "bram18k_by_array": {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("bram:")},
@@ -77,6 +78,15 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
                    "clock_mhz": model.device.clock_mhz,
                    "budget": {r: model.device.budget(r) for r in RESOURCE_NAMES}},
     }
+
+
+def _pe_counts(model: PerformanceModel, values: dict[str, int]) -> dict:
+    """The PEs the resources are counted for (the PE module's count: a triangle where the iteration
+    domain is one, engine/compiler/architecture/build.py occupied_pe_count) and the grid's box."""
+    arch = model.architecture
+    full = {k: v for k, v in {**model.inferred_packing(values), **values}.items()}
+    grid = [int(sympy.sympify(g).subs(full)) for g in arch.pe_grid]
+    return {"count": int(sympy.sympify(arch.module("PE").count).subs(full)), "grid": grid}
 
 
 def _host_time(model: PerformanceModel, scalar: dict) -> dict:
@@ -114,6 +124,10 @@ def format_report(result: dict) -> str:
     for name, cycles in sorted(result["modules"].items(), key=lambda kv: -kv[1]):
         mark = "  <- bottleneck" if name == result["bottleneck"] else ""
         lines.append(f"  {name:14} {cycles:>16,.0f}{mark}")
+    pes = result["pes"]
+    box = " x ".join(str(n) for n in pes["grid"]) or "1"
+    lines.append(f"array: {pes['count']:,} PEs" + (f" ({box})" if pes["count"] == sympy.prod(pes["grid"]) else
+                 f" (where the iteration domain has points, in a {box} grid)"))
     lines.append(f"resources (budget = {dev['usable_ratio']:.0%} of {dev['name']}):")
     for key, resource in (("dsp", "DSP"), ("bram18k", "BRAM18K"), ("uram", "URAM"), ("lut", "LUT"), ("ff", "FF")):
         budget = dev["budget"][resource]

@@ -219,8 +219,9 @@ def _slice_space(job, envelope: dict[str, int], params: dict[str, int], define_o
 
 def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim: bool = True,
                   log: Callable[[str], None] = print) -> list[dict]:
-    """Each array as a Vitis project at its stage's envelope (array-K), and, with `csim`, the same
-    design and configuration at a one-tile slice (array-K-slice) built and run by the C simulation.
+    """Each array as a Vitis project at its stage's envelope (array-K, floorplanned as `systolic export`
+    does), and, with `csim`, the same design and configuration at a one-tile slice (array-K-slice,
+    not floorplanned: a slice is simulated, never built) built and run by the C simulation.
     Returns one record per array: its folders and the simulation's verdict."""
     from engine.csim import run_csim  # noqa: PLC0415
     from engine.export.project import export_project  # noqa: PLC0415
@@ -247,7 +248,8 @@ def export_arrays(run: NetworkRun, answer: MultiArrayAnswer, out: Path, *, csim:
             if csim:
                 small, small_space = _slice_space(job, sizes, params, define_of)
                 sliced = export_project(small_space, small_space.design(array.result.design), params,
-                                        out / f"array-{k}-slice", device=share, force=True, allow_over_budget=True)
+                                        out / f"array-{k}-slice", device=share, force=True, allow_over_budget=True,
+                                        floorplan="none")
                 result = run_csim(sliced)
                 record.update({"slice": small, "slice_exported": str(sliced), "csim": result.summary,
                                "csim_passed": result.passed})

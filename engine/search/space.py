@@ -64,8 +64,10 @@ class Batch:
 class SearchSpace:
     def __init__(self, model: PerformanceModel, *, objective: str = "latency", clock: str = "device"):
         """`clock="estimated"`: each configuration's time is taken at its own estimated clock
-        (engine/floorplan/clock.py quick_clock, vectorised, no floorplan solved): the objective is its
-        latency in cycles of the device's clock, and candidates report throughput at their clock."""
+        (engine/floorplan/clock.py quick_clock, vectorised, no floorplan solved: the clock of the
+        export's floorplanned build): the objective is its latency in cycles of the device's clock,
+        candidates report throughput at their clock, and a configuration no floorplan can place (0 MHz:
+        it will not route) is infeasible."""
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}")
         if clock not in CLOCKS:
@@ -107,7 +109,10 @@ class SearchSpace:
         ok = feasible_mask(self.design, arrays) & self.model.fits(resources)
         objective = latency if self._objective is None else self._objective(arrays)
         if self.clock == "estimated":  # cycles of the device's clock the configuration's time takes
-            objective = objective * (self.device.clock_mhz / self.clock_mhz(arrays, resources))
+            mhz = self.clock_mhz(arrays, resources)
+            routes = mhz > 0
+            ok = ok & routes
+            objective = np.where(routes, objective * self.device.clock_mhz / np.where(routes, mhz, 1.0), np.inf)
         return Batch(latency, resources["DSP"], resources["BRAM18K"], ok, objective, resources)
 
     def clock_mhz(self, arrays: Columns, resources: dict[str, np.ndarray]) -> np.ndarray:
@@ -118,7 +123,8 @@ class SearchSpace:
         return quick_clock(self.device, resources, widest)
 
     def throughput(self, latency: float, clock_mhz: float | None = None) -> float:
-        return self.operations / (latency / ((clock_mhz or self.device.clock_mhz) * 1e6)) / 1e9
+        clock = self.device.clock_mhz if clock_mhz is None else clock_mhz
+        return self.operations / (latency / (clock * 1e6)) / 1e9
 
     def candidate(self, config: Config, latency: float, dsp: float, bram: float) -> Candidate:
         clock = None

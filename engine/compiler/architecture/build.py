@@ -9,7 +9,9 @@ from fractions import Fraction
 from dataclasses import replace
 
 import networkx as nx
+import sympy
 
+from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
 from engine.compiler.architecture.modules import Architecture
@@ -17,7 +19,7 @@ from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe, carried_depth
-from engine.compiler.architecture.symbols import DesignSymbols
+from engine.compiler.architecture.symbols import DesignSymbols, sizes_are_symbolic
 from engine.compiler.band import runs_several_statements
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -56,7 +58,8 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     # a read carried from an earlier iteration can hold a statement back beyond the same-iteration chain
     depth = max(depth, carried_depth(compute["statements"], [a.to_json() for a in on_chip], syms,
                                      next(p.ii for p in pe.phases if p.name == "compute")))
-    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth)
+    pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth,
+                 count=occupied_pe_count(space, design, syms))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
     fifos += local_fifos(on_chip, syms)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
@@ -68,6 +71,25 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
                   for s in statements]
         arch = with_owned_drains(arch, update, design)
     return arch
+
+
+def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols) -> sympy.Expr:
+    """The PEs the array holds: one per space-loop value that some iteration takes when each space
+    loop has one tile (`l_t1` at least its extent, one value per PE), so a triangular iteration
+    domain gets a triangle of PEs (LU along k and j at N = 32: 528, not 32 x 32); the box of the
+    grid otherwise (tiles, or PEs split by latency hiding or SIMD, each see other values), and
+    always for a model built for every size (symbols.symbolic_sizes)."""
+    box = syms.pe_count
+    if design.split_space_loops or sizes_are_symbolic():
+        return box
+    occupied = space.band.occupied_count(space.model.domains, design.space_loops)
+    extents = [space.band.extents[space.band.index(loop)] for loop in design.space_loops]
+    if occupied == sympy.prod(extents):
+        return box
+    if all(design.param(f"{loop}_t1").lower >= n for loop, n in zip(design.space_loops, extents)):
+        return sympy.Integer(occupied)  # the bounds allow one tile only (LU's designs): no condition
+    whole = sympy.And(*(sympy.Ge(syms.t1(loop), n) for loop, n in zip(design.space_loops, extents)))
+    return sympy.Piecewise((occupied, whole), (box, True))
 
 
 def compute_info(space: DesignSpace, statements) -> dict:
@@ -281,6 +303,18 @@ def pass_architectures(space: DesignSpace, design: Design, arch: Architecture) -
     if not passes.reductions:
         return {}
     kinds = (("first", False), ("reload", True)) if passes.initialised else (("reload", True),)
-    return {name: build_architecture(space, design, double_buffering=arch.double_buffering,
-                                     view=PassView(passes.loops, reload))
+    return {name: _design_dram_words(build_architecture(space, design, double_buffering=arch.double_buffering,
+                                                        view=PassView(passes.loops, reload)), arch)
             for name, reload in kinds}
+
+
+def _design_dram_words(pass_arch: Architecture, arch: Architecture) -> Architecture:
+    """A pass reads and writes the design's DRAM ports: where its boxes start along a row and how
+    they lie in the padded array are the whole array's (a pass sees one tile of its pass loops, so
+    its own view would take every box to start a row and a natural-layout run to span whole rows:
+    found with the timed C simulation, CNN o-h__h-w-i-p-q.o with w_t1 = 1 read and wrote its partial
+    results in one-beat bursts, charged as 9-beat runs). The DRAM-facing packing factors are the design's."""
+    design = {p.name: p for p in arch.packing}
+    facing = {dram_pack_name(m.name, m.kind, m.level) for m in pass_arch.modules if m.dram}
+    return replace(pass_arch, packing=tuple(design.get(p.name, p) if p.name in facing else p
+                                            for p in pass_arch.packing))

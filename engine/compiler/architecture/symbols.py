@@ -28,6 +28,11 @@ def size_symbol(loop: str) -> sympy.Symbol:
     return symbol(f"__size_{loop}")
 
 
+def sizes_are_symbolic() -> bool:
+    """Inside `symbolic_sizes()`: the model serves every size, so no count may depend on this one."""
+    return _SYMBOLIC_SIZES.get()
+
+
 @contextlib.contextmanager
 def symbolic_sizes():
     """Within: architectures are built with each loop's extent as `size_symbol(loop)`."""

@@ -15,7 +15,8 @@ import sympy
 
 from engine.cli.main import main
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.sa_sizes import autosa_band, select, space_time_order
+from engine.compiler.sa_sizes import autosa_band, select, space_time_order, to_sa_sizes
+from engine.errors import DesignError
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -173,15 +174,62 @@ def test_autosas_band_ends_after_the_first_reduction_loop(folder):
     assert autosa_band(_space(*MM, folder)) == ("i", "j", "k")
 
 
-def test_depthwise_conv_is_refused_naming_the_simd_entry(folder, capsys):
-    """AutoSA's DC array (docs: 2x2) vectorises the parallel space loop o with --simd-touch-space,
-    which the designs here do not build: one line naming simd and why."""
+DC_COMMAND = _s(4, "4,4,4,3", "1,2,1", "1,2,1,1")  # docs/examples/dnn_ops.rst, with --simd-touch-space
+
+
+def test_depthwise_conv_without_simd_touch_space_is_refused_naming_the_flag(folder, capsys):
+    """AutoSA's DC array vectorises the parallel space loop o, a design listed only with
+    --simd-touch-space (off by default, as in AutoSA): one line naming simd and the flag."""
     path = folder / "dc.c"
     path.write_text(DC)
-    text = _s(4, "4,4,4,3", "1,2,1", "1,2,1,1")
-    assert main(["model", str(path), "--sa-sizes", text]) == 2
+    assert main(["model", str(path), "--sa-sizes", DC_COMMAND]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "simd[1,2,1,1]" in err and "space loop" in err, err
+    assert "\n" not in err and "simd[1,2,1,1]" in err and "--simd-touch-space" in err, err
+
+
+def test_depthwise_conv_with_simd_touch_space_gives_autosas_2x2_array(folder):
+    """The README's "2x2 systolic array": o 4 / latency 1 / 2 lanes, c 4 / 2; 4 PEs x 2 lanes x an
+    fp32 MAC (5 DSPs). The string reads back as written (latency 1 on the SIMD loop o)."""
+    path = folder / "dc.c"
+    path.write_text(DC)
+    space = compile_kernel(path, simd_touch_space=True)
+    selection = select(space, DC_COMMAND)
+    design = selection.design
+    assert design.space_loops == ("o", "c") and design.simd_loop == "o" and design.simd_on_space
+    assert not design.simd.is_reduction and "o" not in design.latency_hiding_loops
+    model = PerformanceModel(space, design, load_device("u250"))
+    values = {sympy.Symbol(k): v for k, v in selection.params.items()}
+    assert [int(sympy.sympify(e).subs(values)) for e in model.architecture.pe_grid] == [2, 2]
+    assert evaluate_configuration(model, selection.params)["dsp"] == 40
+    assert to_sa_sizes(space, design, selection.params) == _s(4, "4,4,4,3", "1,2,1", 2)
+    with pytest.raises(DesignError, match=r"latency\[2,2,1\]: factor 2 for o, which .* vectorises; expected 1"):
+        select(space, _s(4, "4,4,4,3", "2,2,1", "1,2,1,1"))
+
+
+@pytest.mark.parametrize("name", ["cnn README", "mm[i,k]", "dnn_ops PC"])
+def test_simd_touch_space_keeps_autosas_reduction_simd(folder, name):
+    """With the flag, strings AutoSA runs with --simd-touch-space still vectorise the reduction loop
+    (AutoSA prefers it): the designs with SIMD on a parallel space loop are only a fallback."""
+    kernel, defines, text, *_ = COMMANDS[name]
+    plain = select(_space(kernel, defines, folder), text)  # writes the kernel text into the folder
+    path = folder / kernel if kernel in TEXTS else KERNELS / kernel
+    with_flag = select(compile_kernel(path, defines=list(defines), simd_touch_space=True), text)
+    assert with_flag.design.id == plain.design.id and with_flag.params == plain.params
+
+
+def test_depthwise_conv_exports_and_passes_csim(folder, tmp_path, capsys):
+    """AutoSA's DC command as written (its flags; --host-serialize is our default layout) at a small
+    size: exported, and the C simulation matches the loop nest (each lane its own output channel)."""
+    path = folder / "dc.c"
+    path.write_text(DC)
+    simd_info = tmp_path / "dc_simd_info.json"
+    simd_info.write_text('{"kernel4": {"reduction": ["y", "y"]}}')  # AutoSA's file, for another kernel name
+    out = tmp_path / "dc"
+    assert main(["export", str(path), "-D", "O=8", "-D", "R=4", "-D", "C=4", "--simd-info", str(simd_info),
+                 "--simd-touch-space", "--sa-sizes", DC_COMMAND, "-o", str(out), "--floorplan", "none"]) == 0
+    assert "--design o-c__o-r-c.p-q__simd-o" in capsys.readouterr().err
+    assert main(["csim", str(out)]) == 0
+    assert "PASS" in capsys.readouterr().out
 
 
 def test_designs_autosa_lists_autosas_candidates_beside_our_ids(capsys):
@@ -199,6 +247,27 @@ def test_hbm_entries_on_an_hbm_board(capsys):
                  "--sa-sizes", text, "--json"]) == 0
     err = capsys.readouterr().err
     assert "hbm_A[2], hbm_B[2], hbm_C[2]: the export links each array through one m_axi port" in err
+
+
+def test_hbm_entries_bind_each_array_to_that_many_pseudo_channels(tmp_path, capsys):
+    """AutoSA's mm_hbm connectivity.cfg puts A_0, A_1 on HBM[0], HBM[1], B on 2 and 3, C on 4 and 5;
+    here each array's one port takes the same channels as a run."""
+    text = COMMANDS["mm_hbm"][2]
+    out = tmp_path / "hbm"
+    assert main(["export", str(KERNELS / "mm.c"), "-D", "I=64", "-D", "J=64", "-D", "K=64", "--device", "u280",
+                 "--sa-sizes", text, "-o", str(out), "--floorplan", "none"]) == 0
+    links = [line for line in (out / "connectivity.cfg").read_text().splitlines() if line.startswith("sp=")]
+    assert links == ["sp=kernel0_1.A:HBM[0:1]", "sp=kernel0_1.B:HBM[2:3]", "sp=kernel0_1.C:HBM[4:5]"]
+
+
+def test_an_hbm_entry_past_the_board_is_named_with_what_it_may_ask(capsys):
+    text = ("{kernel[]->space_time[3];kernel[]->array_part[16,16,16];kernel[]->latency[8,8];"
+            "kernel[]->hbm_A[2];kernel[]->hbm_B[31]}")
+    assert main(["export", str(KERNELS / "mm.c"), "-D", "I=64", "-D", "J=64", "-D", "K=64", "--device", "u280",
+                 "--sa-sizes", text]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("error: --sa-sizes hbm_B[31]: HBM channels 2..32"), err
+    assert "(HBM[0..31]): expected hbm_B[1..30]" in err
 
 
 @pytest.mark.parametrize("extra, device, phrase", [
@@ -237,3 +306,19 @@ def test_search_tunes_the_design_the_string_names(capsys):
     assert '"i-j__i-j.k"' in captured.out and '"i__i-j.k"' not in captured.out
     assert main(args + ["--design", "i__i-j.k"]) == 2
     assert "give it or --design, not both" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_depthwise_conv_at_autosas_size_times_as_the_model(folder, tmp_path, capsys):
+    """AutoSA's DC command at its own size (16 channels, 8x8, 3x3): the timed C simulation of the
+    export (2 lanes on o, each its own output, drained two a word) within 5% of the model."""
+    import json
+    path = folder / "dc.c"
+    path.write_text(DC)
+    out = tmp_path / "dc"
+    assert main(["export", str(path), "--simd-touch-space", "--sa-sizes", DC_COMMAND, "-o", str(out),
+                 "--floorplan", "none"]) == 0
+    capsys.readouterr()
+    assert main(["csim", str(out), "--timed", "--json"]) == 0
+    timed = json.loads(capsys.readouterr().out)
+    assert timed["passed"] and abs(timed["model_error"]) < 0.05, timed

@@ -193,3 +193,21 @@ def test_ids_are_stable_unique_and_looked_up(bundled):
     assert first == second and len(set(first)) == 42
     with pytest.raises(DesignError, match="no design 'nope'"):
         compile_kernel(bundled("mm")).design("nope")
+
+
+def test_simd_touch_space_adds_parallel_space_simd_designs_only_when_asked(bundled):
+    """AutoSA's --simd-touch-space, off by default: the default list is unchanged; with it each
+    dataflow with a parallel space loop whose references are stride-0/1 gains a design with SIMD
+    on it (MM [i,j]: j, B[k][j] and C[i][j] stride one), each PE computing j_t2 outputs."""
+    defines = ["I=64", "J=64", "K=64"]
+    plain = compile_kernel(bundled("mm"), defines=defines)
+    touched = compile_kernel(bundled("mm"), defines=defines, simd_touch_space=True)
+    assert not plain.simd_touch_space and touched.simd_touch_space
+    assert {d.id for d in plain.designs} < {d.id for d in touched.designs}
+    added = [d for d in touched.designs if d.id not in {p.id for p in plain.designs}]
+    assert all(d.simd_on_space and not d.simd.is_reduction for d in added)
+    design = touched.design("i-j__i-j.k__simd-j")
+    assert design.array_shape == ("i_t1/i_t2", "j_t1/j_t2") and design.latency_hiding_loops == ("i",)
+    assert design.param("j_t2").role == "simd" and design.param("j_t2").upper == 16  # 16 float lanes
+    # [i,k] keeps SIMD on the reduction space loop k and gains SIMD on the parallel space loop i
+    assert {d.simd_loop for d in touched.designs if d.space_loops == ("i", "k") and d.simd_on_space} == {"i", "k"}

@@ -7,14 +7,15 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import numpy as np
 import pytest
 
 from engine.cli.main import main
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.floorplan.clock import clock_rule, estimate_clock
+from engine.floorplan.clock import clock_rule, estimate_clock, quick_clock
 from engine.floorplan.netlist import build_netlist
-from engine.floorplan.solve import FloorplanError, crossing_fifos, floorplan, least_cap
+from engine.floorplan.solve import FloorplanError, crossing_fifos, export_floorplan, floorplan, least_cap
 from engine.models.device import RESOURCE_NAMES, Slr, load_device
 from engine.models.evaluate import PerformanceModel
 
@@ -153,3 +154,21 @@ def test_a_cap_below_the_arithmetic_bound_names_the_bound_and_its_resource(small
     assert "\n" not in str(info.value)
     plan = floorplan(net, device, cap=info.value.smallest_cap)
     assert all(plan.used[s]["DSP"] <= 80 + 1e-6 for s in range(4))
+
+
+def test_the_search_estimate_and_the_export_read_one_rule_over_the_default_cap(small):
+    """SLRs of 100 DSP for the array's 320 (bound 0.8): the export floorplans at the smallest cap that
+    works (export_floorplan), the solved estimate reads that floorplan, and the search's quick_clock
+    gives the same clock from the resource totals alone (not the plain build's)."""
+    descriptor, values, device, evaluation = small
+    net = build_netlist(descriptor, values, device)
+    device = dataclasses.replace(device, slrs=tuple(Slr({**s.resources, "DSP": 100}, s.banks) for s in device.slrs))
+    with pytest.raises(FloorplanError):
+        export_floorplan(net, device, relax=False)
+    plan = export_floorplan(net, device)
+    assert plan.cap == pytest.approx(0.8)
+    solved = estimate_clock(descriptor, values, device, net=net)
+    assert solved.plan is not None and solved.plan.cap == plan.cap
+    widest = np.array([solved.widest_pe_fifo_bits])
+    quick = quick_clock(device, {r: np.array([float(evaluation[r])]) for r in RESOURCE_NAMES}, widest)
+    assert quick[0] == solved.floorplanned_mhz == device.clock_mhz > solved.unfloorplanned_mhz

@@ -71,5 +71,9 @@ def test_two_and_three_arrays_fit_the_device_beat_or_match_one_and_pass_c_simula
         for e in m["exports"]:
             assert Path(e["exported"], "src", "kernel_kernel.cpp").is_file()
             assert e["csim_passed"], e["csim"]
+            # the array is floorplanned as `systolic export` does; its slice is only simulated
+            assert Path(e["exported"], "floorplan.tcl").is_file()
+            assert not Path(e["slice_exported"], "floorplan.tcl").exists()
+            assert "floorplan" not in json.loads(Path(e["slice_exported"], "design.json").read_text())
     assert plans[2]["network_gops"] >= 0.9 * plans[1]["network_gops"]
     assert (out_dir / "arrays.csv").is_file()
