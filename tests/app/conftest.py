@@ -139,3 +139,14 @@ def tiny_mm(write_kernel):
             for (int k = 0; k < 32; k++)
               C[i][j] += A[i][k] * B[k][j];
         """, prelude="float A[32][32], B[32][32], C[32][32];\n", name="tiny.c")
+
+
+@pytest.fixture
+def matrix_vector(write_kernel):
+    """A matrix-vector product of 16^2: 15 designs of two loops, whose models build in about a third
+    of the time of the matrix multiply's 27 (for tests of what happens per design, not of a design)."""
+    return write_kernel("""\
+        for (int i = 0; i < 16; i++)
+          for (int j = 0; j < 16; j++)
+            y[i] += A[i][j] * x[j];
+        """, prelude="float A[16][16], x[16], y[16];\n", name="mv.c")

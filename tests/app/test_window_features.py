@@ -89,16 +89,16 @@ def test_plots_save_as_png_svg_and_csv(window, tmp_path):
     assert "best overall" in rows[0] and rows[1].split(",")[:2] == ["0.0", "10.0"]
 
 
-def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, small_mm, compiled, qtbot, tmp_path,
+def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, matrix_vector, compiled, qtbot, tmp_path,
                                                           monkeypatch):
     monkeypatch.setenv("SYSTOLIC_STUDIO_CACHE", str(tmp_path / "cache"))  # an empty cache of its own
-    first = make_window(small_mm, background=True)
+    first = make_window(matrix_vector, background=True)
     compiled(first)
     qtbot.waitUntil(lambda: not first.models.busy, timeout=180000)
     assert sorted(first.models.built) == sorted(first.tree_model.design_ids())  # built once, in the pool
     assert first.selection.built == []  # the selection waited for the pool instead of building its own
     first.close()
-    second = make_window(small_mm, background=True)
+    second = make_window(matrix_vector, background=True)
     compiled(second)
     assert not second.models.busy and second.models.submitted == [] and second.models.built == []
     qtbot.waitUntil(lambda: not second.selection.busy, timeout=30000)
