@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass
-from functools import reduce
 from typing import NamedTuple
 
 import numpy as np
@@ -19,44 +18,10 @@ from engine.compiler.architecture.symbols import symbol
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import RESOURCE_NAMES, Device
+from engine.models.packing_inference import PackingInference, lambdify
 from engine.models.passes import with_passes
 from engine.models.dram import DEFAULT_LAYOUT
 from engine.models.symbolic import SymbolicModel, build_symbolic_model
-
-
-_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args),
-             "smin": lambda *args: reduce(np.minimum, args)}, "numpy"]
-
-
-def _compile(args, exprs, *, cse: bool = True):
-    return sympy.lambdify(args, exprs, _NUMERIC, cse=cse)
-
-
-def infer_packing(extent: np.ndarray, upper: int, rate: np.ndarray | None = None,
-                  minimum: np.ndarray | None = None, steps: list[np.ndarray] = ()) -> np.ndarray:
-    """Elements per word: the largest power of two <= upper dividing the extent (and, at the DRAM
-    level, every step where a box starts); for a buffered level, no wider than the next power of two
-    of the rate it must load at, but (a buffer feeding the PEs) no narrower than the SIMD lanes it
-    feeds per cycle."""
-    x = np.rint(extent).astype(np.int64)
-    widest = np.minimum(x & -x, upper)
-    for step in steps:
-        s = np.rint(step).astype(np.int64)
-        widest = np.minimum(widest, np.where(s > 0, s & -s, upper))
-    pack = widest
-    if rate is not None:
-        needed = np.exp2(np.ceil(np.log2(np.maximum(rate, 1.0)))).astype(np.int64)
-        pack = np.minimum(pack, needed)
-    if minimum is not None:
-        pack = np.maximum(pack, np.minimum(np.rint(minimum).astype(np.int64), widest))
-    return pack
-
-
-def packing_expressions(packing) -> list[list]:
-    """Per packing factor, what `infer_packing` reads: extent, rate, minimum (0 when absent), then
-    its steps (the one list the models, bound or built, compile)."""
-    return [[p.innermost, p.rate if p.rate is not None else 0, p.minimum if p.minimum is not None else 0, *p.steps]
-            for p in packing]
 
 
 class FastEvaluation(NamedTuple):
@@ -100,51 +65,23 @@ class PerformanceModel:
                  s.offchip_bytes, s.fifo_bytes] + [s.module_terms[m] for m in self.module_names]
                 + [s.bram_by_array[a] for a in self.bram_arrays] + [s.offchip_elements[a] for a in self.offchip_arrays])
         self._args, self._full_exprs, self._full = args, full, None  # the full model compiles on first use
-        self._fast = _compile(args, fast)
-        self._extent_exprs = packing_expressions(self.packing)
-        self._extents = _compile([symbol(n) for n in self.tunable],  # small expressions: CSE costs more than it saves
-                                 [e for exprs in self._extent_exprs for e in exprs], cse=False)
+        self._fast = lambdify(args, fast)
+        self._packing = PackingInference(design, self.architecture)
 
     def _arguments(self, params: dict) -> list:
-        values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
-        extents = self._extents(*values) if self.packing else []
-        shape = np.shape(values[0])
-        packs = []
-        at = 0
-        for p, exprs in zip(self.packing, self._extent_exprs):
-            mine, at = extents[at:at + len(exprs)], at + len(exprs)
-            given = params.get(p.name)
-            if given is not None:
-                packs.append(np.asarray(given, dtype=np.float64))
-                continue
-            extent = np.broadcast_to(mine[0], shape)
-            rate = np.broadcast_to(mine[1], shape) if p.rate is not None else None
-            minimum = np.broadcast_to(mine[2], shape) if p.minimum is not None else None
-            steps = [np.broadcast_to(x, shape) for x in mine[3:]]
-            packs.append(infer_packing(extent, p.upper, rate, minimum, steps).astype(np.float64))
-        return values + packs
+        return self._packing.arguments(params)
 
     def packing_blocks(self, params: dict) -> dict[str, np.ndarray]:
         """What each packing factor must divide, at these tuning parameters: the extent of the block
         it packs (and at the DRAM level the steps where boxes start: their greatest common divisor)."""
-        values = [np.asarray(params[n], dtype=np.float64) for n in self.tunable]
-        extents = self._extents(*values) if self.packing else []
-        blocks, at = {}, 0
-        for p, exprs in zip(self.packing, self._extent_exprs):
-            mine, at = extents[at:at + len(exprs)], at + len(exprs)
-            block = np.rint(np.asarray(mine[0], dtype=np.float64)).astype(np.int64)
-            for step in mine[3:]:
-                block = np.gcd(block, np.rint(np.asarray(step, dtype=np.float64)).astype(np.int64))
-            blocks[p.name] = block
-        return blocks
+        return self._packing.blocks(params)
 
     def inferred_packing(self, params: dict) -> dict[str, np.ndarray]:
-        args = self._arguments(params)
-        return {p.name: args[len(self.tunable) + k].astype(np.int64) for k, p in enumerate(self.packing)}
+        return self._packing.inferred(params)
 
     def compile_objective(self, expr: sympy.Expr):
         """A vectorised function of a parameter dict for another expression of this model."""
-        function = _compile(self._args, [expr])
+        function = lambdify(self._args, [expr])
         return lambda params: np.rint(np.asarray(function(*self._arguments(params))[0], dtype=np.float64))
 
     def evaluate_fast(self, params: dict) -> "FastEvaluation":
@@ -170,7 +107,7 @@ class PerformanceModel:
         args = self._arguments(params)
         shape = np.shape(args[0])
         if self._full is None:
-            self._full = _compile(self._args, self._full_exprs)
+            self._full = lambdify(self._args, self._full_exprs)
         out = [np.broadcast_to(np.rint(np.asarray(v, dtype=np.float64)), shape) for v in self._full(*args)]
         names = (["latency_cycles", "prologue", "main", "epilogue", *RESOURCE_NAMES, "offchip_bytes", "fifo_bytes"]
                  + [f"module:{m}" for m in self.module_names] + [f"bram:{a}" for a in self.bram_arrays]

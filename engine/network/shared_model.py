@@ -26,7 +26,8 @@ from engine.compiler.architecture.symbols import size_symbol, symbol, symbolic_s
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
 from engine.models.device import RESOURCE_NAMES, Device
-from engine.models.evaluate import PerformanceModel, _compile, packing_expressions
+from engine.models.evaluate import PerformanceModel
+from engine.models.packing_inference import PackingInference, lambdify, packing_expressions
 
 
 def structure_key(design: Design) -> tuple:
@@ -62,9 +63,9 @@ class SharedModel:
         self.packing = list(generic.architecture.packing)
         self.args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]
         fast = [s.latency, *[s.resources[r] for r in RESOURCE_NAMES]]
-        self.fast = _compile(self.args + self.sizes, fast)
+        self.fast = lambdify(self.args + self.sizes, fast)
         self.extent_exprs = packing_expressions(self.packing)
-        self.extents = _compile([symbol(n) for n in self.tunable] + self.sizes,
+        self.extents = lambdify([symbol(n) for n in self.tunable] + self.sizes,
                                 [e for exprs in self.extent_exprs for e in exprs], cse=False)
 
     def bind(self, design: Design) -> PerformanceModel:
@@ -92,8 +93,7 @@ class SharedModel:
         model._full_exprs = None  # substituted and compiled on first use (reports, not the search)
         model._full = None
         model._fast = _Fixed(self.fast, sizes)
-        model._extents = _Fixed(self.extents, sizes)
-        model._extent_exprs = self.extent_exprs
+        model._packing = PackingInference.compiled(self.tunable, self.packing, _Fixed(self.extents, sizes))
         return model
 
 
