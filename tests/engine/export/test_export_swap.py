@@ -150,8 +150,14 @@ def test_a_signal_during_the_renames_lands_after_the_last_one(mm, tmp_path, monk
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace_and_signal)
-    with pytest.raises(KeyboardInterrupt):
-        export_project(space, design, CONFIG, out, force=True, floorplan="none")
+    # Python's own SIGINT handler for the test: a shell starts a background job with SIGINT ignored,
+    # and an ignored signal is (rightly) ignored after the renames too
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            export_project(space, design, CONFIG, out, force=True, floorplan="none")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     monkeypatch.undo()
     assert len(moved) == 9 and '"k_t2": 4' in (out / "design.json").read_text()
     assert _leftovers(tmp_path) == []
