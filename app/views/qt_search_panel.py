@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -40,6 +39,7 @@ from PySide6.QtWidgets import (
 from app.models.design_points import DesignPoints
 from app.models.search_session import SearchSession
 from app.views import theme
+from app.views.elided_label import ElidedLabel
 from app.views.plots import HtmlLegend, make_plot
 from app.views.qt_ranked_bars import QtRankedBars
 from app.views.qt_result_plots import QtResultPlots
@@ -117,10 +117,10 @@ class QtSearchPanel(QWidget):
         self.budget_bar.setMinimumWidth(90)
         self.budget_bar.setMaximumWidth(220)
         self.budget_bar.setToolTip("the share of the time budget spent sampling")
-        self.status = QLabel("no search yet")
+        # elided (its size policy ignores the text): a longer text must not relayout the panel, which
+        # resizes the plots and repaints them whole; the end of the line (the best figure) stays in view
+        self.status = ElidedLabel("no search yet")
         self.status.setObjectName("muted")
-        # a longer text must not relayout the panel: that resizes the plots, and repaints them whole
-        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         controls = QHBoxLayout()
         for label, widgets in (("method", (self.method,)), ("budget", (self.budget_kind, self.seconds, self.samples)),
                                ("seed", (self.seed,))):
