@@ -260,7 +260,11 @@ class MainWindow(WindowActions, QMainWindow):
 
         self._proof = QtProof(self.selection, self.tree_model, self.search)
         self.docks["Proof"].widget().deleteLater()  # the placeholder
-        self.docks["Proof"].setWidget(self._proof)
+        scroll = QScrollArea()  # a short dock (1366x768) scrolls the proof's sentences instead of cutting them
+        scroll.setWidget(self._proof)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.docks["Proof"].setWidget(scroll)
         self.focus.follow_proof(self._proof)
 
     def _import_plots(self) -> None:

@@ -1,6 +1,5 @@
-"""A one-line QLabel that shows as much of its text as its width allows, eliding the middle (so both
-the start and the figures at the end stay readable), with the whole text as its tooltip; `text()`
-is the whole text."""
+"""A one-line QLabel that shows as much of its text as its width allows, eliding the end (put what
+matters first), with the whole text as its tooltip; `text()` is the whole text."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
@@ -20,7 +19,7 @@ class ElidedLabel(QLabel):
 
     def shown_text(self) -> str:
         """What the label shows at its present width."""
-        return self.fontMetrics().elidedText(self.text(), Qt.ElideMiddle, self.contentsRect().width())
+        return self.fontMetrics().elidedText(self.text(), Qt.ElideRight, self.contentsRect().width())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(0, super().minimumSizeHint().height())

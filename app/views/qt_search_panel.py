@@ -318,7 +318,8 @@ class QtSearchPanel(QWidget):
         spent = (f"{s.traces.total_samples:,} of {s.samples_budget:,}" if s.samples_budget else
                  f"{fraction * s.budget:.1f} of {s.budget:g} s")
         self.budget_bar.setFormat(spent if s.running else "budget")
-        self.status.setText(text + (f", best {best:,.1f} GOP/s" if best is not None else "")
+        # the best figure first: what a narrow panel cuts is the end
+        self.status.setText((f"best {best:,.1f} GOP/s, " if best is not None else "") + text
                             + (f" ({s.status})" if s.status not in ("running", "idle") else ""))
 
     def _draw_rate(self, rate) -> None:
