@@ -1,12 +1,13 @@
 """WindowActions: what the main window does on the user's behalf with files and dialogs - recent
 files, projects (save, open: the kernel, sizes, budget, selection and runs of a session), the stored
-runs dialog, the export dialog, the deterministic demo. A mixin of MainWindow (app/main_window.py),
+runs dialog, the export dialog, the deterministic demo, AutoSA's --sa-sizes strings pasted (Edit menu). A mixin of MainWindow (app/main_window.py),
 which composes the window's parts; these methods use them (`session`, `search`, `search_panel`, `selection`, `focus`,
 `settings`, `menus`, `show_message`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.project import Project, ProjectError, load_project, save_project
@@ -64,6 +65,40 @@ class WindowActions:
         dialog.exported.connect(lambda path: self.settings.setValue("export_parent", str(Path(path).parent)))
         dialog.open()
         return dialog
+
+    # -- AutoSA's --sa-sizes -------------------------------------------------------------------
+    def paste_sa_sizes(self):
+        """Edit > Paste AutoSA sizes: the dialog (app/views/qt_sa_sizes_dialog.py), opened non-modal."""
+        from app.views.qt_sa_sizes_dialog import QtSaSizesDialog
+
+        dialog = QtSaSizesDialog(self.load_sa_sizes, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def load_sa_sizes(self, text: str) -> str:
+        """An AutoSA --sa-sizes string -> its design and tuning parameters (engine/compiler/sa_sizes.py),
+        against the kernel compiled now, loaded in every panel as a configuration from a plot or a proof
+        is (DesignFocus.load). "" when loaded; else the one-line reason, with nothing changed."""
+        from engine.compiler.sa_sizes import SimdFactorError, select  # the compiler: when asked for
+
+        space = self.selection.space
+        if space is None or self.session.space is None:
+            return "compile the kernel first: " + (self.session.error or "no kernel compiled")
+        try:
+            chosen = select(space, text)
+        except SimdFactorError as exc:
+            return str(exc) + ("" if space.simd_touch_space else
+                               "; tick \"SIMD on space loops\" in the Kernel panel for those designs")
+        except EngineError as exc:
+            return str(exc)
+        why = self.focus.refusal(chosen.design.id, chosen.params)
+        if why:
+            return why
+        self.focus.load(chosen.design.id, chosen.params)
+        self.statusBar().showMessage(f"--sa-sizes is: {chosen.equivalent()}" +
+                                     (f" ({chosen.note})" if chosen.note else ""), 10000)
+        return ""
 
     # -- projects ------------------------------------------------------------------------------
     def project(self) -> Project:

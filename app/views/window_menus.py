@@ -1,5 +1,6 @@
 """WindowMenus(window): the main window's menu bar -> File (kernels, projects with the recent ones,
-stored runs, export), Edit (undo / redo of parameter edits, pin for comparison), Search (start,
+stored runs, export), Edit (undo / redo of parameter edits, pin for comparison, paste an AutoSA
+--sa-sizes string), Search (start,
 stop, select the best design), View (the tabs, the docks, the theme, presentation mode: F5) and
 Help (shortcuts, the user documentation, about), with their shortcuts. The actions call the window's public methods; the
 menus keep nothing but the recent-projects menu and `actions_by_name`."""
@@ -48,6 +49,8 @@ class WindowMenus:
         edit.addAction(undo)
         edit.addAction(redo)
         pin = self._add(edit, "Pin the configuration for comparison", w.compare_view.pin_selected, "Ctrl+P")
+        edit.addSeparator()
+        sa_sizes = self._add(edit, "Paste AutoSA sizes…", w.paste_sa_sizes, "Ctrl+Shift+V")
 
         search = bar.addMenu("&Search")
         start = self._add(search, "Start", lambda: w.search_panel.start_button.click()
@@ -58,7 +61,7 @@ class WindowMenus:
         search.addSeparator()
         demo = self._add(search, "Demo: the bundled MM, a fixed seed and sample budget", w.start_demo, "Ctrl+Shift+D")
         self.actions_by_name = {"quit": quit_action, "export": export, "start": start, "stop": stop, "undo": undo,
-                                "redo": redo, "pin": pin, "demo": demo}
+                                "redo": redo, "pin": pin, "demo": demo, "sa_sizes": sa_sizes}
 
         view = bar.addMenu("&View")
         for k, name in enumerate(TABS):
