@@ -18,7 +18,7 @@ from engine.errors import EngineError
 from engine.limits import INT64_MAX, MAX_EXTENT
 
 FORMAT = "systolic-studio-project"
-VERSION = 2  # 2: clock_mhz (version 1 files read as the device's own clock)
+VERSION = 3  # 2: clock_mhz (version 1 files read as the device's own clock); 3: simd_touch_space (older: off)
 
 
 class ProjectError(EngineError):
@@ -41,6 +41,7 @@ class Project:
     samples: int | None = None  # a sample budget instead of `seconds`
     seed: int = 0
     clock_mhz: float | None = None  # the device bar's kernel clock (None: the device's own)
+    simd_touch_space: bool = False  # AutoSA's --simd-touch-space: the kernel panel's "SIMD on space loops"
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "version": VERSION, **asdict(self)}
@@ -109,6 +110,8 @@ def _check(p: Project, path: Path) -> None:
         bad("values must be in 0..2^63-1")
     if p.data_type is not None and not isinstance(p.data_type, str):
         bad("data_type must be a string")
+    if not isinstance(p.simd_touch_space, bool):
+        bad("simd_touch_space must be true or false")
     if not isinstance(p.device, str) or not isinstance(p.method, str):
         bad("device and method must be strings")
     if p.clock_mhz is not None and (isinstance(p.clock_mhz, bool) or not isinstance(p.clock_mhz, (int, float))

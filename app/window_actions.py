@@ -105,6 +105,7 @@ class WindowActions:
         s = self.session
         return Project(kernel_path=str(s.path), kernel_text=self.kernel_panel.editor.toPlainText(),
                        sizes=dict(s.overrides), data_type=s.data_type, device=s.device, clock_mhz=s.clock_mhz,
+                       simd_touch_space=s.simd_touch_space,
                        method=self.search_panel.method.currentText(), seconds=self.search_panel.seconds.value(),
                        samples=self.search_panel.samples.value() if self.search_panel.budget_kind.currentIndex() else
                        None, seed=self.search_panel.seed_value() or 0,
@@ -141,7 +142,8 @@ class WindowActions:
             (project.design, project.values) if project.design else None)
         try:  # first: an unknown device changes nothing (the compile it starts is asynchronous)
             self.session.open(project.kernel_path, text=project.kernel_text, overrides=project.sizes,
-                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz)
+                              data_type=project.data_type, device=project.device, clock_mhz=project.clock_mhz,
+                              simd_touch_space=project.simd_touch_space)
         except EngineError as exc:
             self.focus.pending = previous
             self.show_message(f"cannot open project {path}: {exc}")
@@ -168,7 +170,7 @@ class WindowActions:
         panel.set_budget(None, DEMO_SAMPLES, DEMO_SEED)
         panel.scope.setCurrentIndex(0)
         try:
-            self.session.open(DEFAULT_KERNEL, device="u250", clock_mhz=None)
+            self.session.open(DEFAULT_KERNEL, device="u250", clock_mhz=None, simd_touch_space=False)
         except EngineError as exc:
             self.show_message(str(exc))
             return
@@ -180,7 +182,8 @@ class WindowActions:
         """A compile ended: the demo's kernel's (its text, no size changed since) starts the search; an
         earlier one still running when the demo began is not the demo's."""
         s = self.session
-        if s.space is not None and (s.compiled_text, s.compiled_defines) != (s.text, s.defines()):
+        if s.space is not None and (s.compiled_text, s.compiled_defines, s.compiled_simd_touch_space) != (
+                s.text, s.defines(), s.simd_touch_space):
             return  # an earlier compile: the demo's comes next
         s.compiled.disconnect(self._demo_compiled)
         if s.space is not None and s.path == DEFAULT_KERNEL and not s.overrides:

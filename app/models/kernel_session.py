@@ -1,4 +1,5 @@
-"""KernelSession: the kernel being edited (text, size overrides, data type, device) -> a compiled
+"""KernelSession: the kernel being edited (text, size overrides, data type, device, AutoSA's
+--simd-touch-space) -> a compiled
 DesignSpace or an error with the editor line it points at. Evented: views listen to `compiled`.
 
 The editor's text is compiled from a work copy in a private folder (headers next to the original
@@ -51,6 +52,8 @@ class KernelSession(QObject):
         self.data_type: str | None = None
         self.device = DEVICES[0]
         self.clock_mhz: float | None = None  # the device bar's kernel clock (None: the device file's)
+        self.simd_touch_space = False  # AutoSA's --simd-touch-space: also SIMD on a parallel space loop
+        self.compiled_simd_touch_space = False  # the flag `space` was compiled with
         self.space: DesignSpace | None = None
         self.error: str = ""
         self.error_line: int | None = None
@@ -60,7 +63,8 @@ class KernelSession(QObject):
         self.asynchronous = False
         self.compiling = False
         self._worker: TaskWorker | None = None
-        self._compiling_source: tuple[str, dict[str, str]] = ("", {})  # the running compilation's text, defines
+        self._compiling_source: tuple[str, dict[str, str], bool] = ("", {}, False)  # the running compilation's
+        # text, defines and --simd-touch-space
         self._again = False  # compile again when the running compilation is done
         self._held = False  # compilations wait for release() (the window's first paint)
         self.host: CompileHost | None = None  # the compile process, once the window has one
@@ -79,12 +83,13 @@ class KernelSession(QObject):
         return re.search(rf"#\s*define\s+{TYPE_MACRO}\b", self.text) is not None
 
     def open(self, path: str | Path = DEFAULT_KERNEL, *, text: str | None = None, overrides=None,
-             data_type: str | None = None, device: str | None = None, clock_mhz=KEEP_CLOCK) -> None:
+             data_type: str | None = None, device: str | None = None, clock_mhz=KEEP_CLOCK,
+             simd_touch_space: bool | None = None) -> None:
         """Open a kernel file (or `text` under that name); raises EngineError, with nothing changed,
         if it cannot be read, the device is unknown or refuses `clock_mhz` (MHz, None: the device's own;
-        by default the clock stays). Headers beside it are copied to the work
-        folder; a `.h` that is a folder, a dangling symlink or unreadable is skipped (the compiler
-        names it if the kernel includes it)."""
+        by default the clock stays; `simd_touch_space` likewise, None: it stays). Headers beside it
+        are copied to the work folder; a `.h` that is a folder, a dangling symlink or unreadable is
+        skipped (the compiler names it if the kernel includes it)."""
         path = Path(path)
         if text is None:
             if path.is_dir():
@@ -104,6 +109,8 @@ class KernelSession(QObject):
         self.overrides = {k: int(v) for k, v in (overrides or {}).items()}
         self.data_type = data_type
         self.device = device or self.device
+        if simd_touch_space is not None:
+            self.simd_touch_space = bool(simd_touch_space)
         self.clock_mhz = None if clock is None or clock > chosen.clock_mhz_max or clock == chosen.clock_mhz else clock
         self._last_sizes = {}
         self.sourceChanged.emit()
@@ -141,6 +148,13 @@ class KernelSession(QObject):
     def set_data_type(self, data_type: str) -> None:
         self.data_type = data_type
         self.compile()
+
+    def set_simd_touch_space(self, on: bool) -> None:
+        """AutoSA's --simd-touch-space (compile_kernel's `simd_touch_space`): the kernel is compiled again
+        with (or without) the designs that put SIMD on a parallel space loop (ids `..__simd-<loop>`)."""
+        if bool(on) != self.simd_touch_space:
+            self.simd_touch_space = bool(on)
+            self.compile()
 
     def set_device(self, device: str) -> None:
         chosen = load_device(device)  # raises EngineError for an unknown device, nothing changed
@@ -183,16 +197,16 @@ class KernelSession(QObject):
             self._again = True
             self.compiling = self.compiling or self._held  # held: it counts as started
             return
-        text, defines, path = self.text, self.defines(), self.work_file
+        text, defines, path, touch = self.text, self.defines(), self.work_file, self.simd_touch_space
         path.write_text(text)
         if not self.asynchronous:
-            self._apply(compile_work_copy(path, text, defines))
+            self._apply(compile_work_copy(path, text, defines, touch))
             return
         self.compiling = True
-        self._compiling_source = (text, defines)
+        self._compiling_source = (text, defines, touch)
         host = self.host
-        work = (lambda: host.compile(path, text, defines)) if host is not None else (
-            lambda: compile_work_copy(path, text, defines))
+        work = (lambda: host.compile(path, text, defines, touch)) if host is not None else (
+            lambda: compile_work_copy(path, text, defines, touch))
         # The worker holds nothing of the session (its work and these slots are no closures over
         # `self`) and is not its child but the application's, deleting itself once its thread has
         # ended: a session freed mid-compile is destroyed at once (its connections go with it) and
@@ -208,8 +222,8 @@ class KernelSession(QObject):
         worker.start()
 
     def _compile_failed(self, message: str) -> None:
-        text, defines = self._compiling_source
-        self._apply(Compiled(text, defines, None, message, None))
+        text, defines, touch = self._compiling_source
+        self._apply(Compiled(text, defines, None, message, None, touch))
 
     def _worker_done(self) -> None:
         worker, self._worker = self._worker, None
@@ -237,6 +251,7 @@ class KernelSession(QObject):
         self.space, self.error, self.error_line = result.space, result.error, result.error_line
         if result.space is not None:
             self.compiled_text, self.compiled_defines = result.text, result.defines
+            self.compiled_simd_touch_space = result.simd_touch_space
             self._last_sizes = dict(result.space.kernel.sizes)
         self.compiled.emit()
 
@@ -245,7 +260,7 @@ class KernelSession(QObject):
         if self.space is None:
             return None
         return KernelSource(self.compiled_text, self.work_file.name, self._folder.name, dict(self.compiled_defines),
-                            dict(self.space.kernel.sizes), self.device, self.clock_mhz)
+                            dict(self.space.kernel.sizes), self.device, self.clock_mhz, self.compiled_simd_touch_space)
 
     def sizes(self) -> dict[str, int]:
         """The kernel's sizes as compiled (overrides applied), or the overrides alone."""

@@ -126,7 +126,7 @@ class Verification(QObject):
         except OSError:
             return None
         return KernelSource(text, path.name, str(path.parent), {k: str(v) for k, v in kernel.sizes.items()},
-                            dict(kernel.sizes), s.device_name)
+                            dict(kernel.sizes), s.device_name, simd_touch_space=s.space.simd_touch_space)
 
     def fraction(self) -> float:
         """Elapsed / estimated time of the running verification (at most 0.99 until it ends)."""

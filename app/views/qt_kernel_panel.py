@@ -1,11 +1,14 @@
 """QtKernelPanel(session): the kernel editor with a picker for the bundled kernels, the `#define`
 sizes in a small table under the editor (collapsible: the editor keeps the dock's width) with a
 picker for the kernel's named size presets, data type and device selectors, the device bar's kernel
-clock (MHz: every throughput figure of the window is at it) and a Compile button; compile errors appear in place (a marker on the line and the message under the editor)."""
+clock (MHz: every throughput figure of the window is at it), "SIMD on space loops" (AutoSA's
+--simd-touch-space: toggling it compiles again) and a Compile button; compile errors appear in place
+(a marker on the line and the message under the editor)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
@@ -46,6 +49,10 @@ class QtKernelPanel(QWidget):
         self.clock.setToolTip("the kernel clock every throughput figure of the window is at (the models' DRAM "
                               "pace too); the device file's clock by default, at most its clock_mhz_max")
         self.clock.setKeyboardTracking(False)  # one evaluation per value, not per digit typed
+        self.touch_space = QCheckBox("SIMD on space loops")
+        self.touch_space.setToolTip("AutoSA's --simd-touch-space: also list, for each dataflow with a parallel "
+                                    "space loop, the design with SIMD on that loop (id ..__simd-<loop>, each lane "
+                                    "its own output); off by default, as in AutoSA. Toggling it compiles again")
         self.compile_button = QPushButton("Compile")
         self.compile_button.setObjectName("primary")
         self.compile_button.setShortcut("Ctrl+Return")
@@ -92,6 +99,7 @@ class QtKernelPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addLayout(second)
+        layout.addWidget(self.touch_space)  # a row of its own: the two above fill the dock's width at 1366x768
         layout.addWidget(split, 1)
         layout.addWidget(self.message)
 
@@ -100,6 +108,7 @@ class QtKernelPanel(QWidget):
         self.data_type.activated.connect(lambda _: self._changed_type())
         self.device.activated.connect(lambda _: session.set_device(self.device.currentText()))
         self.clock.valueChanged.connect(self._clock_changed)
+        self.touch_space.toggled.connect(self._touch_space_toggled)
         self.compile_button.clicked.connect(self.compile)
         self.sizes_toggle.toggled.connect(self.show_sizes)
         self.sizes.itemChanged.connect(self._size_edited)
@@ -139,6 +148,10 @@ class QtKernelPanel(QWidget):
         self.preset.setEnabled(bool(presets))
         self.preset.blockSignals(False)
 
+    def _touch_space_toggled(self, on: bool) -> None:
+        self.session.set_text(self.editor.toPlainText())
+        self.session.set_simd_touch_space(on)
+
     def _changed_type(self) -> None:
         self.session.set_text(self.editor.toPlainText())
         self.session.set_data_type(self.data_type.currentText())
@@ -166,6 +179,9 @@ class QtKernelPanel(QWidget):
         self.data_type.setEnabled(s.has_type_macro)
         self.data_type.setCurrentText(s.data_type or DATA_TYPES[0])
         self.device.setCurrentText(s.device)
+        self.touch_space.blockSignals(True)
+        self.touch_space.setChecked(s.simd_touch_space)
+        self.touch_space.blockSignals(False)
         self._fill_presets()
 
     def _clock_changed(self, mhz: float) -> None:

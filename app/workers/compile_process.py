@@ -38,23 +38,26 @@ class Compiled:
     space: DesignSpace | None
     error: str
     error_line: int | None
+    simd_touch_space: bool = False  # compiled with AutoSA's --simd-touch-space
 
 
-def compile_work_copy(path: Path, text: str, defines: dict) -> Compiled:
-    """Compile the work copy: a DesignSpace, or the error with the editor line it points at."""
+def compile_work_copy(path: Path, text: str, defines: dict, simd_touch_space: bool = False) -> Compiled:
+    """Compile the work copy: a DesignSpace, or the error with the editor line it points at
+    (`simd_touch_space`: AutoSA's --simd-touch-space, compile_kernel's)."""
     from engine.compiler.design_space import compile_kernel
     from engine.models.cache import model_version
 
     try:
-        space = compile_kernel(path, defines=defines)
+        space = compile_kernel(path, defines=defines, simd_touch_space=simd_touch_space)
         model_version()  # read once here: the model cache's keys need it next, on the GUI thread
-        return Compiled(text, defines, space, "", None)
+        return Compiled(text, defines, space, "", None, simd_touch_space)
     except EngineError as exc:
         location = exc.location
         line = location.line if location and location.file and Path(location.file).name == path.name else None
-        return Compiled(text, defines, None, (f"line {line}: " if line else "") + exc.reason, line)
+        return Compiled(text, defines, None, (f"line {line}: " if line else "") + exc.reason, line, simd_touch_space)
     except Exception as exc:  # noqa: BLE001 (a kernel the front end trips on must not crash the window)
-        return Compiled(text, defines, None, f"the compiler failed on this kernel: {type(exc).__name__}: {exc}", None)
+        return Compiled(text, defines, None, f"the compiler failed on this kernel: {type(exc).__name__}: {exc}", None,
+                        simd_touch_space)
 
 
 def _start(parent_pid: int) -> None:
@@ -70,9 +73,10 @@ def _warm_up() -> None:
     import engine.compiler.design_space  # noqa: F401
 
 
-def _compile_pickled(path: str, text: str, defines: dict) -> tuple[bytes | None, str, int | None]:
+def _compile_pickled(path: str, text: str, defines: dict, simd_touch_space: bool = False
+                     ) -> tuple[bytes | None, str, int | None]:
     """In the child: (the pickled DesignSpace or None, error, error line)."""
-    result = compile_work_copy(Path(path), text, defines)
+    result = compile_work_copy(Path(path), text, defines, simd_touch_space)
     space = pickle.dumps(result.space, protocol=pickle.HIGHEST_PROTOCOL) if result.space is not None else None
     return space, result.error, result.error_line
 
@@ -86,13 +90,13 @@ class CompileHost:
         self._executor.submit(_warm_up)
         self.broken = False
 
-    def compile(self, path: Path, text: str, defines: dict) -> Compiled:
+    def compile(self, path: Path, text: str, defines: dict, simd_touch_space: bool = False) -> Compiled:
         """In a worker thread: the child compiles (this thread waits without the GIL, importing the
         compiler meanwhile, which unpickling needs); a child that died, or a pickling failure, falls
         back to compiling in this thread."""
         if not self.broken:
             try:
-                future = self._executor.submit(_compile_pickled, str(path), text, dict(defines))
+                future = self._executor.submit(_compile_pickled, str(path), text, dict(defines), simd_touch_space)
             except (BrokenProcessPool, RuntimeError):
                 self.broken = True
             else:
@@ -100,12 +104,13 @@ class CompileHost:
 
                 try:
                     data, error, line = future.result()
-                    return Compiled(text, defines, pickle.loads(data) if data is not None else None, error, line)
+                    return Compiled(text, defines, pickle.loads(data) if data is not None else None, error, line,
+                                    simd_touch_space)
                 except BrokenProcessPool:  # the child died: compiled in this thread from now on
                     self.broken = True
                 except Exception:  # noqa: BLE001 (a space that did not pickle: compiled here this time)
                     pass
-        return compile_work_copy(path, text, defines)
+        return compile_work_copy(path, text, defines, simd_touch_space)
 
     def shutdown(self, timeout: float = 2.0) -> None:
         """End the child (idle: the window waited for its compilation). Joined here, then terminated

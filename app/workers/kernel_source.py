@@ -1,6 +1,6 @@
 """A kernel as the window's child processes receive it (KernelSource: text, file name, headers,
-defines, sizes, device) -> its compiled design space (compile_source, once per process) and a
-design's model in the model cache (build_model). No Qt here: the search, selection and model-pool
+defines, sizes, device, AutoSA's --simd-touch-space) -> its compiled design space (compile_source,
+once per process) and a design's model in the model cache (build_model). No Qt here: the search, selection and model-pool
 processes import this module, and importing Qt would cost each of them ~0.3 s of CPU at start."""
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from engine.models.device import load_device
 class KernelSource:
     """What compiles a kernel anywhere: its text, the file name it goes by, the folder holding the
     headers it includes, the -D defines and the sizes the window's compilation found, and the device
-    at the kernel clock the window's device bar chose (None: the device file's clock)."""
+    at the kernel clock the window's device bar chose (None: the device file's clock), and whether it is
+    compiled with AutoSA's --simd-touch-space (the designs with SIMD on a parallel space loop too)."""
 
     text: str
     file_name: str
@@ -27,6 +28,7 @@ class KernelSource:
     sizes: dict
     device: str
     clock_mhz: float | None = None
+    simd_touch_space: bool = False
 
     def key(self, design_id: str) -> str:
         return model_key(self.text, self.defines, self.sizes, self.load_device(), design_id)
@@ -48,7 +50,7 @@ _SPACES: dict[tuple, object] = {}  # per pool process: the kernel compiled once 
 def compile_source(source: KernelSource):
     """The design space of `source`, compiled in a private folder (the window's work copy may change
     under a running build). Raises EngineError if it does not compile."""
-    key = (source.text, source.file_name, tuple(sorted(source.defines.items())))
+    key = (source.text, source.file_name, tuple(sorted(source.defines.items())), source.simd_touch_space)
     if key not in _SPACES:
         from engine.compiler.design_space import compile_kernel  # islpy, sympy: in the child, when needed
 
@@ -58,7 +60,7 @@ def compile_source(source: KernelSource):
             path = Path(folder) / source.file_name
             path.write_text(source.text)
             _SPACES.clear()
-            _SPACES[key] = compile_kernel(path, defines=source.defines)
+            _SPACES[key] = compile_kernel(path, defines=source.defines, simd_touch_space=source.simd_touch_space)
     return _SPACES[key]
 
 

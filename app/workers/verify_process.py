@@ -97,7 +97,7 @@ def verify(request: VerifyRequest, report=lambda index, text: None) -> dict:
         if request.full:
             from engine.compiler.design_space import compile_kernel
 
-            space = compile_kernel(path, defines=source.defines)
+            space = compile_kernel(path, defines=source.defines, simd_touch_space=source.simd_touch_space)
             design = space.design(request.design.id)
         else:
             from engine.reduced_problem import reduce_design
