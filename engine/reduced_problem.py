@@ -85,14 +85,17 @@ def reduced_sizes(path: str | Path, defines: dict[str, str], design, values: dic
 
 
 def reduce_design(path: str | Path, defines: dict[str, str], design, values: dict[str, int], *,
-                  tiles: int = DEFAULT_TILES):
+                  tiles: int = DEFAULT_TILES, simd_touch_space: bool = False):
     """(ReducedProblem, reduced DesignSpace, the design there): the kernel compiled at the reduced
-    sizes. The configuration is checked by the caller's model (engine.models.report)."""
+    sizes, with the compile option the full problem had (`simd_touch_space`: its designs with SIMD on
+    a parallel space loop exist only with it). The configuration is checked by the caller's model
+    (engine.models.report)."""
     from engine.compiler.design_space import compile_kernel
 
     problem = reduced_sizes(path, defines, design, values, tiles=tiles)
     space = compile_kernel(path, defines={**{k: str(v) for k, v in defines.items()},
-                                          **{k: str(v) for k, v in problem.sizes.items()}})
+                                          **{k: str(v) for k, v in problem.sizes.items()}},
+                           simd_touch_space=simd_touch_space)
     try:
         small = space.design(design.id)
     except (KeyError, EngineError) as exc:

@@ -103,7 +103,7 @@ def verify(request: VerifyRequest, report=lambda index, text: None) -> dict:
             from engine.reduced_problem import reduce_design
 
             problem, space, design = reduce_design(path, source.defines, request.design, request.values,
-                                                   tiles=request.tiles)
+                                                   tiles=request.tiles, simd_touch_space=source.simd_touch_space)
             sizes = {k: str(v) for k, v in problem.sizes.items()}
             source = replace(source, defines={**source.defines, **sizes}, sizes=dict(problem.sizes))
         report(2, PHASES[request.kind][2])

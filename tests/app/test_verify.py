@@ -48,6 +48,16 @@ def test_each_loop_keeps_a_few_of_its_tiles_and_the_tuning_values_stay_legal():
     assert reduced_sizes(mm, {"I": "16", "J": "8", "K": "16"}, small, VALUES).reduced == {}
 
 
+def test_a_design_with_simd_on_a_space_loop_is_found_in_the_reduced_problem():
+    """--simd-touch-space designs exist only when the kernel is compiled with it: the reduced problem is too."""
+    mm = KERNELS / "mm.c"
+    defines = {"I": "32", "J": "32", "K": "32"}
+    design = compile_kernel(mm, defines=defines, simd_touch_space=True).design("i-j__i-j.k__simd-j")
+    values = {"i_t1": 8, "j_t1": 16, "k_t1": 8, "i_t2": 4, "j_t2": 4}
+    problem, _, small = reduce_design(mm, defines, design, values, simd_touch_space=True)
+    assert small.id == design.id and problem.sizes == {"I": 16, "J": 32, "K": 16}
+
+
 def test_a_size_shared_by_loops_tiled_differently_keeps_the_larger_tiles(tmp_path):
     kernel = tmp_path / "shared.c"
     kernel.write_text(SHARED)
