@@ -96,11 +96,17 @@ class SymbolicModel:
 def phase_cycles(module: Module, phase: Phase, invocations: sympy.Expr | None = None) -> sympy.Expr:
     """Invocations of the phase's pipelined loop times (its iterations - 1) * II + depth. The
     invocations are its tile loops' iterations unless given (the PE's compute loop is entered once
-    per accumulation event: HLS flattens the tiles that reduce into the same accumulators)."""
+    per accumulation event: HLS flattens the tiles that reduce into the same accumulators). A DRAM
+    module's transfer loop (its first phase, paced at its AXI port's cycles per word by
+    `dram_paced`) starts an invocation no sooner than a pace after the last word of the one before
+    (the port's next word slot, engine/sim/kernel_arrays.py), so an invocation costs at least a pace
+    beyond its last iteration: max(depth, II)."""
     if invocations is None:
         invocations = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
     per_invocation = phase.iterations / invocations
     depth = TRANSFER_DEPTH if module.kind == "pe" and phase.name != "compute" else module.depth
+    if module.dram and phase is module.phases[0]:
+        depth = smax(depth, phase.ii)
     return invocations * ((per_invocation - 1) * phase.ii + depth)
 
 
