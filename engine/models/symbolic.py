@@ -295,6 +295,14 @@ def far_pe_lag(arch: Architecture) -> sympy.Expr:
     return smax(0, *lags)
 
 
+def _results_lag(arch: Architecture, array: str) -> sympy.Expr:
+    """Cycles after the first PE sends its results until the last PE of a reduction chain along a
+    space loop (partial results passed PE to PE, `far_pe_lag`'s rule) sends the chain's sums."""
+    chained = [f for f in arch.fifos if f.array == array and f.pattern == "pe_chain" and f.reversed
+               and f.along in arch.space_loops]
+    return smax(0, *((arch.pe_grid[list(arch.space_loops).index(f.along)] - 1) * (f.pack + 1) for f in chained))
+
+
 def _loads_any(arch: Architecture, group) -> sympy.Expr:
     """1 when the group's DRAM-facing input module loads at least one block, else 0: partial results
     read back (an input group always loads; no min then, which the MINLP route could not take)."""
@@ -478,7 +486,13 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
             work = transfer + (per_block if not paced else sympy.Add(*paced))
             inputs.append(read_latency + above + work)
         else:
-            work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
+            first = per_block
+            if sends is not None:
+                # the drain's first event waits for the PEs' first: computed, sent, and summed along
+                # a reduction chain of PEs to the one whose results leave it (found with the cycle
+                # simulator on MM 60x50x70 j-k__i-k.j 6/12/12/4/1: its passes 45 cycles short)
+                first = computes / events + sends / events + _results_lag(arch, m.array)
+            work = transfer + (first if m.overlapped or not paced else sympy.Add(*paced))
             paths.append(prologue + work + above + write_latency)
     latency = _largest([_largest([prologue + _largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
