@@ -96,11 +96,17 @@ class SymbolicModel:
 def phase_cycles(module: Module, phase: Phase, invocations: sympy.Expr | None = None) -> sympy.Expr:
     """Invocations of the phase's pipelined loop times (its iterations - 1) * II + depth. The
     invocations are its tile loops' iterations unless given (the PE's compute loop is entered once
-    per accumulation event: HLS flattens the tiles that reduce into the same accumulators)."""
+    per accumulation event: HLS flattens the tiles that reduce into the same accumulators). A DRAM
+    module's transfer loop (its first phase, paced at its AXI port's cycles per word by
+    `dram_paced`) starts an invocation no sooner than a pace after the last word of the one before
+    (the port's next word slot, engine/sim/kernel_arrays.py), so an invocation costs at least a pace
+    beyond its last iteration: max(depth, II)."""
     if invocations is None:
         invocations = sympy.Mul(*(loop.trip for loop in phase.loops if loop.role == "tile"))
     per_invocation = phase.iterations / invocations
     depth = TRANSFER_DEPTH if module.kind == "pe" and phase.name != "compute" else module.depth
+    if module.dram and phase is module.phases[0]:
+        depth = smax(depth, phase.ii)
     return invocations * ((per_invocation - 1) * phase.ii + depth)
 
 
@@ -289,6 +295,14 @@ def far_pe_lag(arch: Architecture) -> sympy.Expr:
     return smax(0, *lags)
 
 
+def _results_lag(arch: Architecture, array: str) -> sympy.Expr:
+    """Cycles after the first PE sends its results until the last PE of a reduction chain along a
+    space loop (partial results passed PE to PE, `far_pe_lag`'s rule) sends the chain's sums."""
+    chained = [f for f in arch.fifos if f.array == array and f.pattern == "pe_chain" and f.reversed
+               and f.along in arch.space_loops]
+    return smax(0, *((arch.pe_grid[list(arch.space_loops).index(f.along)] - 1) * (f.pack + 1) for f in chained))
+
+
 def _loads_any(arch: Architecture, group) -> sympy.Expr:
     """1 when the group's DRAM-facing input module loads at least one block, else 0: partial results
     read back (an input group always loads; no min then, which the MINLP route could not take)."""
@@ -472,7 +486,13 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
             work = transfer + (per_block if not paced else sympy.Add(*paced))
             inputs.append(read_latency + above + work)
         else:
-            work = transfer + (per_block if m.overlapped or not paced else sympy.Add(*paced))
+            first = per_block
+            if sends is not None:
+                # the drain's first event waits for the PEs' first: computed, sent, and summed along
+                # a reduction chain of PEs to the one whose results leave it (found with the cycle
+                # simulator on MM 60x50x70 j-k__i-k.j 6/12/12/4/1: its passes 45 cycles short)
+                first = computes / events + sends / events + _results_lag(arch, m.array)
+            work = transfer + (first if m.overlapped or not paced else sympy.Add(*paced))
             paths.append(prologue + work + above + write_latency)
     latency = _largest([_largest([prologue + _largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,

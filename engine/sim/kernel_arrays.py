@@ -10,9 +10,13 @@ Layout (all int64):
 - segments: `seg[s] = (n, ii, new_loop, depth, latency, earliest, first_op, reads, writes, pace)`;
   the ops of segment s are first_op .. first_op + reads + writes - 1, reads first; `pace` (in
   1/PACE_UNIT cycles, 0 for none) is a DRAM port's cycles per bus word (engine/models/dram.py
-  `cycles_per_beat`): iteration i issues no earlier than the segment's first issue + i * pace, so
-  an AXI port that sustains less than a word a cycle paces its loop (and may catch up after a stall,
-  as the adapter's outstanding bursts keep arriving);
+  `cycles_per_beat`): iteration i issues no earlier than the segment's anchor + i * pace, so an
+  AXI port that sustains less than a word a cycle paces its loop (and may catch up after a stall,
+  as the adapter's outstanding bursts keep arriving); the port is the thread's, so a paced segment's
+  first iteration issues no earlier than a pace after the slot of the previous paced invocation's
+  last word (state `PORT`, in 1/PACE_UNIT cycles, kept exact), and the anchor (`ANCHOR`) is that
+  slot or the first issue, whichever is later: n words cost n paces whatever the invocations
+  (engine/models/symbolic.py `phase_cycles` charges the same);
 - ops: `op[o] = (fifo, count, first, span, delay)`, span already resolved (the segment's n by
   default); `delay`: cycles a written token takes beyond the segment's latency (the stage of a
   pipelined iteration at which its value is computed, engine/compiler/architecture/pe.py
@@ -28,8 +32,9 @@ import numpy as np
 from numba import njit
 
 # thread state columns
-CUR, I, LAST, START, GAP, BUSY, STALL_IN, STALL_OUT, END, DONE, OVER, ITERS, WAIT_FIFO, WAIT_SIDE, FIRST = range(15)
-THREAD_STATE = 15
+(CUR, I, LAST, START, GAP, BUSY, STALL_IN, STALL_OUT, END, DONE, OVER, ITERS, WAIT_FIFO, WAIT_SIDE, ANCHOR,
+ PORT) = range(16)
+THREAD_STATE = 16
 # FIFO state columns
 WRITTEN, READ, PEAK, READER, WRITER = range(5)
 FIFO_STATE = 5
@@ -94,8 +99,8 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
             s, cause = base, 0
             if earliest > s:
                 s, cause = earliest, 1
-            if pace > 0 and i > 0:
-                paced = state[t, FIRST] + (i * pace) // PACE_UNIT
+            if pace > 0:
+                paced = (state[t, ANCHOR] + i * pace if i > 0 else state[t, PORT]) // PACE_UNIT
                 if paced > s:
                     s, cause = paced, 1  # waiting for the DRAM port's words
             for o in range(o0, o0 + nr):
@@ -167,8 +172,10 @@ def _advance(t, budget, state, thread_segs, seg, op, op_next, fifo, fstate, ring
                 state[t, STALL_OUT] += s - base
             state[t, BUSY] += ii + (state[t, GAP] if i == 0 else 0)
             state[t, LAST] = s
-            if i == 0:
-                state[t, FIRST] = s
+            if pace > 0:  # the port's next word slot
+                if i == 0:
+                    state[t, ANCHOR] = max(s * PACE_UNIT, state[t, PORT])
+                state[t, PORT] = state[t, ANCHOR] + (i + 1) * pace
             state[t, ITERS] += 1
             i += 1
         state[t, I] = n

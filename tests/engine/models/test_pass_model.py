@@ -10,7 +10,7 @@ from engine.compiler.architecture.passes import pass_loops
 from engine.compiler.architecture.symbols import symbol
 from engine.compiler.design_space import compile_kernel
 from engine.models.device import load_device
-from engine.models.evaluate import PerformanceModel
+from engine.models.evaluate import _NUMERIC, PerformanceModel
 from engine.models.sampling import random_configuration
 from engine.models.symbolic import build_symbolic_model
 from engine.resources import KERNELS
@@ -23,8 +23,13 @@ def _model(design: str) -> PerformanceModel:
     return PerformanceModel(space, space.design(design), load_device())
 
 
-def _at(model: PerformanceModel, expr: sympy.Expr, params: dict) -> float:
+def _at(model: PerformanceModel, expr: sympy.Expr, params: dict, exact: bool = False) -> float:
+    """`expr` at `params`, rounded as the model rounds a latency (unrounded when `exact`: a pass's
+    latency is fractional where a DRAM port moves a word every 65/16 cycles)."""
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}
+    if exact:
+        syms = sorted(expr.free_symbols, key=lambda s: s.name)
+        return float(sympy.lambdify(syms, expr, _NUMERIC)(*[values[s.name] for s in syms]))
     return float(np.ravel(model.compile_objective(expr)(values))[0])
 
 
@@ -47,8 +52,8 @@ def test_passes_add_up():
     model = _model("i-j__i-k.j")
     sizes = dict(zip(model.design.band_loops, model.design.problem_size))
     params = {"i_t1": 16, "j_t1": 16, "k_t1": 16, "i_t2": 4, "j_t2": 4, "k_t2": 4}
-    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params)
-    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params)
+    first = _at(model, build_symbolic_model(model.pass_architectures["first"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params, exact=True)
+    reload = _at(model, build_symbolic_model(model.pass_architectures["reload"], sizes, model.device.dram_ports(), model.architecture.groups).latency, params, exact=True)
     # 4 i tiles x 4 k tiles: 4 passes (k tile 0) read nothing back, 12 do
     assert float(model.evaluate_fast(params).latency) == round(4 * first + 12 * reload)
     assert reload > first

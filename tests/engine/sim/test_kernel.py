@@ -74,3 +74,17 @@ def test_a_dram_port_paces_its_loop_and_catches_up_after_a_stall():
     p.segments = [Segment(20, writes=(Op(f, 20),), ii=1, depth=2, latency=2, pace=pace)]
     run([p, c], [f], budget=10**6)
     assert c.stall_in == 2  # only the first word's trip
+
+
+def test_a_dram_port_paces_across_its_loop_invocations():
+    # the port's next word slot carries over: invocations of one word each at 65/16 cycles a word
+    # are a pace apart, not a loop depth apart (n words cost n paces, whatever the invocations)
+    from engine.models.dram import AxiSettings, cycles_per_beat
+    pace = cycles_per_beat(1, AxiSettings(max_burst_beats=64, outstanding=16, latency=64))
+    one_word = Thread("L3", "L3", [Segment(1, ii=1, depth=2, pace=pace) for _ in range(100)])
+    one_loop = Thread("L3", "L3", [Segment(100, ii=1, depth=2, pace=pace)])
+    # the last word's slot is 99 paces after the first (rounded down), then the loop's depth
+    assert run([one_word], [], budget=10**6).cycles == 99 * 65 // 16 + 2 == run([one_loop], [], budget=10**6).cycles
+    # a loop that is slower than the port is not delayed by it: depth 8 > pace between invocations
+    deep = Thread("L3", "L3", [Segment(1, ii=1, depth=8, pace=pace) for _ in range(10)])
+    assert run([deep], [], budget=10**6).cycles == 10 * 8
