@@ -44,6 +44,7 @@ SYSTEM_HEADERS = frozenset({
     "cstring", "cstdint", "iostream",
 })
 MAX_INCLUDE_DEPTH = 32
+_BARE_PRAGMA = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]*(?=\r?$)", re.M)
 MAX_SOURCE_BYTES = 512 * 1024  # pcpp reads ~60k tokens a second: a kernel file of this size takes seconds
 MAX_EXPANDED_TOKENS = 200_000  # tokens macro expansion may add to the whole translation unit
 
@@ -151,6 +152,9 @@ class _Preprocessor(pcpp.Preprocessor):
             self.errors.append((where.source if where else "", where.lineno if where else None, reason))
             return
         self.include_stack.append(key)
+        # a `#pragma` with nothing after it is ignored, as C compilers do (pcpp fails on it with an
+        # IndexError); the line stays, so later lines keep their numbers
+        input = _BARE_PRAGMA.sub("", input)
         try:
             yield from super().parsegen(input, source, abssource)
         finally:

@@ -68,6 +68,9 @@ CASES = {
     # -- the C front end ---------------------------------------------------------------------------
     "#if without an expression": (lambda d: ["designs", kernel(d, "#if\n#endif\n" + VALID_MM)],
                                   "k.c:1: preprocessor: #if needs an expression"),
+    "a bare #pragma where #pragma endscop was (pcpp failed on it)": (
+        lambda d: ["designs", kernel(d, VALID_MM.replace("#pragma endscop", "#pragma "))],
+        "#pragma scop without a matching #pragma endscop"),
     "#elif without an expression": (lambda d: ["designs", kernel(d, "#if 0\n#elif\n#endif\n" + VALID_MM)],
                                     "k.c:2: preprocessor: #elif needs an expression"),
     "Latin-1 kernel": (lambda d: ["designs", kernel(d, b"/* \xa9 2024 */\n" + VALID_MM.encode())],

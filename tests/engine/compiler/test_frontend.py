@@ -187,3 +187,11 @@ int main(void) {{
     (tmp_path / "h.c").write_text(harness)
     subprocess.run(["gcc", "-w", "-o", str(tmp_path / "h"), str(tmp_path / "h.c")], check=True)
     assert subprocess.run([str(tmp_path / "h")]).returncode == 0
+
+
+def test_a_bare_pragma_is_ignored_as_c_compilers_do(tmp_path):
+    kernel = tmp_path / "bare.c"
+    kernel.write_text("#define N 4\nvoid f(float A[N]) {\n#pragma\n#pragma scop\n"
+                      "  for (int i = 0; i < N; i++)\n    A[i] = A[i] * 2;\n#pragma endscop\n}\n")
+    parsed = parse_kernel(kernel)
+    assert parsed.sizes == {"N": 4} and len(compile_kernel(kernel).designs) == 1
