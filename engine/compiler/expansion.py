@@ -63,7 +63,7 @@ def _expand(model: PolyhedralModel, array: str):
     if extra is None:
         return None
     expanded = {r.statement: Access(array, r.access.index + tuple(Affine.var(v) for v in extra)) for r in writers}
-    expanded_writes = _union(ih.access_map(r.statement, iterators, array, expanded[r.statement].index,
+    expanded_writes = ih.union_of(ih.access_map(r.statement, iterators, array, expanded[r.statement].index,
                                            model.domains[r.statement]) for r in writers)
     rewrites = {(s, model.kernel.statement(s).target): a for s, a in expanded.items()}
     for ref in model.references:
@@ -92,7 +92,7 @@ def _expand(model: PolyhedralModel, array: str):
 def _distinguishing_iterators(writers, iterators: tuple[str, ...]) -> tuple[str, ...] | None:
     """The fewest iterators, kept in loop order, that make the writes injective once appended."""
     def injective(extra: tuple[str, ...]) -> bool:
-        return _union(ih.access_map(r.statement, iterators, "X", r.access.index + tuple(Affine.var(v) for v in extra),
+        return ih.union_of(ih.access_map(r.statement, iterators, "X", r.access.index + tuple(Affine.var(v) for v in extra),
                                     r.relation.domain()) for r in writers).is_injective()
 
     chosen: tuple[str, ...] = ()
@@ -167,9 +167,3 @@ def _rewrite(expr: Expr, statement: str, rewrites: dict[tuple[str, Access], Acce
         return Call(expr.name, expr.op, tuple(_rewrite(a, statement, rewrites) for a in expr.args))
     return expr
 
-
-def _union(relations) -> isl.UnionMap:
-    result = isl.UnionMap.empty(isl.Space.params_alloc(ih.CTX, 0))
-    for rel in relations:
-        result = result.union(isl.UnionMap.from_map(rel))
-    return result

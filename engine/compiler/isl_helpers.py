@@ -28,6 +28,14 @@ def access_map(statement: str, iterators: Iterable[str], array: str, index: Iter
     return isl.Map(text, context=CTX).intersect_domain(domain)
 
 
+def union_of(relations: Iterable[isl.Map]) -> isl.UnionMap:
+    """The union of maps (empty, with no parameters, when there are none)."""
+    result = isl.UnionMap.empty(isl.Space.params_alloc(CTX, 0))
+    for rel in relations:
+        result = result.union(isl.UnionMap.from_map(rel))
+    return result
+
+
 def basic_maps(relation: isl.UnionMap | isl.Map) -> Iterator[isl.BasicMap]:
     maps = maps_of(relation) if isinstance(relation, isl.UnionMap) else [relation]
     for m in maps:

@@ -48,8 +48,8 @@ def reduction_chains(model: PolyhedralModel, band: Band, deps: Dependences,
     chains: list[Dependence] = []
     for red in deps.reductions.values():
         refs = [r for r in model.references if r.statement == red.statement and r.access.array == red.array]
-        writes = _union(r.relation for r in refs if r.is_write)
-        reads = _union(r.relation for r in refs if not r.is_write)
+        writes = ih.union_of(r.relation for r in refs if r.is_write)
+        reads = ih.union_of(r.relation for r in refs if not r.is_write)
         schedule = isl.UnionMap.from_map(band.schedules[red.statement].apply_range(permute))
         found = ih.compute_dependences(reads, schedule, must=writes)
         for m in ih.maps_of(found):
@@ -71,9 +71,3 @@ def enumerate_dataflows(model: PolyhedralModel, band: Band, deps: Dependences,
                 dataflows.append(Dataflow(space))
     return dataflows
 
-
-def _union(relations) -> isl.UnionMap:
-    result = isl.UnionMap.empty(isl.Space.params_alloc(ih.CTX, 0))
-    for rel in relations:
-        result = result.union(isl.UnionMap.from_map(rel))
-    return result
