@@ -37,19 +37,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator, Sequence
-from functools import reduce
 
 import numpy as np
-import sympy
 
 from engine.compiler.architecture.symbols import symbol
+from engine.models.packing_inference import lambdify
 from engine.search.genome import _divisors
 from engine.search.space import Columns, LoopGenes, SearchSpace
 from engine.search.strategy import SearchStrategy
-
-_NUMERIC = [{"smax": lambda *args: reduce(np.maximum, args),
-             "smin": lambda *args: reduce(np.minimum, args)}, "numpy"]
-
 
 class LoopChoices(Sequence):
     """Every legal (t1,) or (t1, t2) of one loop, in enumeration order, without building the list: its
@@ -228,7 +223,7 @@ class ExhaustiveSearch(SearchStrategy):
             return None, list(range(len(self.space.loops)))
         loops = [k for k, g in enumerate(self.space.loops) if used & set(_params(g))]
         names = [n for k in loops for n in _params(self.space.loops[k])]
-        return (names, sympy.lambdify([symbol(n) for n in names], expr, _NUMERIC)), loops
+        return (names, lambdify([symbol(n) for n in names], expr, cse=False)), loops
 
     def dsp(self, columns: Columns, size: int | None = None) -> np.ndarray:
         """DSP count of a block (its columns must hold at least the DSP loops' parameters)."""

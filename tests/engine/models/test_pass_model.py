@@ -10,7 +10,8 @@ from engine.compiler.architecture.passes import pass_loops
 from engine.compiler.architecture.symbols import symbol
 from engine.compiler.design_space import compile_kernel
 from engine.models.device import load_device
-from engine.models.evaluate import _NUMERIC, PerformanceModel
+from engine.models.evaluate import PerformanceModel
+from engine.models.packing_inference import lambdify
 from engine.models.sampling import random_configuration
 from engine.models.symbolic import build_symbolic_model
 from engine.resources import KERNELS
@@ -29,7 +30,7 @@ def _at(model: PerformanceModel, expr: sympy.Expr, params: dict, exact: bool = F
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}
     if exact:
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
-        return float(sympy.lambdify(syms, expr, _NUMERIC)(*[values[s.name] for s in syms]))
+        return float(lambdify(syms, expr)(*[values[s.name] for s in syms]))
     return float(np.ravel(model.compile_objective(expr)(values))[0])
 
 
