@@ -27,12 +27,12 @@ class GatedHost:
     def __init__(self, error: str | None = None):
         self.started, self.gate, self.error = threading.Event(), threading.Event(), error
 
-    def compile(self, path, text, defines):
+    def compile(self, path, text, defines, simd_touch_space=False):  # CompileHost.compile's signature
         self.started.set()
         self.gate.wait(120)
         if self.error is not None:
             raise RuntimeError(self.error)
-        return compile_work_copy(path, text, defines)
+        return compile_work_copy(path, text, defines, simd_touch_space)
 
 
 def _open(bundled, host=None) -> tuple[KernelSession, weakref.ref]:
