@@ -140,8 +140,8 @@ def module_term(module: Module, compute_events: sympy.Expr | None = None) -> sym
 def _paired_blocks(module: Module, cycles: list[sympy.Expr]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     """A double-buffered input module's (blocks, cycles of one block's load, cycles of one block's
     feed: every tile that reuses the block), from its load and feed phases' `cycles`."""
-    blocks, tiles = _invocations(module.phases[0]), _invocations(module.phases[1])
-    return blocks, cycles[0] / blocks, cycles[1] / tiles * (tiles / blocks)
+    blocks = _invocations(module.phases[0])
+    return blocks, cycles[0] / blocks, cycles[1] / blocks
 
 
 def _paired_after_start(module: Module) -> sympy.Expr:
