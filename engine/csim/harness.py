@@ -129,21 +129,30 @@ def _to_dram(c: Code, port) -> None:
     own `serialize_<port>` (kernel_kernel.h), followed by GUARD_WORDS words of all-ones bytes (NaN,
     or -1) that a DRAM loop reading past the host's packing would take in, and one writing past it
     would change."""
+    word = _dram_word(port)
+    c.line(f"#ifndef {word}  /* exports older than the macro: the port's own word */")
+    c.line(f"#define {word} {port.word_type}")
+    c.line("#endif")
     c.line(_serialized(port))
-    c.line(f"{port.word_type} *{port.name}_dram = ({port.word_type} *)std::calloc({port.name}_DRAM_WORDS + "
-           f"{GUARD_WORDS}, sizeof({port.word_type}));")
-    c.line(f"std::memset({port.name}_dram + {port.name}_DRAM_WORDS, 0xff, {GUARD_WORDS} * sizeof({port.word_type}));")
+    c.line(f"{word} *{port.name}_dram = ({word} *)std::calloc({port.name}_DRAM_WORDS + {GUARD_WORDS}, sizeof({word}));")
+    c.line(f"std::memset({port.name}_dram + {port.name}_DRAM_WORDS, 0xff, {GUARD_WORDS} * sizeof({word}));")
     if port.direction != "out":
         c.line(f"serialize_{port.name}({port.name}_words, {port.name}_dram);")
     c.line("#else")
-    c.line(f"{port.word_type} *{port.name}_dram = {port.name}_words;")
+    c.line(f"{word} *{port.name}_dram = {port.name}_words;")
     c.line("#endif")
+
+
+def _dram_word(port) -> str:
+    """kernel_kernel.h's macro naming the type of the port's DRAM words (a serialized output's bus
+    word can be wider than the port's word: engine/export/dram_layout.py)."""
+    return f"{port.name}_DRAM_WORD"
 
 
 def _from_dram(c: Code, port) -> None:
     """A serialized port: its guard words unchanged, outputs scattered back to the padded words."""
     c.line(_serialized(port))
-    with c.block(f"for (long n = 0; n < {GUARD_WORDS} * (long)sizeof({port.word_type}); n++)"):
+    with c.block(f"for (long n = 0; n < {GUARD_WORDS} * (long)sizeof({_dram_word(port)}); n++)"):
         with c.block(f"if (((unsigned char *)({port.name}_dram + {port.name}_DRAM_WORDS))[n] != 0xff)"):
             c.line(f'std::printf("FAIL: kernel0 wrote past the %ld words of the serialized buffer of {port.name} '
                    '(a DRAM loop that does not match the host packing)\\n", ' + f'{port.name}_DRAM_WORDS);')

@@ -23,6 +23,16 @@ PE boxes the storer writes one after another are the rows the loader reads). Its
 the position in the nest of the loops the natural address depends on (the passes of a reduction
 revisit the same words), the same for both loops, which the export checks word by word; the host
 gathers it before the kernel and scatters it after. Otherwise it stays natural.
+
+Outputs in full bus words: a write-only port in the serialized layout whose storer's word is
+narrower than the bus (`serialized_store_words`, engine/compiler/architecture/dram_runs.py: R storer
+words to a 512-bit word) gets a bus word type of its own (`C_bus_word`, kernel_kernel.h's
+`C_DRAM_WORD`); its storer writes its words into a FIFO and a serialize stage (`C_L3_out_serialize`,
+AutoSA's `C_drain_IO_L3_out_serialize`) packs R consecutive ones into a bus word and writes it at
+one incrementing index, the last bus word zero-filled past the run's end. The port then holds
+ceil(words / R) bus words; `deserialize_C` reads the storer's words in order from it (a bus word is
+R storer words side by side). Not for ports read back (inout: their loader would need the reverse
+stage), last-writer storers (engine/export/owned_drain.py) or kernels that run passes.
 """
 from __future__ import annotations
 
@@ -32,7 +42,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.export.cpp import product, total
+from engine.compiler.architecture.dram_runs import serialized_store_words
+from engine.export.cpp import counted_for, product, total
 from engine.export.interface import ExportError
 from engine.models.dram import LAYOUTS, row_ordered_arrays
 from engine.models.dram import port_layout as dram_port_layout
@@ -134,9 +145,26 @@ class DramLayout:
                 raise ExportError(f"port {name}: its partial results are read back in another order than they are "
                                   f"written, so it cannot be serialized; export it with --layout natural")
 
+    def _store_words(self, port) -> int:
+        """Storer words per DRAM word of `port`: more than 1 for a write-only serialized port whose
+        storer's word is narrower than the bus (serialized_store_words), else 1."""
+        plan = self.plan
+        if (port.direction != "out" or not self._serialized(port) or plan.pass_loops
+                or any(g.owners is not None for g in plan.groups if g.array == port.array)):
+            return 1
+        return serialized_store_words(port.word_elements, 8 * _element_bytes(port.c_type))
+
+    def dram_word_type(self, port) -> str:
+        """The type of the port's DRAM words (kernel0's pointer): the bus word a serialize stage writes,
+        or the port's own word."""
+        return f"{port.array}_bus_word" if self._store_words(port) > 1 else port.word_type
+
     def dram_words(self, port) -> int:
-        """Words of the port's buffer: its nest's iterations (serialized) or the padded array."""
-        return self.nests[port.name].words if self._serialized(port) and port.name in self.nests else port.words
+        """Words of the port's buffer: its nest's iterations (serialized; in bus words of
+        `_store_words` storer words each, the last one padded) or the padded array."""
+        if not (self._serialized(port) and port.name in self.nests):
+            return port.words
+        return -(-self.nests[port.name].words // self._store_words(port))
 
     def dram_summary(self) -> dict[str, dict]:
         """Per port: layout, words of its buffer, bytes of a word, and why its layout differs."""
@@ -147,8 +175,11 @@ class DramLayout:
             if layout == "serialized" and port.name not in self.nests:
                 layout, reason = "natural", "no DRAM loop of this port in the kernel"
             entry = {"layout": layout, "kind": _KINDS[port.direction], "words": self.dram_words(port),
-                     "word_bytes": port.word_elements * _element_bytes(port.c_type)}
-            if port.name in self.nests:  # the kernel's DRAM access, as written
+                     "word_bytes": self._store_words(port) * port.word_elements * _element_bytes(port.c_type)}
+            if self._store_words(port) > 1:  # a serialize stage writes the storer's words, R to a bus word
+                entry["store_words"] = self._store_words(port)
+                entry["access"] = f"{port.name}[n]"
+            elif port.name in self.nests:  # the kernel's DRAM access, as written
                 nest = self.nests[port.name]
                 entry["access"] = f"{port.name}[{nest.serial_address() if layout == 'serialized' else nest.natural}]"
             if reason:
@@ -158,7 +189,7 @@ class DramLayout:
 
     def _ports(self) -> str:
         """kernel0's parameters: a word pointer per array."""
-        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}"
+        return ", ".join(f"{'const ' if p.direction == 'in' else ''}{self.dram_word_type(p)} *{p.name}"
                          for p in self.plan.interface.ports)
 
     def _interface_pragmas(self) -> None:
@@ -184,6 +215,7 @@ class DramLayout:
             entry = summary[port.name]
             c.line(f"#define {port.name}_SERIALIZED {int(entry['layout'] == 'serialized')}")
             c.line(f"#define {port.name}_DRAM_WORDS {entry['words']}L")
+            c.line(f"#define {port.name}_DRAM_WORD {self.dram_word_type(port)}")
         serialized = [p for p in self.plan.interface.ports if summary[p.name]["layout"] == "serialized"]
         if not serialized:
             return
@@ -196,13 +228,17 @@ class DramLayout:
             if port.direction == "inout":  # gathered before the kernel in its loader's order, too
                 nests.insert(0, self.read_back_nests.get(port.name, replace(nests[0], writes=False)))
             for nest in nests:
-                self._gather_or_scatter(c, port, nest)
+                self._gather_or_scatter(c, port, nest, self.dram_word_type(port))
         c.line("#endif")
 
     @staticmethod
-    def _gather_or_scatter(c, port, nest: DramNest) -> None:
-        """`serialize_<port>` (a read nest) or `deserialize_<port>` (a write nest)."""
-        if nest.writes:
+    def _gather_or_scatter(c, port, nest: DramNest, bus_word: str) -> None:
+        """`serialize_<port>` (a read nest) or `deserialize_<port>` (a write nest); a port of bus words
+        wider than its storer's is read as the storer's words in order."""
+        if nest.writes and bus_word != port.word_type:
+            head = f"static inline void deserialize_{port.name}(const {bus_word} *bus, {port.word_type} *natural)"
+            body = f"natural[{nest.natural}] = serial[n++];"
+        elif nest.writes:
             head = f"static inline void deserialize_{port.name}(const {port.word_type} *serial, " \
                    f"{port.word_type} *natural)"
             body = f"natural[{nest.natural}] = serial[n++];"
@@ -211,12 +247,71 @@ class DramLayout:
                    f"{port.word_type} *serial)"
             body = f"serial[n++] = natural[{nest.natural}];"
         with c.block(head):
+            if nest.writes and bus_word != port.word_type:
+                c.line(f"/* a {bus_word} holds {port.word_type}s side by side, in the storer's order */")
+                c.line(f"const {port.word_type} *serial = reinterpret_cast<const {port.word_type} *>(bus);")
             c.line("long n = 0;")
             for var, trip in nest.loops:
                 c.line(f"for (long {var} = 0; {var} < {trip}; {var}++)")
                 c.depth += 1
             c.line(body)
             c.depth -= len(nest.loops)
+
+    # ----------------------------------------------------------------- serialize stages
+    def _storer_module(self, port) -> str:
+        return next(name for name, m in self.plan.modules.items()
+                    if m["array"] == port.array and m["dram"] and m["kind"] == "drain")
+
+    def _serialized_outputs(self) -> list:
+        """The ports a serialize stage writes (`_store_words` > 1)."""
+        return [p for p in self.plan.interface.ports if self._store_words(p) > 1]
+
+    @staticmethod
+    def _bus_stream(port) -> str:
+        return f"{port.name}_to_bus"
+
+    def _serialize_stages(self) -> None:
+        """A `<storer>_serialize` process per port of `_serialized_outputs`: the storer's words, R to
+        a bus word, written at one incrementing index; the last bus word zero-filled past the end."""
+        for port in self._serialized_outputs():
+            pieces, lanes = self._store_words(port), port.word_elements
+            words = self.nests[port.name].words
+            bus, tail = -(-words // pieces), words % pieces
+            word_t, bus_t = port.word_type, self.dram_word_type(port)
+
+            def body(port=port, pieces=pieces, lanes=lanes, bus=bus, tail=tail, word_t=word_t, bus_t=bus_t):
+                c = self.code
+                with c.loops([("serialize_words", "n", bus)], pipeline=True, ii=pieces):
+                    c.line(f"{bus_t} word;")
+                    with c.block(counted_for("piece", pieces)):
+                        c.pragma("HLS unroll")
+                        c.line(f"{word_t} part;")
+                        if tail:
+                            c.line(f"if (n == {bus - 1} && piece >= {tail}) {counted_for('k', lanes)} "
+                                   "part.lane[k] = 0;  /* past the run: zero */")
+                            c.line("else part = from_storer.read();")
+                        else:
+                            c.line("part = from_storer.read();")
+                        with c.block(counted_for("k", lanes)):
+                            c.pragma("HLS unroll")
+                            c.line(f"word.lane[piece * {lanes} + k] = part.lane[k];")
+                    c.line(f"{port.name}[n] = word;")
+            self._emit(f"{self._storer_module(port)}_serialize",
+                       [f"{bus_t} *{port.name}", f"hls::stream<{word_t}> &from_storer"],
+                       f"{port.name}'s storer words, {pieces} to a {pieces * lanes}-element bus word, written at one "
+                       f"incrementing index ({words} words in {bus} bus words"
+                       f"{', the last zero-filled past the end' if tail else ''}; AutoSA's serialize stage)", body)
+
+    def _serialize_streams(self) -> None:
+        """kernel0's FIFOs from the storers to their serialize stages."""
+        for port in self._serialized_outputs():
+            name = self._bus_stream(port)
+            self.code.line(f'hls::stream<{port.word_type}> {name}("{name}");')
+            self.code.pragma(f"HLS stream variable={name} depth={2 * self._store_words(port)}")
+
+    def _serialize_calls(self) -> None:
+        for port in self._serialized_outputs():
+            self.code.line(f"{self._storer_module(port)}_serialize({port.name}, {self._bus_stream(port)});")
 
 
 def _element_bytes(c_type: str) -> int:

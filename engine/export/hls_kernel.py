@@ -89,6 +89,7 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
                     self.plan = replace(plan, acc=plan.group(inst.group))
                 self._function(inst, name)
                 self.plan = plan
+        self._serialize_stages()
         self._top()
         return {"kernel_kernel.h": self._header(report), "kernel_kernel.cpp": self.code.text()}
 
@@ -170,6 +171,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
         for port in plan.interface.ports:
             c.line(f"typedef packed<{port.array}_t, {port.word_elements}> {port.word_type};"
                    f"  /* {port.array}: {' x '.join(map(str, port.padded_shape))} padded, row-major */")
+            if self._store_words(port) > 1:
+                c.line(f"typedef packed<{port.array}_t, {self._store_words(port) * port.word_elements}> "
+                       f"{self.dram_word_type(port)};  /* {port.array} on DRAM: full bus words (serialized) */")
         c.line("")
         c.line(f'extern "C" void kernel0({self._ports()});')
         c.line("")
@@ -341,7 +345,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
             params.append((self._stream_arg("own", s["own"], "own"), s["own"]))
             if "successor" in s:
                 params.append((self._stream_arg("successor", s["successor"], "from_successor"), s["successor"]))
-            if module["dram"]:
+            if module["dram"] and self._store_words(port) > 1:  # to its serialize stage (dram_layout.py)
+                params.append((f"hls::stream<{port.word_type}> &to_bus", self._bus_stream(port)))
+            elif module["dram"]:
                 params.append((f"{port.word_type} *{port.name}", port.name))
             else:
                 params.append((self._stream_arg("out", s["out"], "out"), s["out"]))
@@ -452,10 +458,12 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
             c.pragma(f"HLS stream variable={s.name} depth={s.depth}")
             if s.storage:
                 c.pragma(f"HLS bind_storage variable={s.name} type=fifo impl={s.storage}")
+        self._serialize_streams()
         c.line("")
         for inst in plan.instances:
             args = ", ".join(a for _, a in self._signature(inst))
             c.line(f"{self._function_name(inst)}({args});")
+        self._serialize_calls()
         c.depth -= 1
         c.line("}")
         if not plan.pass_loops:

@@ -7,7 +7,8 @@ the tiled sizes kernel0 works on, run it, and compare the unpadded outputs with 
 (floating-point types within a relative tolerance). They differ only in how kernel0 is run: through
 XRT buffers on a device, or by a direct call. Ports in the serialized DRAM layout are gathered from
 the padded buffer into kernel0's read order (`serialize_<port>` of kernel_kernel.h) and scattered
-back from its write order (`deserialize_<port>`). The host times the run as AutoSA's host does (from
+back from its write order (`deserialize_<port>`), in DRAM words of `<port>_DRAM_WORD` (a serialized
+output's full bus word: engine/export/dram_layout.py). The host times the run as AutoSA's host does (from
 the launch to the end of `run.wait()`, whose state must be COMPLETED) and prints the kernel's wall
 time and GOP/s (the descriptor's `compute.operations.total`, the models' count) between the serialization
 and deserialization times, then the total.
@@ -155,7 +156,7 @@ def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
               "    xrt::device device(0);", "    auto uuid = device.load_xclbin(argv[1]);",
               f"    xrt::kernel kernel(device, uuid, \"{interface.top}\");"]
     for k, p in enumerate(ports):
-        lines.append(f"    xrt::bo {p.name}_bo(device, sizeof({p.word_type}) * {p.name}_DRAM_WORDS, "
+        lines.append(f"    xrt::bo {p.name}_bo(device, sizeof({p.name}_DRAM_WORD) * {p.name}_DRAM_WORDS, "
                      f"kernel.group_id({k}));")
     for p in ports:
         if _serialized(dram, p):
@@ -179,7 +180,7 @@ def host_program(descriptor: dict, interface, dram: dict | None = None) -> str:
               "      return 2;", "    }"]
     lines += [f"    {p.name}_bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);" for p in ports if p.direction in ("out", "inout")]
     lines += ["    const auto deserialize_start = std::chrono::steady_clock::now();"]
-    lines += [f"    deserialize_{p.name}({p.name}_bo.map<const {p.word_type}*>(), "
+    lines += [f"    deserialize_{p.name}({p.name}_bo.map<const {p.name}_DRAM_WORD*>(), "
               f"reinterpret_cast<{p.word_type}*>({p.name}_natural.data()));"
               for p in ports if _serialized(dram, p) and p.direction != "in"]
     lines += _elapsed("deserialize")
@@ -210,7 +211,7 @@ def hls_testbench(descriptor: dict, interface, dram: dict | None = None) -> str:
                   f"\"{p.word_type} packs {p.word_elements} elements\");",
                   f"  static {p.word_type} {p.name}_words[{words}];"]
         if _serialized(dram, p):
-            lines.append(f"  static {p.word_type} {p.name}_dram[{p.name}_DRAM_WORDS];  /* in kernel0's order */")
+            lines.append(f"  static {p.name}_DRAM_WORD {p.name}_dram[{p.name}_DRAM_WORDS];  /* in kernel0's order */")
         if p.direction in ("in", "inout"):
             lines.append(f"  pad_{p.name}(reinterpret_cast<{p.c_type}*>({p.name}_words));")
         if _serialized(dram, p) and p.direction != "out":

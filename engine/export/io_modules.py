@@ -588,7 +588,10 @@ class IOModules:
                         + [(v, n) for _, v, n in loops])
                 address = self._dram_address(port, nest, self._word_address(
                     group, port, coords, total(pe_words + [f"w{last}"])), writes=True)
-                c.line(f"{port.name}[{address}] = value;")
+                if self._store_words(port) > 1:  # its serialize stage packs them into bus words
+                    c.line("to_bus.write(value);")
+                else:
+                    c.line(f"{port.name}[{address}] = value;")
                 self._drop_if_unused(position, f"d{last}")
 
     def _sink(self, inst: Instance) -> None:

@@ -15,6 +15,12 @@ loop touches in each layout (the runs an AXI port turns into bursts, engine/mode
   i-j__j-k.i at i_t2 = 1, modelled at twice its cycles).
 A module whose DRAM word has no packing factor of its own (a last-writer storer) is taken as one run
 per invocation in both layouts.
+
+The serialized layout's output word (`serialized_store_words`): a storer of a write-only port in the
+serialized layout writes full bus words whatever its PE boxes' packing, as AutoSA's serialized
+outputs do (`C_drain_IO_L3_out_serialize`): consecutive words of its own stream, packed
+`serialized_store_words` to a bus word by a serialize stage before the m_axi write, the tail of a
+run zero-padded to a whole bus word; the host deserializes in the same order.
 """
 from __future__ import annotations
 
@@ -22,8 +28,17 @@ import sympy
 
 from engine.compiler.architecture.modules import Architecture, Module, PackingParameter
 from engine.compiler.architecture.symbols import symbol
+from engine.compiler.tuning import WORD_BITS
 
 LAYOUTS = ("serialized", "natural")
+
+
+def serialized_store_words(word_elements: int, element_bits: int) -> int:
+    """Storer words (of `word_elements` elements of `element_bits` bits) per DRAM bus word in the
+    serialized layout: as many as fill one WORD_BITS word (1 when the storer's word is that wide, or
+    does not divide it)."""
+    word_bits = word_elements * element_bits
+    return WORD_BITS // word_bits if word_bits and WORD_BITS % word_bits == 0 else 1
 
 
 def invocation_words(module: Module) -> sympy.Expr:
