@@ -5,7 +5,10 @@ printed), 2 when DIR is not an exported project. `--timed` also times the run fr
 (engine/csim/timed.py): a summary line (total cycles beside the model's latency, the slowest process
 and DRAM port), and with `--verbose` each DRAM port's bursts and the per-process table (busy /
 stall-in / stall-out); a build failure, a deadlock or a trace too large is one line and exit 1.
-`--time-limit` bounds the run of the compiled program (default RUN_TIMEOUT_S)."""
+`--time-limit` bounds the run of the compiled program (default RUN_TIMEOUT_S). Plain csim prints its
+summary line (PASS / FAIL) first and with `--verbose` its host buffers, seconds and the command; it
+runs within MEMORY_LIMIT (2 GB) whatever the size: a project whose host buffers alone need more is
+refused in one line, exit 2 (engine/csim/__init__.py)."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine.csim import CsimError, run_csim, run_timed_csim
+from engine.csim import MEMORY_LIMIT, CsimError, run_csim, run_timed_csim
 from engine.csim.timed import RUN_TIMEOUT_S, TimedCsimError, format_timed
 
 HELP = "C-simulate an exported project (g++): compare the kernel with the loop nest on random inputs"
@@ -28,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also time the run: replay each dataflow process's trace cycle by cycle")
     parser.add_argument("--json", action="store_true", help="with --timed: print the timing as JSON")
     parser.add_argument("--verbose", "-v", action="store_true",
-                        help="with --timed: after the summary line, each DRAM port's bursts and the per-process "
-                             "table (busy, stall in / out, iterations, the model's term)")
+                        help="after the summary line: with --timed each DRAM port's bursts and the per-process "
+                             "table (busy, stall in / out, iterations, the model's term); without, the host "
+                             f"buffers (at most {MEMORY_LIMIT / 1e9:g} GB), the seconds and the g++ command")
     parser.add_argument("--time-limit", type=_seconds, default=RUN_TIMEOUT_S, metavar="SECONDS",
                         help=f"stop the compiled simulation after SECONDS (default {RUN_TIMEOUT_S}, "
                              f"{RUN_TIMEOUT_S // 60} minutes; a large problem may need more)")
@@ -46,12 +50,14 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    if (args.json or args.verbose) and not args.timed:
-        raise CsimError(f"{'--json' if args.json else '--verbose'} prints the timing of --timed; add --timed")
+    if args.json and not args.timed:
+        raise CsimError("--json prints the timing of --timed; add --timed")
     if args.timed:
         return _timed(args)
     result = run_csim(args.project, seed=args.seed, keep_build=args.keep_build, time_limit=args.time_limit)
     print(result.summary)
+    if args.verbose:
+        print("\n".join(result.details()))
     if result.passed:
         return 0
     if result.mismatch:

@@ -162,5 +162,5 @@ def test_timed_on_a_directory_that_is_not_a_project(tmp_path, capsys):
 def test_json_without_timed_is_refused(tmp_path, capsys):
     assert main(["csim", str(tmp_path), "--json"]) == 2
     _one_error_line(capsys, "--json prints the timing of --timed")
-    assert main(["csim", str(tmp_path), "--verbose"]) == 2
-    _one_error_line(capsys, "--verbose prints the timing of --timed")
+    assert main(["csim", str(tmp_path), "--verbose"]) == 2  # plain csim's --verbose (its details): not a project
+    _one_error_line(capsys, "has no design.json")
