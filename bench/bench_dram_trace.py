@@ -11,7 +11,8 @@ ports, in program order per port, with the loop invocation it belongs to); this 
 bursts from those addresses itself with engine/models/dram.py's `burst_lengths` (consecutive word
 addresses, cut at 4 KB pages, at the burst cap and where a loop invocation starts) and charges them
 with `port_cycles` (the export's AXI settings; the DDR bank shares of connectivity.cfg). Per port
-(and direction): accesses, bursts, mean burst beats, the port's lower bound (port cycles + the AXI
+(and direction): the bits of its bus word (a serialized output's are a full 512-bit word:
+engine/export/dram_layout.py), accesses, bursts, mean burst beats, the port's lower bound (port cycles + the AXI
 latency of its first access); the max over ports is the design's DRAM lower bound. Printed beside:
 the model's latency (PerformanceModel.evaluate) and the timed C simulation's cycles of the same run.
 """
@@ -57,7 +58,7 @@ def port_bounds(rows: np.ndarray, ports: list[tuple[str, int]], memory, banks: d
         breaks = np.flatnonzero(np.diff(mine[:, 2]) != 0) + 1  # a new loop invocation starts a burst
         bursts = burst_lengths(mine[:, 1], word, memory.axi, breaks)
         cycles = port_cycles(bursts, memory.axi, float(share[port]))
-        out.append({"port": f"{name} ({'write' if direction else 'read'})", "accesses": len(mine),
+        out.append({"port": f"{name} ({'write' if direction else 'read'})", "word": word, "accesses": len(mine),
                     "bursts": len(bursts), "mean": float(np.mean(bursts)) if len(bursts) else 0.0,
                     "cycles": cycles, "latency": memory.axi.latency, "bound": cycles + memory.axi.latency})
     return out
@@ -101,11 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     layout = args.layout or exported.get("layout") or (DEFAULT_LAYOUT if layouts else "natural")
     model_kw = {"layout": layout} if layout and "layout" in inspect.signature(PerformanceModel).parameters else {}
     model = PerformanceModel(space, design, load_device(), **model_kw).evaluate(exported["values"])["latency_cycles"]
-    print(f"{'port':14} {'accesses':>12} {'bursts':>12} {'mean beats':>10} {'port cycles':>13} {'latency':>8} "
-          f"{'bound':>13}")
+    print(f"{'port':14} {'word bits':>9} {'accesses':>12} {'bursts':>12} {'mean beats':>10} {'port cycles':>13} "
+          f"{'latency':>8} {'bound':>13}")
     for b in bounds:
-        print(f"{b['port']:14} {b['accesses']:>12,} {b['bursts']:>12,} {b['mean']:>10.1f} {b['cycles']:>13,.0f} "
-              f"{b['latency']:>8} {b['bound']:>13,.0f}")
+        print(f"{b['port']:14} {8 * b['word']:>9} {b['accesses']:>12,} {b['bursts']:>12,} {b['mean']:>10.1f} "
+              f"{b['cycles']:>13,.0f} {b['latency']:>8} {b['bound']:>13,.0f}")
     bound = max((b["bound"] for b in bounds), default=0.0)
     print(f"DRAM lower bound {bound:,.0f} cycles; model{' (' + layout + ' layout)' if model_kw else ''} "
           f"{model:,.0f} cycles ({bound / model:.2f}x); timed C "
