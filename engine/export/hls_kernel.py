@@ -23,6 +23,7 @@ from engine.export.plan import (
     build_plan,
 )
 from engine.export.dram_layout import DramLayout, port_layout
+from engine.export.drain_modules import DrainModules
 from engine.export.io_modules import IOModules, _tidy
 from engine.models.dram import DEFAULT_LAYOUT, AxiSettings
 from engine.export.owned_drain import OwnedDrain
@@ -66,7 +67,7 @@ def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[
     return kernel_export(descriptor, values, **options)[0]
 
 
-class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLayout, Target):
+class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOModules, DramLayout, Target):
     """Vitis HLS C++: `hls::stream` FIFOs, m_axi ports, `#pragma HLS dataflow` in `kernel0`."""
 
     def __init__(self, *, layout: str = DEFAULT_LAYOUT, axi: AxiSettings = AxiSettings()):
