@@ -97,9 +97,12 @@ def test_host_program_compiles_against_the_xrt_api(exported, tmp_path, layout):
         assert f"#include <{header}>" in text
     assert f'xrt::kernel kernel(device, uuid, "{interface.top}");' in text
     for k, port in enumerate(interface.ports):
-        assert f"xrt::bo {port.name}_bo(device, sizeof({port.word_type}) * {port.name}_DRAM_WORDS, " \
+        assert f"xrt::bo {port.name}_bo(device, sizeof({port.name}_DRAM_WORD) * {port.name}_DRAM_WORDS, " \
                f"kernel.group_id({k}));" in text
         assert f"#define {port.name}_DRAM_WORDS {dram[port.name]['words']}L" in files["kernel_kernel.h"]
+        # the DRAM word: a serialized output's full bus word (dram_layout.py), else the port's own
+        bus = f"{port.name}_bus_word" if "store_words" in dram[port.name] else port.word_type
+        assert f"#define {port.name}_DRAM_WORD {bus}" in files["kernel_kernel.h"]
         serialized = dram[port.name]["layout"] == "serialized"
         # a port whose partial results come back stays natural only when its loader and storer
         # visit the words in different orders (design.json says why)
