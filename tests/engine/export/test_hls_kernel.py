@@ -54,7 +54,9 @@ def test_one_function_per_module_kind_and_every_instance_called_in_kernel0(gener
     top = cpp[cpp.index(region):]
     calls = re.findall(r"^  (\w+)\(", top, re.MULTILINE)
     for module in descriptor["topology"]["modules"]:
-        variants = {f for f in functions if f == module["name"] or f.startswith(module["name"] + "_")}
+        # (a storer's serialize stage, `C_L3_out_serialize`, is a process of its own: dram_layout.py)
+        variants = {f for f in functions if f == module["name"] or f.startswith(module["name"] + "_")
+                    and not f.endswith("_serialize")}
         # partial results' input modules exist where some are read back at these values
         idle = module["kind"] == "io" and any(
             g["array"] == module["array"] and g["kind"] != "in" and evaluated(g["reload_events"], values) == 0
@@ -74,14 +76,20 @@ def test_streams_have_the_depths_of_fifo_depths(generated):
     declared = re.findall(r"hls::stream<\w+> (\w+)\(\"\1\"\);\n#pragma HLS stream variable=\1 depth=(\d+)", cpp)
     assert declared
     expected = {fifo_depth(f, values, descriptor) for f in descriptor["topology"]["fifos"]}
-    assert {int(d) for _, d in declared} <= expected | {2}
+    # a storer's FIFO to its serialize stage holds two bus words' worth of its words (dram_layout.py)
+    stages = {int(d) for name, d in declared if name.endswith("_to_bus")}
+    assert {int(d) for name, d in declared if not name.endswith("_to_bus")} <= expected | {2}
+    assert all(d % 2 == 0 and d > 2 for d in stages)
 
 
 def test_header_declares_the_interface_and_describes_the_array(generated):
     descriptor, values, sources = generated
     header = sources["kernel_kernel.h"]
     interface = kernel_interface(descriptor, values)
-    ports = ", ".join(f"{'const ' if p.direction == 'in' else ''}{p.word_type} *{p.name}" for p in interface.ports)
+    # each port in its DRAM word: `<port>_DRAM_WORD`, a serialized output's full bus word or the port's own
+    words = {p.name: re.search(rf"#define {p.name}_DRAM_WORD (\w+)", header).group(1) for p in interface.ports}
+    assert all(words[p.name] in (p.word_type, f"{p.array}_bus_word") for p in interface.ports)
+    ports = ", ".join(f"{'const ' if p.direction == 'in' else ''}{words[p.name]} *{p.name}" for p in interface.ports)
     assert f'extern "C" void kernel0({ports});' in header
     for p in interface.ports:
         assert f"typedef packed<{p.array}_t, {p.word_elements}> {p.word_type};" in header
