@@ -51,15 +51,21 @@ def crossing_streams(descriptor: dict, values: dict[str, int], crossings: dict) 
     return {name: s.crossing for name, s in plan.streams.items() if s.crossing is not None}
 
 
-def kernel_processes(descriptor: dict, values: dict[str, int]) -> list[tuple[tuple, str, tuple[int, ...]]]:
+def kernel_processes(descriptor: dict, values: dict[str, int], *,
+                     layout: str = DEFAULT_LAYOUT) -> list[tuple[tuple, str, tuple[int, ...]]]:
     """Every process call of kernel0 as (the floorplan node it belongs to, the function it calls, its
-    grid index): a PE-line sink or head belongs to its PE."""
+    grid index): a PE-line sink or head belongs to its PE, a storer's serialize stage (in the DRAM
+    `layout`, engine/export/dram_layout.py) to its storer."""
     plan = build_plan(descriptor, values)
-    target = VitisHLSTarget()
+    target = VitisHLSTarget(layout=layout)
     target.plan = plan
     pe = next(name for name, m in plan.modules.items() if m["kind"] == "pe")
-    return [((pe if inst.role in ("sink", "head") else inst.module, inst.index), target._function_name(inst),
-             inst.index) for inst in plan.instances]
+    calls = [((pe if inst.role in ("sink", "head") else inst.module, inst.index), target._function_name(inst),
+              inst.index) for inst in plan.instances]
+    for port in target._serialized_outputs():
+        storer = next(inst for inst in plan.instances if inst.module == target._storer_module(port))
+        calls.append(((storer.module, storer.index), f"{storer.module}_serialize", ()))
+    return calls
 
 
 def kernel_sources(descriptor: dict, values: dict[str, int], **options) -> dict[str, str]:

@@ -120,7 +120,7 @@ def project_files(descriptor: dict, values: dict[str, int], report: dict, *, pla
     summary = None
     if floorplan is not None:
         streams = crossing_streams(descriptor, values, floorplan.crossings)
-        cells = placements(kernel_processes(descriptor, values), floorplan.plan.slr_of, streams)
+        cells = placements(kernel_processes(descriptor, values, layout=layout), floorplan.plan.slr_of, streams)
         files["floorplan.tcl"] = floorplan_tcl(cells, f"{descriptor['kernel']['name']}, design "
                                                       f"{descriptor['design']['id']}")
         summary = design_json["floorplan"] = floorplan_summary(floorplan, streams)
