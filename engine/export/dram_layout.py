@@ -22,7 +22,10 @@ without an initialisation) is serialized when its loader and its storer visit th
 PE boxes the storer writes one after another are the rows the loader reads). Its serial address is
 the position in the nest of the loops the natural address depends on (the passes of a reduction
 revisit the same words), the same for both loops, which the export checks word by word; the host
-gathers it before the kernel and scatters it after. Otherwise it stays natural.
+gathers it before the kernel and scatters it after. Otherwise it stays natural: the reload chain
+below the loader takes the block row by row, so reading a buffer written PE box by PE box would need
+non-consecutive addresses (bursts no longer than the natural layout's) or an on-chip reorder buffer
+of a tile block (docs/export.md, DRAM layout).
 
 Outputs in full bus words: a write-only port in the serialized layout whose storer's word is
 narrower than the bus (`serialized_store_words`, engine/compiler/architecture/dram_runs.py: R storer
