@@ -9,20 +9,19 @@ C simulation) it also flushes the trace after kernel0."""
 from __future__ import annotations
 
 from engine.export.cpp import Code
-from engine.export.interface import KernelInterface, c_type
+from engine.export.interface import KernelInterface, c_type, element_bytes
 
 FLOAT_TYPES = ("float", "double")
 GUARD_WORDS = 64  # words past a serialized buffer that must stay untouched
-_BYTES = {"float": 4, "double": 8, "int64_t": 8, "int32_t": 4, "uint32_t": 4, "int16_t": 2, "uint16_t": 2,
-          "int8_t": 1, "uint8_t": 1}
 
 
 def host_bytes(descriptor: dict, interface: KernelInterface, dram: dict | None) -> int:
     """The harness's buffers: every array of the loop nest (the inputs, then the golden results in
     place), each port's padded words, and each serialized port's DRAM buffer with its guard words
     (`dram`: design.json's per-port words and word bytes; exports before the layouts have none)."""
-    arrays = sum(_count(a["shape"]) * _BYTES[c_type(a["dtype"])] for a in descriptor["kernel"]["arrays"].values())
-    padded = sum(p.words * p.word_elements * _BYTES[p.c_type] for p in interface.ports)
+    arrays = sum(_count(a["shape"]) * element_bytes(c_type(a["dtype"]))
+                 for a in descriptor["kernel"]["arrays"].values())
+    padded = sum(p.words * p.word_elements * element_bytes(p.c_type) for p in interface.ports)
     serial = sum((int(d["words"]) + GUARD_WORDS) * int(d["word_bytes"]) for d in (dram or {}).values()
                  if isinstance(d, dict) and d.get("layout") == "serialized")
     return arrays + padded + serial

@@ -47,7 +47,7 @@ import numpy as np
 
 from engine.compiler.architecture.dram_runs import serialized_store_words
 from engine.export.cpp import counted_for, product, total
-from engine.export.interface import ExportError
+from engine.export.interface import ExportError, element_bytes
 from engine.models.dram import LAYOUTS, row_ordered_arrays
 from engine.models.dram import port_layout as dram_port_layout
 
@@ -155,7 +155,7 @@ class DramLayout:
         if (port.direction != "out" or not self._serialized(port) or plan.pass_loops
                 or any(g.owners is not None for g in plan.groups if g.array == port.array)):
             return 1
-        return serialized_store_words(port.word_elements, 8 * _element_bytes(port.c_type))
+        return serialized_store_words(port.word_elements, 8 * element_bytes(port.c_type))
 
     def dram_word_type(self, port) -> str:
         """The type of the port's DRAM words (kernel0's pointer): the bus word a serialize stage writes,
@@ -178,7 +178,7 @@ class DramLayout:
             if layout == "serialized" and port.name not in self.nests:
                 layout, reason = "natural", "no DRAM loop of this port in the kernel"
             entry = {"layout": layout, "kind": _KINDS[port.direction], "words": self.dram_words(port),
-                     "word_bytes": self._store_words(port) * port.word_elements * _element_bytes(port.c_type)}
+                     "word_bytes": self._store_words(port) * port.word_elements * element_bytes(port.c_type)}
             if self._store_words(port) > 1:  # a serialize stage writes the storer's words, R to a bus word
                 entry["store_words"] = self._store_words(port)
                 entry["access"] = f"{port.name}[n]"
@@ -316,7 +316,3 @@ class DramLayout:
         for port in self._serialized_outputs():
             self.code.line(f"{self._storer_module(port)}_serialize({port.name}, {self._bus_stream(port)});")
 
-
-def _element_bytes(c_type: str) -> int:
-    return {"double": 8, "int64_t": 8, "float": 4, "int32_t": 4, "uint32_t": 4, "int16_t": 2, "uint16_t": 2,
-            "int8_t": 1, "uint8_t": 1}[c_type]

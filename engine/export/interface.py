@@ -70,6 +70,12 @@ class KernelInterface:
         return next(p for p in self.ports if p.array == array)
 
 
+def element_bytes(c_type: str) -> int:
+    """Bytes of one element of a port's C type (`C_TYPES`' values)."""
+    return {"double": 8, "int64_t": 8, "float": 4, "int32_t": 4, "uint32_t": 4, "int16_t": 2, "uint16_t": 2,
+            "int8_t": 1, "uint8_t": 1}[c_type]
+
+
 def c_type(dtype: str) -> str:
     if dtype not in C_TYPES:
         raise ExportError(f"element type {dtype!r} has no C type for export")

@@ -55,11 +55,12 @@ def test_a_serialized_output_is_written_in_full_bus_words_by_its_serialize_stage
     stored = design["report"]["offchip_elements"][port] // lanes
     assert dram["words"] == -(-stored // pieces)
     assert f"typedef packed<{port}_t, {pieces * lanes}> {port}_bus_word;" in header
-    assert f"#define {port}_DRAM_WORD {port}_bus_word" in header and f"#define {port}_DRAM_WORDS {dram['words']}L" in header
+    assert f"#define {port}_DRAM_WORD {port}_bus_word" in header
+    assert f"#define {port}_DRAM_WORDS {dram['words']}L" in header
     assert re.search(rf"extern \"C\" void kernel0\(.*\b{port}_bus_word \*{port}\)", code)
     assert re.search(rf"port={port} .*depth={dram['words']} ", code)
-    stage = re.search(rf"static void (\w+_serialize)\({port}_bus_word \*{port}, hls::stream<{port}_word> &from_storer\)",
-                      code)
+    stage = re.search(rf"static void (\w+_serialize)\({port}_bus_word \*{port}, "
+                      rf"hls::stream<{port}_word> &from_storer\)", code)
     assert stage and f"for (ap_uint<{dram['words'].bit_length()}> n = 0; n < {dram['words']}; n++)" in code
     assert f"#pragma HLS pipeline II={pieces}" in code and f"  {port}[n] = word;" in code
     assert ("past the run: zero" in code) == (stored % pieces != 0)
