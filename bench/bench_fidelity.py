@@ -19,7 +19,8 @@ configuration a seeded search (hybrid, --samples per design) finds best for ever
 where the model is least tested (the corners of the budget, tiny tiles); and a summary line: how many
 are within 5%. `--layout` is the export's DRAM layout, charged alike by the three (AXI bursts,
 engine/models/dram.py). `--floorplan auto` (default) exports each case with its SLR floorplan (at the
-smallest cap that has one when the default cap has none): the FIFOs that cross SLRs are deeper and the
+smallest cap that has one when the default cap has none, the export's own rule; unfloorplanned when no cap up to
+1 has one): the FIFOs that cross SLRs are deeper and the
 timed C simulation delays their words by the crossing's pipeline latency (column `SLR x`: how many).
 """
 from __future__ import annotations
@@ -110,10 +111,9 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: 
     try:
         project = export_project(space, design, params, folder, force=True, allow_over_budget=True, layout=layout,
                                  floorplan=floorplan)
-    except FloorplanError as error:  # no floorplan within the default cap: the smallest cap that has one
-        cap = error.smallest_cap if error.smallest_cap is not None and error.smallest_cap <= 1 else None
+    except FloorplanError:  # the export already relaxes to the smallest cap that works: none does up to 1
         project = export_project(space, design, params, folder, force=True, allow_over_budget=True, layout=layout,
-                                 floorplan="auto" if cap else "none", **({"cap": cap} if cap else {}))
+                                 floorplan="none")
     crossing = json.loads((project / "design.json").read_text()).get("floorplan", {}).get("crossing_fifos", [])
     start = time.perf_counter()
     timed = run_timed_csim(project)
