@@ -160,6 +160,7 @@ def main() -> None:
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
           f"{'values':6} {'csim s':>6} {'SLR x':>5}  bottleneck (model / csim)")
     within = {"model": 0, "sim": 0}
+    misses = []
     for case in cases:
         try:
             r = run(case, out, args.layout, args.floorplan)
@@ -168,6 +169,8 @@ def main() -> None:
             continue
         within["model"] += abs(r["model"] / r["timed"] - 1) <= 0.05
         within["sim"] += abs(r["sim"] / r["timed"] - 1) <= 0.05
+        if max(abs(r["model"] / r["timed"] - 1), abs(r["sim"] / r["timed"] - 1)) > 0.05:
+            misses.append(case)
         print(f"{r['label']:46} {r['model']:>11,.0f} {r['sim']:>11,} {r['timed']:>11,} "
               f"{r['model'] / r['timed'] - 1:>+10.1%} {r['sim'] / r['timed'] - 1:>+9.1%}  "
               f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f} {r['crossings']:>5}  "
@@ -175,6 +178,16 @@ def main() -> None:
               flush=True)
     print(f"\nwithin 5% of the timed C simulation: model {within['model']}/{len(cases)}, "
           f"simulator {within['sim']}/{len(cases)}")
+    if misses:  # each outside 5% as a command that runs it alone (searched configurations are found, not listed)
+        print("outside 5%, one case each:")
+        for case in misses:
+            print(f"  python bench/bench_fidelity.py --floorplan {args.floorplan} --layout {args.layout} "
+                  f"--config {config_words(case)}")
+
+
+def config_words(case: FidelityCase) -> str:
+    """The case as `--config` words (config_case's inverse)."""
+    return " ".join([case.kernel, case.design, *(f"{k}={v}" for k, v in (*case.defines, *case.params))])
 
 
 if __name__ == "__main__":
