@@ -38,3 +38,15 @@ def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_databas
 def test_bad_arguments_exit_2(tmp_path):
     done = _studio("--search-seconds", "soon", env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert done.returncode == 2 and "invalid float value" in done.stderr
+
+
+def test_the_readme_shows_the_picture_app_screenshots_writes():
+    from pathlib import Path
+
+    from app.screenshots import README_PICTURE, README_SIZE
+
+    root = Path(__file__).resolve().parents[2]
+    name = README_PICTURE.relative_to(root).as_posix()
+    assert f"]({name})" in (root / "README.md").read_text(encoding="utf-8")
+    image = QImage(str(README_PICTURE))
+    assert (image.width(), image.height()) == README_SIZE
