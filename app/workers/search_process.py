@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from app.workers.kernel_source import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.search.progress import DesignResult, ExplorationResult
@@ -271,7 +272,7 @@ class SearchHost:
 def start_search_host() -> SearchHost:
     """Start the search process at a lower priority (WARM_NICENESS, then CHILD_NICENESS from its
     first search on); it warms up at once and watches this process."""
-    context = multiprocessing.get_context("spawn")
+    context = spawn_context()
     requests, replies, cancel, ready = context.Queue(), context.Queue(), context.Event(), context.Event()
     process = context.Process(target=host, args=(requests, replies, cancel, ready, os.getpid()), daemon=True,
                               name="systolic-search")
