@@ -1,8 +1,11 @@
-"""`python -m app.screenshots [FOLDER] [--search-seconds S]`: the pictures of docs/screenshots, made
-again by one command. For 1366x768 and 1920x1080: the window on the bundled MM with the default
-layout (fresh settings, nothing remembered), a short search (hybrid, seed 0) whose best design is
-then selected, and one PNG per view (`<width>x<height>-<view>.png`: each tab of the middle). A
-window in which a widget is clipped or squeezed (app/window_geometry.py) is reported and the
+"""`python -m app.screenshots [FOLDER] [--readme-picture PATH] [--search-seconds S]`: the pictures
+of docs/screenshots and the README's picture (docs/screenshot.png), made again by one command. For
+1366x768 and 1920x1080: the window on the bundled MM with the default layout (fresh settings,
+nothing remembered), a short search (hybrid, seed 0) whose two best designs are pinned in Compare
+and whose best design is then selected, and one PNG per view (`<width>x<height>-<view>.png`: each
+tab of the middle); the 1920x1080 main view (the Topology tab) is also the README's picture
+(written to FOLDER/screenshot.png when a FOLDER is given without --readme-picture). A window in
+which a widget is clipped or squeezed or a text cut (app/window_geometry.py) is reported and the
 command exits 1."""
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import time
 from pathlib import Path
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+README_PICTURE = DEFAULT_FOLDER.parent / "screenshot.png"  # the README's picture line names it
+README_SIZE, README_VIEW = (1920, 1080), "topology"
 
 
 def _wait(app, predicate, timeout: float = 600.0) -> None:
@@ -23,7 +28,24 @@ def _wait(app, predicate, timeout: float = 600.0) -> None:
         time.sleep(0.02)
 
 
-def shoot(folder: Path, seconds: float) -> int:
+def _settled(app, window, design: str) -> None:
+    """Wait until `design` is the selection's, evaluated."""
+    _wait(app, lambda: window.selection.design is not None and window.selection.design.id == design
+          and not window.selection.busy)
+
+
+def _pin_best_two(app, window) -> None:
+    """The search's two best designs pinned in Compare (as `systolic-studio --screenshot` does),
+    then its best selected."""
+    best = window.tree_model.best
+    ranked = sorted(best, key=lambda d: -best[d].throughput_gops)[:2]
+    for design in reversed(ranked):  # the best pinned last, so it stays selected
+        window.focus.load(design, best[design].params)
+        _settled(app, window, design)
+        window.compare_view.pin_selected()
+
+
+def shoot(folder: Path, seconds: float, readme_picture: Path | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -51,8 +73,11 @@ def shoot(folder: Path, seconds: float) -> int:
         panel.start_button.click()
         _wait(app, lambda: window.search.running)
         _wait(app, lambda: not window.search.running)
+        _pin_best_two(app, window)
         window.focus.select_best()
-        _wait(app, lambda: not window.selection.busy and window.points._worker is None)
+        if window.tree_model.best_design():
+            _settled(app, window, window.tree_model.best_design())
+        _wait(app, lambda: window.points._worker is None)
         for k in range(window.views.count()):
             window.views.setCurrentIndex(k)
             view = window.views.tabText(k).lower()
@@ -63,9 +88,15 @@ def shoot(folder: Path, seconds: float) -> int:
             if problems:
                 code = 1
                 print(f"{width}x{height} {view}: " + "; ".join(problems), file=sys.stderr)
-            path = folder / f"{width}x{height}-{view}.png"
-            window.grab().save(str(path))
-            print(path)
+            picture = window.grab()
+            paths = [folder / f"{width}x{height}-{view}.png"]
+            if readme_picture is not None and ((width, height), view) == (README_SIZE, README_VIEW):
+                paths.append(readme_picture)
+            for path in paths:
+                if not picture.save(str(path)):
+                    print(f"error: cannot write {path}", file=sys.stderr)
+                    code = 2
+                print(path)
         window.search.shutdown()
         window.close()
         window.deleteLater()
@@ -76,9 +107,13 @@ def shoot(folder: Path, seconds: float) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_FOLDER)
+    parser.add_argument("--readme-picture", type=Path, metavar="PATH",
+                        help=f"where the README's picture goes (default {README_PICTURE.relative_to(DEFAULT_FOLDER.parents[1])}, "
+                             "or FOLDER/screenshot.png when a FOLDER is given)")
     parser.add_argument("--search-seconds", type=float, default=6.0, metavar="S")
     args = parser.parse_args(argv)
-    code = shoot(args.folder, args.search_seconds)
+    readme = args.readme_picture or (README_PICTURE if args.folder.resolve() == DEFAULT_FOLDER else args.folder / "screenshot.png")
+    code = shoot(args.folder, args.search_seconds, readme)
     sys.stdout.flush()
     os._exit(code)  # as app.__main__ does: no interpreter finalization of Qt wrappers
 

@@ -1,6 +1,8 @@
 """A shown window -> the widgets that do not fit: every visible widget must lie within its parent
 (unless it is the content of a scroll area, which scrolls) and within the window, and be at least
-its minimum size; inside each visible plot (pyqtgraph draws its text in a scene the widget check
+its minimum size; each label's, button's, check box's and group box's text must fit inside its
+widget (app/text_fit.py: measured with the widget's font, a word-wrapped label at its width); inside
+each visible plot (pyqtgraph draws its text in a scene the widget check
 cannot see) the title and the axis labels must fit the room their layout gives them, and a text
 item placed in the data must lie within its view box. `tests/app/test_window_geometry.py` checks
 every view at 1366x768 and 1920x1080; `python -m app.screenshots` refuses to write pictures of a
@@ -10,6 +12,8 @@ from __future__ import annotations
 import sys
 
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+
+from app.text_fit import text_misfits
 
 SIZES = ((1366, 768), (1920, 1080))
 
@@ -26,7 +30,8 @@ def _scrolled(widget: QWidget, window: QWidget) -> bool:
 
 
 def misfits(window: QWidget) -> list[str]:
-    """One line per visible widget that is clipped by its parent or the window, or below its minimum size."""
+    """One line per visible widget that is clipped by its parent or the window, or below its minimum
+    size, per text cut inside its widget (app/text_fit.py) and per text clipped inside a plot."""
     problems = []
     frame = window.rect()
     for widget in window.findChildren(QWidget):
@@ -46,7 +51,7 @@ def misfits(window: QWidget) -> list[str]:
         at = widget.mapTo(window, widget.rect().topLeft())
         if not frame.contains(widget.rect().translated(at)):
             problems.append(f"{name}: {widget.rect().translated(at).getRect()} outside the window {frame.getRect()}")
-    return problems + plot_misfits(window)
+    return problems + text_misfits(window) + plot_misfits(window)
 
 
 def plot_misfits(window: QWidget) -> list[str]:

@@ -7,7 +7,7 @@ compiling a kernel, with the window shown.
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --floorplan
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --verify [--seconds 6]
-    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --cold [--seconds 6]
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --cold [--seconds 6] [--stop-at-first-sample]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --launch [--runs 3] [--baseline DIR]
     python bench/bench_gui.py --screenshot /tmp/shot.png [--seconds 6] [--runs 1]
 
@@ -32,7 +32,8 @@ and prints the longest gap. `--verify` searches (every design, `--seconds`), the
 reduced simulation and C simulation of the best design from the Verify tab and prints the plan
 shown, the steps, the wall time and the longest gap of each (issue 29: under 60 s each). `--cold`
 empties the model cache, presses Start as soon as the designs are listed and prints the seconds
-from the launch to the first sample (issue 29: within 10 s at idle). `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
+from the launch to the first sample (issue 29: within 10 s at idle; `--stop-at-first-sample`
+presses Stop then, so that runs of two checkouts can alternate in minutes). `--launch` starts `python -m app --time-launch` (a new interpreter, as a user would) and prints
 per run the seconds from the start to the window's first paint (and the CPU seconds the process
 used until then, which depend less on the machine's load), to its parts built after the first
 paint (`panels`: search panel and plots, Proof, Pods, Network) and to its designs listed (the
@@ -367,10 +368,12 @@ def verify_best(app, window, seconds: float) -> None:
               f"{gap * 1000:.0f} ms (at {at - started:.1f} s); load average {os.getloadavg()[0]:.1f}")
 
 
-def cold_first_sample(app, seconds: float) -> None:
+def cold_first_sample(app, seconds: float, stop_at_first: bool = False) -> None:
     """An empty model cache: the window made and shown, Start pressed as soon as the designs are
     listed (every design, `seconds`), then the times from the launch (this script's start, its
-    imports included) to the designs listed, the search's budget started and its first sample."""
+    imports included) to the designs listed, the search's budget started and its first sample
+    (`stop_at_first`: Stop pressed then, rather than waiting for the search's end, which waits for
+    the other designs' models: a run in a minute rather than three)."""
     import tempfile
 
     os.environ["SYSTOLIC_STUDIO_CACHE"] = tempfile.mkdtemp(prefix="bench-gui-cold-")
@@ -391,8 +394,10 @@ def cold_first_sample(app, seconds: float) -> None:
     window.search_panel.scope.setCurrentIndex(0)
     window.search_panel.start_button.click()
     wait_until(app, lambda: "first sample" in marks)
+    if stop_at_first:
+        window.search_panel.stop_button.click()
     wait_until(app, lambda: not window.search.running)
-    marks["search ended"] = time.perf_counter()
+    marks["search stopped" if stop_at_first else "search ended"] = time.perf_counter()
     for name, at in sorted(marks.items(), key=lambda kv: kv[1]):
         print(f"  {at - LAUNCHED:6.1f} s  {name}")
     print(f"  status bar when Start was pressed: {status!r}; models built by the pool: {len(window.models.built)}; "
@@ -487,6 +492,8 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true",
                         help="an empty model cache: seconds from launch to the first sample of a search started "
                              "as soon as the designs are listed")
+    parser.add_argument("--stop-at-first-sample", action="store_true",
+                        help="with --cold: press Stop at the first sample instead of waiting for the search's end")
     parser.add_argument("--verify", action="store_true",
                         help="search, then the reduced simulation and C simulation of the best design (Verify tab)")
     parser.add_argument("--screenshot", metavar="PATH",
@@ -501,7 +508,7 @@ def main() -> None:
     app = TracingApplication([sys.argv[0]]) if args.trace else QApplication([sys.argv[0]])
     theme.apply(app)
     if args.cold:
-        cold_first_sample(app, args.seconds)
+        cold_first_sample(app, args.seconds, args.stop_at_first_sample)
         return
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_gui"
     folder.mkdir(exist_ok=True)

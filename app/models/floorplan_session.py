@@ -14,7 +14,6 @@ configuration no longer shown is abandoned (its process killed) and its result, 
 `changed` fires when a floorplan is solved or a solve fails (`error`)."""
 from __future__ import annotations
 
-import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -23,6 +22,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.models.design_selection import DesignSelection, values_key
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 
 NICENESS = 10
 
@@ -113,7 +113,7 @@ class FloorplanSession(QObject):
         key, solve, descriptor, values, device = self._next
         self._next, self.error = None, ""
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+            self._executor = ProcessPoolExecutor(1, mp_context=spawn_context(),
                                                  initializer=_start, initargs=(os.getpid(),))
         task = self._running = (key, solve)
         self._future = self._executor.submit(clock_estimate, descriptor, values, device, solve)

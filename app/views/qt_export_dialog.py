@@ -127,8 +127,7 @@ class QtExportDialog(QDialog):
         """`out_dir`: the folder proposed; `kernel_path`: the user's kernel file the project names
         (default: the compiled kernel's own path)."""
         super().__init__(parent)
-        self.setWindowTitle("Export Vitis HLS project")
-        self.setMinimumWidth(560)
+        self.setWindowTitle("Export Vitis HLS project")  # as wide as its row of buttons needs (its layout's minimum)
         self.selection = selection
         self.project_dir: Path | None = None
         self.csim_result = None

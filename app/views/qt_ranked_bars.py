@@ -79,6 +79,7 @@ class QtRankedBars(QWidget):
         self.legend.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.note = QLabel("run a search: each design's best appears here; click a bar to load it")
         self.note.setObjectName("muted")
+        self.note.setWordWrap(True)  # at 1366x768 the hint (and a refusal) is wider than the chart
         self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.scroll = QScrollArea()
         self.scroll.setWidget(self.plot)

@@ -13,7 +13,6 @@ No Qt here.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 from engine.errors import EngineError
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class CompileHost:
     """One child process, started (from the GUI thread) when made."""
 
     def __init__(self):
-        self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+        self._executor = ProcessPoolExecutor(1, mp_context=spawn_context(),
                                              initializer=_start, initargs=(os.getpid(),))
         self._executor.submit(_warm_up)
         self.broken = False

@@ -10,7 +10,6 @@ ones not started yet are cancelled).
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -19,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 
 from app.workers.kernel_source import KernelSource, build_model, compile_source  # noqa: F401 (also imported from here)
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 from engine.models.cache import ModelCache
 
 POOL_NICENESS = 10
@@ -85,7 +85,7 @@ class ModelPool(QObject):
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(POOL_PROCESSES, mp_context=multiprocessing.get_context("spawn"),
+            self._executor = ProcessPoolExecutor(POOL_PROCESSES, mp_context=spawn_context(),
                                                  initializer=_pool_process_start, initargs=(os.getpid(),))
         return self._executor
 

@@ -2,8 +2,8 @@
 imports and the compiled Pareto sweeps), then serves what the window sends, in order: a Prepare
 after each compile (the kernel compiled and the first design's model loaded, or built beside the
 model pool's build of it, and kept in memory, so that a Start on a cold cache samples at once), and one SearchRequest after
-another. The MP solver (pyomo, SCIP: ~4 s of CPU, a third of it matplotlib that pyomo's plugins
-import) is warmed while the child is idle after a Prepare, and otherwise only by a run that solves a
+another. The MP solver (pyomo, SCIP: ~3-4 s of CPU; pyomo 6.10 no longer
+imports matplotlib) is warmed while the child is idle after a Prepare, and otherwise only by a run that solves a
 seed (SearchRun's warm_up_for, before the budget starts): a short run over many designs never
 solves one, so a first search does not wait for it. Requests report through a queue:
 ("phase", text) while it prepares, ("started", None) when the budget starts, ("progress", Progress),
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from app.workers.kernel_source import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 from engine.errors import EngineError
 from engine.models.cache import ModelCache, cached_model
 from engine.search.progress import DesignResult, ExplorationResult
@@ -271,7 +272,7 @@ class SearchHost:
 def start_search_host() -> SearchHost:
     """Start the search process at a lower priority (WARM_NICENESS, then CHILD_NICENESS from its
     first search on); it warms up at once and watches this process."""
-    context = multiprocessing.get_context("spawn")
+    context = spawn_context()
     requests, replies, cancel, ready = context.Queue(), context.Queue(), context.Event(), context.Event()
     process = context.Process(target=host, args=(requests, replies, cancel, ready, os.getpid()), daemon=True,
                               name="systolic-search")

@@ -16,7 +16,6 @@ to the GUI thread with a queued signal). The child ends with the window (parent_
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 from app.models.selection_evaluation import SelectionRequest, evaluate_selection
 from app.workers.kernel_source import KernelSource, compile_source
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 from engine.models.cache import ModelCache
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class SelectionHost:
     showing its first numbers, which the child's imports would slow down on a small machine)."""
 
     def __init__(self):
-        self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+        self._executor = ProcessPoolExecutor(1, mp_context=spawn_context(),
                                              initializer=_start, initargs=(os.getpid(),))
         self._prepared: Future | None = None
 

@@ -14,7 +14,6 @@ object sent back whole. Nothing of it runs in the window's process: the simulato
 holds the GIL, g++ takes a core."""
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import signal
@@ -27,6 +26,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.workers.kernel_source import KernelSource
 from app.workers.parent_watchdog import watch_parent
+from app.workers.spawning import spawn_context
 
 VERIFY_NICENESS = 5  # below the window (nice 0), above the search and model builds (+10): a person waits for it
 KINDS = ("simulate", "csim")
@@ -194,7 +194,7 @@ class VerifyRunner(QObject):
         """Start a verification; False when one is running."""
         if self._process is not None:
             return False
-        context = multiprocessing.get_context("spawn")
+        context = spawn_context()
         self._queue = context.Queue()
         self._process = context.Process(target=_child, args=(request, self._queue, os.getpid()), daemon=True)
         self.request = request

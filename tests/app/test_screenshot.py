@@ -1,17 +1,23 @@
-"""`systolic-studio --screenshot PATH --search-seconds S` runs a short search on the default kernel,
+"""`systolic-studio --screenshot PATH --search-seconds S` runs a short search on the kernel given,
 selects the best design and writes a PNG of the whole window (and of its Bottleneck and Compare
-views), then exits 0; bad arguments exit 2.
-Run as a command, the way the README makes the picture."""
+views), then exits 0; bad arguments exit 2; the README's picture is the one `python -m app.screenshots`
+writes. The command runs as a command (a new process), the way the README makes its pictures, on a
+small kernel of three designs: the bundled MM's 27 models, built from an empty cache, took most of
+this file's time (the bundled MM's picture itself: bench/bench_gui.py --screenshot)."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 
-from app.__main__ import SCREEN_SIZE
+from app.__main__ import SCREEN_SIZE, main
 from engine.search.store import RunStore
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _studio(*args, env):
@@ -19,11 +25,24 @@ def _studio(*args, env):
                           env=env, timeout=400)
 
 
-def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_database):
+@pytest.fixture
+def convolution_1d(write_kernel):
+    """A 1-D convolution of 16 outputs and 4 taps: three designs, models built in seconds."""
+    return write_kernel("""\
+        for (int i = 0; i < 16; i++)
+          for (int k = 0; k < 4; k++)
+            y[i] += w[k] * x[i + k];
+        """, prelude="float w[4], x[19], y[16];\n", name="conv1d.c")
+
+
+def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_database, convolution_1d):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")}
     path = tmp_path / "shot.png"
-    done = _studio("--screenshot", str(path), "--search-seconds", "1", "--method", "random", env=env)
+    done = _studio(str(convolution_1d), "--screenshot", str(path), "--search-seconds", "1", "--method", "random",
+                   env=env)
     assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("search: "))
+    assert " of 3 designs searched" in line and "none" not in line, line
     image = QImage(str(path))
     assert (image.width(), image.height()) == SCREEN_SIZE
     assert len({image.pixel(x, y) for x in range(0, image.width(), 40) for y in range(0, image.height(), 40)}) > 20
@@ -35,6 +54,16 @@ def test_screenshot_writes_the_window_after_a_short_search(tmp_path, run_databas
     assert [r.method for r in runs] == ["random"] and runs[0].status == "finished"
 
 
-def test_bad_arguments_exit_2(tmp_path):
-    done = _studio("--search-seconds", "soon", env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert done.returncode == 2 and "invalid float value" in done.stderr
+def test_bad_arguments_exit_2(capsys):
+    with pytest.raises(SystemExit) as exited:  # before any window: the command's own argument check
+        main(["--search-seconds", "soon"])
+    assert exited.value.code == 2 and "invalid float value" in capsys.readouterr().err
+
+
+def test_the_readme_shows_the_picture_app_screenshots_writes():
+    from app.screenshots import README_PICTURE, README_SIZE
+
+    name = README_PICTURE.relative_to(ROOT).as_posix()
+    assert f"]({name})" in (ROOT / "README.md").read_text(encoding="utf-8")
+    image = QImage(str(README_PICTURE))
+    assert (image.width(), image.height()) == README_SIZE

@@ -1,21 +1,25 @@
 """Issue 29: the window fits a projector. At 1366x768 and 1920x1080, with the default layout (no
 remembered one), every view (each tab of the middle) is shown and no visible widget is clipped by
 its parent or the window, nor smaller than its minimum size, nor any plot's title or axis label
-inside its plot; the window's minimum size fits 1366x768."""
+inside its plot, nor any text cut inside its label, button, check box or group box; the export
+dialog likewise; the window's minimum size fits 1366x768."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
 
+from app.views import theme
 from app.window_geometry import SIZES, misfits
 
 
 def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm):
+    theme.apply(QApplication.instance(), "dark")  # as the application starts: its stylesheet pads buttons and boxes
     window = make_window(tiny_mm, background=False)
     compiled(window)
     window.show()
     qtbot.waitUntil(lambda: window.panels_built and not window.selection.busy, timeout=300_000)
     hint = window.minimumSizeHint()
     assert hint.width() <= SIZES[0][0] and hint.height() <= SIZES[0][1]
+    problems = []
     for width, height in SIZES:
         window.resize(width, height)
         window.fit_docks()
@@ -25,7 +29,13 @@ def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm):
             page = window.views.currentWidget()
             qtbot.waitUntil(page.isVisible, timeout=300_000)
             QApplication.processEvents()  # its layout done
-            assert misfits(window) == [], f"{window.views.tabText(k)} at {width}x{height}"
+            problems += [f"{window.views.tabText(k)} at {width}x{height}: {line}" for line in misfits(window)]
+    dialog = window.show_export()  # the export dialog (its buttons were squeezed to a fixed 560 px width)
+    qtbot.waitUntil(dialog.isVisible, timeout=300_000)
+    QApplication.processEvents()
+    problems += [f"export dialog: {line}" for line in misfits(dialog)]
+    dialog.close()
+    assert problems == [], "\n".join(problems)
 
 
 def test_a_clipped_widget_is_reported(qtbot):
@@ -56,3 +66,36 @@ def test_a_clipped_plot_title_is_reported(qtbot):
     problems = misfits(plot)
     assert problems and all("clipped" in line for line in problems), problems
     assert any("the title 'a title far wider" in line for line in problems), problems
+
+
+def test_text_cut_inside_its_widget_is_reported(qtbot):
+    from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QPushButton, QWidget
+
+    from app.views.elided_label import ElidedLabel
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.resize(400, 300)
+    cut = {QLabel("a plain label longer than its width", window): (0, 0, 60, 20),
+           QLabel("<b>rich</b> text longer than its width", window): (0, 20, 60, 20),
+           QPushButton("a button", window): (0, 70, 40, 24),
+           QCheckBox("a check box", window): (0, 100, 40, 24),
+           QGroupBox("a group box title", window): (0, 130, 40, 60)}
+    wrapped = QLabel("a word-wrapped label that needs three lines at this width", window)
+    wrapped.setWordWrap(True)
+    cut[wrapped] = (0, 40, 100, 20)  # one line's height
+    fits = {QLabel("fits", window): (200, 0, 100, 20), QPushButton("fits", window): (200, 80, 100, 24),
+            ElidedLabel("elided on purpose, never reported", window): (200, 120, 40, 20)}
+    fitting_wrap = QLabel("two lines of text", window)
+    fitting_wrap.setWordWrap(True)
+    fits[fitting_wrap] = (200, 30, 80, 40)
+    for widget, rect in {**cut, **fits}.items():
+        widget.setGeometry(*rect)
+    window.show()
+    qtbot.waitUntil(window.isVisible)
+    problems = misfits(window)
+    assert len(problems) == len(cut), problems
+    for widget in cut:
+        text = widget.title() if isinstance(widget, QGroupBox) else widget.text()
+        assert any(line.startswith(type(widget).__name__) and repr(text)[:20] in line for line in problems), (text, problems)
+    assert any("needs" in line and "wrapped" in line for line in problems), problems
