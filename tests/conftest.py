@@ -1,8 +1,7 @@
 """Shared fixtures: bundled kernel paths and a writer for kernels made up inside a test. Every test
 (and every program a test starts) reads and writes a run database and a cache folder (built models,
-timed csim builds, plain csim builds shared between tests) in the session's temporary folder, never
-the user's: a test run leaves nothing in ~/.cache or ~/.local/share, and starts from an empty cache as
-a fresh clone does."""
+timed csim builds) in the session's temporary folder, never the user's: a test run leaves nothing in
+~/.cache or ~/.local/share, and starts from an empty cache as a fresh clone does."""
 from __future__ import annotations
 
 import os
@@ -18,9 +17,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _SESSION_FOLDER = Path(tempfile.mkdtemp(prefix="systolic-tests-"))
 os.environ["SYSTOLIC_STUDIO_DB"] = str(_SESSION_FOLDER / "runs.sqlite")
 os.environ["SYSTOLIC_STUDIO_CACHE"] = str(_SESSION_FOLDER / "cache")
-# C simulations of identical exports (same sources, headers and flags) compile once a session: csim's
-# cache hook (engine/csim/build.py SHARED_BUILDS), checked like its timed builds before a copy is run
-os.environ["SYSTOLIC_CSIM_SHARED_BUILDS"] = str(_SESSION_FOLDER / "csim-builds")
 
 from engine.resources import KERNELS  # noqa: E402
 

@@ -91,64 +91,9 @@ def first_error(stderr: str) -> str:
 
 
 def compile_program(sources: list[Path], exe: Path, *, includes: list[Path], flags: list[str]) -> Build:
-    shared = os.environ.get(SHARED_BUILDS)  # the cache hook: set by the test suite (tests/conftest.py) only
-    if shared:
-        return _shared_build(Path(shared), sources, exe, includes=includes, flags=flags)
-    return _compile(sources, exe, includes=includes, flags=flags)
-
-
-# -- cache hook: identical programs compiled once per test session ---------------------------------
-# With $SYSTOLIC_CSIM_SHARED_BUILDS naming a folder (the test session's), a program whose sources,
-# headers, compiler and flags hash (build_key) to one already built there is copied from that build,
-# after the same checks as a timed build (`_reusable`: private folder, same sources byte for byte,
-# executable with its recorded hash); anything else compiles in place as without the hook and, when
-# it builds, is kept there for the next. Many tests simulate the same small exports.
-SHARED_BUILDS = "SYSTOLIC_CSIM_SHARED_BUILDS"
-
-
-def _shared_build(root: Path, sources: list[Path], exe: Path, *, includes: list[Path], flags: list[str]) -> Build:
-    try:
-        files = {p.name: p.read_bytes().decode() for p in sources}
-    except (OSError, UnicodeDecodeError):  # g++ says what is wrong with such a source
-        files = {}
-    if len(files) != len(sources):  # unreadable, or two sources of one name: not a build this cache keys
-        return _compile(sources, exe, includes=includes, flags=flags)
-    key = build_key(files, includes=includes, flags=flags)
-    kept = root / key[:24]
-    if _reusable(kept, key, files, exe.name):
-        shutil.copy2(kept / exe.name, exe)
-        log = (kept / "build.log").read_text() if (kept / "build.log").is_file() else ""
-        return Build(True, exe, exe.parent, _command(compiler(), sources, exe, includes, flags), log, "")
-    build = _compile(sources, exe, includes=includes, flags=flags)
-    if build.ok:
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder = Path(tempfile.mkdtemp(prefix=f"{key[:24]}.build-", dir=root))
-        (folder / MARK).write_text("a C-simulation build shared by a test session\n")
-        for name, text in files.items():
-            (folder / name).write_bytes(text.encode())
-        shutil.copy2(exe, folder / exe.name)
-        os.chmod(folder / exe.name, 0o700)
-        (folder / "build.log").write_text(build.log)
-        (folder / MANIFEST).write_text(json.dumps({"key": key, "exe": file_sha256(folder / exe.name)}) + "\n")
-        if kept.is_symlink():
-            kept.unlink()
-        elif kept.exists() and not _reusable(kept, key, files, exe.name):
-            remove_own(kept)  # a tampered or stale copy of this key (a folder without the mark stays)
-        try:
-            os.rename(folder, kept)
-        except OSError:  # another process kept the same build meanwhile
-            remove_own(folder)
-    return build
-
-
-def _command(cxx: str, sources: list[Path], exe: Path, includes: list[Path], flags: list[str]) -> list[str]:
-    return [cxx, "-std=c++14", *flags, "-Wno-unknown-pragmas", "-Wno-unused-label",
-            *[f"-I{i}" for i in includes], *map(str, sources), "-o", str(exe)]
-
-
-def _compile(sources: list[Path], exe: Path, *, includes: list[Path], flags: list[str]) -> Build:
     cxx = compiler()
-    command = _command(cxx, sources, exe, includes, flags)
+    command = [cxx, "-std=c++14", *flags, "-Wno-unknown-pragmas", "-Wno-unused-label",
+               *[f"-I{i}" for i in includes], *map(str, sources), "-o", str(exe)]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
     log = built.stdout + built.stderr
     if built.returncode == 0:
@@ -259,8 +204,8 @@ def cached_build(files: dict[str, str], exe_name: str, *, includes: list[Path], 
     (folder / MARK).write_text("a timed C-simulation build of systolic csim\n")
     for name, text in files.items():
         (folder / name).write_bytes(text.encode())
-    build = _compile([*(folder / n for n in sorted(files) if n.endswith(".cpp")), *objects],
-                     folder / exe_name, includes=includes, flags=flags)  # kept by this cache, not the shared hook
+    build = compile_program([*(folder / n for n in sorted(files) if n.endswith(".cpp")), *objects],
+                            folder / exe_name, includes=includes, flags=flags)
     (folder / "build.log").write_text(shlex.join(build.command) + "\n" + build.log)
     if not build.ok:
         return build, False

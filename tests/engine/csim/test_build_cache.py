@@ -89,33 +89,3 @@ def test_a_symlink_in_place_of_the_build_folder_is_replaced(built, tmp_path):
     first.folder.symlink_to(elsewhere)
     _, (build, reused) = again(source, cache)
     assert not reused and not build.folder.is_symlink() and output(build) == "42" and not marker.exists()
-
-
-def test_the_shared_build_hook_copies_an_identical_build_and_never_a_replaced_one(tmp_path, monkeypatch):
-    """The test suite's hook ($SYSTOLIC_CSIM_SHARED_BUILDS, tests/conftest.py): a program compiled the
-    same way again (same sources, headers, flags) is copied from the shared folder; a cached
-    executable replaced after its build is compiled again, not run; a failed build is not kept."""
-    from engine.csim import build as csim_build
-
-    monkeypatch.setenv(csim_build.SHARED_BUILDS, str(tmp_path / "shared"))
-    compiled = []
-    real = csim_build._compile
-    monkeypatch.setattr(csim_build, "_compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
-
-    def build(folder: str, text: str = MAIN["main.cpp"] + HELPER):
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "main.cpp").write_text(text)
-        return csim_build.compile_program([tmp_path / folder / "main.cpp"], tmp_path / folder / "prog", includes=[],
-                                          flags=["-O0"])
-
-    first, second = build("a"), build("b")
-    assert first.ok and second.ok and len(compiled) == 1 and output(second) == "42"
-    assert second.exe == tmp_path / "b" / "prog" and str(second.exe) in second.command  # the command to rerun it
-    kept = next(p for p in (tmp_path / "shared").iterdir() if (p / MANIFEST).is_file())
-    marker = tmp_path / "hijacked"
-    hijack(kept / "prog", marker)
-    third = build("c")
-    assert third.ok and len(compiled) == 2 and output(third) == "42" and not marker.exists()
-    broken = build("d", "int main() { return }\n")
-    assert not broken.ok and "main.cpp" in broken.error and str(tmp_path / "d") in broken.error
-    assert not build("e", "int main() { return }\n").ok and len(compiled) == 4  # failures are compiled each time
