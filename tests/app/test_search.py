@@ -17,9 +17,9 @@ from app.views import theme
 from engine.search.store import RunStore
 
 class Probe:
-    """Ticks every 10 ms and counts the ticks the event loop delivered while `running()` was true, and
-    the search's progress ticks that arrived between two of them (behaviour, not speed: a search run
-    on the GUI thread would block the loop, so no probe tick would fall between its progress ticks)."""
+    """Ticks every 10 ms; records, in order, its ticks delivered while `running()` is true and the
+    search's progress ticks (behaviour, not speed: a search run on the GUI thread would block the
+    loop, so no probe tick would fall between two of its progress ticks)."""
 
     def __init__(self, running):
         self.timer = QTimer()
