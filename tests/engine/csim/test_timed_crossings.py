@@ -12,18 +12,18 @@ from engine.export import export_project
 from engine.resources import KERNELS
 
 
-def test_crossing_latency_delays_the_timed_replay(tmp_path):
+def test_crossing_latency_delays_the_timed_replay(tmp_path, timed_cache):
     space = compile_kernel(KERNELS / "mm.c", defines={"I": "16", "J": "16", "K": "16"})
     project = export_project(space, space.design("i-j__i-j.k"),
                              dict(i_t1=8, j_t1=8, k_t1=8, i_t2=4, j_t2=4, k_t2=4), tmp_path / "mm", floorplan="auto")
     design = json.loads((project / "design.json").read_text())
     crossing = design["floorplan"]["crossing_fifos"]
     assert crossing and all(c["latency"] > 0 for c in crossing)
-    charged = run_timed_csim(project, cache=tmp_path / "cache")
+    charged = run_timed_csim(project, cache=timed_cache)
     total = sum(c["latency"] for c in crossing)
     for c in crossing:
         c["latency"] = 0
     (project / "design.json").write_text(json.dumps(design))
-    uncharged = run_timed_csim(project, cache=tmp_path / "cache")
+    uncharged = run_timed_csim(project, cache=timed_cache)
     assert charged.passed and uncharged.passed
     assert uncharged.cycles < charged.cycles <= uncharged.cycles + total

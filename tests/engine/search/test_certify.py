@@ -8,22 +8,17 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine.compiler.design_space import compile_kernel
+from certify_spaces import box_bounds, search_space
+from certify_spaces import space_and_device as _space  # built once a session, shared with the other certify tests
+
 from engine.models.constraints import feasible_mask
-from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.sampling import random_configuration
-from engine.resources import KERNELS
 from engine.search.certify import RESOURCES, BoxBounds, _enumerate, certify
 from engine.search.exhaustive import _params, loop_choices
 from engine.search.space import SearchSpace
 
-SMALL_BUDGET = 0.05  # 5% of the U250, so that DSP and BRAM18K bind on small problems
-
-
-def _space(kernel: str, sizes: dict[str, int], ratio: float = SMALL_BUDGET):
-    space = compile_kernel(KERNELS / kernel, defines=[f"{k}={v}" for k, v in sizes.items()])
-    return space, load_device("u250", usable_ratio=ratio)
+__all__ = ["_space"]  # imported by test_certify_minlp
 
 
 def brute_force_optimum(search: SearchSpace) -> float:
@@ -56,14 +51,13 @@ CNN_8 = {"O": 8, "H": 8, "W": 8, "I": 8, "P": 3, "Q": 3}
 
 def test_bound_never_exceeds_the_enumerated_optimum_mm_small():
     """One design per array shape (1D along i, j, k; 2D i-j, i-k, j-k); all 18 under -m slow."""
-    space, device = _space("mm.c", {"I": 12, "J": 10, "K": 14}, ratio=0.01)
     for design in ("i__j-k.i", "j__i-j.k", "k__i-k.j", "i-j__i-k.j", "i-k__j-k.i", "j-k__i-j.k"):
-        _check_against_brute_force(SearchSpace(PerformanceModel(space, space.design(design), device)), with_gap=False)
+        _check_against_brute_force(search_space("mm.c", {"I": 12, "J": 10, "K": 14}, design, ratio=0.01),
+                                   with_gap=False)
 
 
 def test_bound_never_exceeds_the_enumerated_optimum_mm32():
-    space, device = _space("mm.c", MM_32)
-    _check_against_brute_force(SearchSpace(PerformanceModel(space, space.design("j-k__i-k.j"), device)))
+    _check_against_brute_force(search_space("mm.c", MM_32, "j-k__i-k.j"))
 
 
 @pytest.mark.slow
@@ -100,9 +94,8 @@ def _random_boxes(search: SearchSpace, bounds: BoxBounds, rng, count: int, width
 def test_box_bounds_hold_for_every_configuration_in_random_boxes(kernel, sizes, design, drops):
     """Contraction drops only configurations that are illegal or do not fit; the resource bounds of
     the contracted box hold at every configuration left in it, the latency bound at every one that fits."""
-    space, device = _space(kernel, sizes)
-    search = SearchSpace(PerformanceModel(space, space.design(design), device))
-    bounds = BoxBounds(search)
+    search = search_space(kernel, sizes, design)
+    bounds = box_bounds(kernel, sizes, design)  # test_certify_forms checks some of the same designs' bounds
     rng = np.random.default_rng(7)
     p = len(bounds.params)
     checked = dropped = 0
@@ -157,8 +150,7 @@ def test_nothing_fits_is_a_proof_naming_the_tightest_resource():
 
 
 def test_a_poor_start_is_improved_and_the_gap_is_reported():
-    space, device = _space("mm.c", MM_32)
-    search = SearchSpace(PerformanceModel(space, space.design("i-j__i-j.k"), device))
+    search = search_space("mm.c", MM_32, "i-j__i-j.k")
     start = {n: 1 for n in search.names}
     c = certify(search, start, gap=0.01, seconds=30)
     assert c.improved and c.proven

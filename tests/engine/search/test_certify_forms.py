@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from certify_spaces import box_bounds, search_space
+
 from engine.models.constraints import feasible_mask
-from engine.models.evaluate import PerformanceModel
 from engine.search.certify import BoxBounds, _enumerate, _split
 from engine.search.space import SearchSpace
 
-from tests.engine.search.test_certify import CNN_8, MM_ODD, _random_boxes, _space
+from tests.engine.search.test_certify import CNN_8, MM_ODD, _random_boxes
 
 
 def _boxes_and_configurations(search: SearchSpace, bounds: BoxBounds, seed: int):
@@ -45,9 +46,8 @@ def _boxes_and_configurations(search: SearchSpace, bounds: BoxBounds, seed: int)
     ("mm.c", MM_ODD, "i-j__i-k.j"),
     ("mm.c", MM_ODD, "i-j__i-j.k")])
 def test_every_latency_form_alone_bounds_every_configuration_that_fits(kernel, sizes, design):
-    space, device = _space(kernel, sizes)
-    search = SearchSpace(PerformanceModel(space, space.design(design), device))
-    bounds = BoxBounds(search)
+    search = search_space(kernel, sizes, design)
+    bounds = box_bounds(kernel, sizes, design)  # shared with test_certify's box tests: forms put back below
     assert bounds.fraction_forms  # the design has ceilings other than tile counts
     lo, hi, box, batch = _boxes_and_configurations(search, bounds, seed=11)
     fits = batch.feasible

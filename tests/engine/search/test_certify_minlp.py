@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.models.evaluate import PerformanceModel
+from certify_spaces import search_space  # models built once a session, shared with the other certify tests
+
 from engine.search.certify import certify
 from engine.search.certify_minlp import minlp_bound
-from engine.search.space import SearchSpace
 
 from tests.engine.search.test_certify import CNN_8, MM_32, MM_ODD, _space, brute_force_optimum
 
@@ -20,10 +20,10 @@ SECONDS = 60
 
 
 def _check(kernel: str, sizes: dict[str, int], designs: list[str] | None = None) -> int:
-    space, device = _space(kernel, sizes)
+    space, _ = _space(kernel, sizes)
     bounded = 0
     for design in designs or [d.id for d in space.designs]:
-        search = SearchSpace(PerformanceModel(space, space.design(design), device))
+        search = search_space(kernel, sizes, design)
         optimum = brute_force_optimum(search)
         r = minlp_bound(search, seconds=SECONDS)
         if r.declined:
@@ -53,8 +53,7 @@ def test_a_bound_above_a_fitting_configuration_is_dropped_as_a_contradiction(mon
     """The guard of minlp_bound: a case whose bound exceeds the latency of a configuration that fits
     (here made up by replacing the solve) is a solver contradiction, and no bound is reported."""
     import engine.search.certify_minlp as certify_minlp
-    space, device = _space("mm.c", MM_32)
-    search = SearchSpace(PerformanceModel(space, space.design("i__i-j.k"), device))
+    search = search_space("mm.c", MM_32, "i__i-j.k")
     config = {name: 1 for name in search.names}
     latency = float(search.evaluate([config]).fitness[0])
 
@@ -85,15 +84,13 @@ def test_minlp_bound_every_design(kernel, sizes):
 
 
 def test_a_pass_latency_is_declined_with_a_reason():
-    space, device = _space("mm.c", MM_32)
-    search = SearchSpace(PerformanceModel(space, space.design("i-j__i-k.j"), device))
+    search = search_space("mm.c", MM_32, "i-j__i-k.j")
     r = minlp_bound(search, seconds=5)
     assert r.declined and "Piecewise" in r.declined and r.lower_bound is None
 
 
 def test_certify_with_the_minlp_route_stays_below_the_optimum():
-    space, device = _space("mm.c", MM_ODD)
-    search = SearchSpace(PerformanceModel(space, space.design("i-j__i-j.k"), device))
+    search = search_space("mm.c", MM_ODD, "i-j__i-j.k")
     optimum = brute_force_optimum(search)
     c = certify(search, None, gap=0.0, seconds=30, minlp=0.5)
     assert c.lower_bound_cycles <= optimum and c.latency_cycles >= optimum
