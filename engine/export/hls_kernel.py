@@ -409,8 +409,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, IOModules, DramLay
             return (f"Processing element: {plan.lanes} SIMD lane(s) of {plan.update_target} = "
                     f"{plan.update_expression}, accumulated in local registers.")
         if inst.role == "sink":
-            return (f"Consumes the {inst.group} words the last PE of a line would pass on, or a PE outside "
-                    "the iteration domain (not instantiated) would read.")
+            outside = (", or a PE outside the iteration domain (not instantiated) would read"
+                       if plan.missing_pes else "")
+            return f"Consumes the {inst.group} words the last PE of a line would pass on{outside}."
         if inst.role == "head":
             return f"Starts the {inst.group} reduction carried from PE to PE with the identity."
         module = plan.modules[inst.module]

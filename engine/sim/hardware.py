@@ -198,6 +198,13 @@ class _Builder(PeThreads):
         """A PE the array does not hold (engine/compiler/architecture/pe_set.py): as the exporter's sink,
         it reads the word of every input its module sends at each PE iteration; it writes nothing
         (its drains expect no element from it)."""
+        kinds = {g["array"]: g for g in self.groups.values()}
+        for _, kind, _ in self.ins.get(node, []) + self.outs.get(node, []):
+            g = kinds[kind["array"]]
+            if (g["kind"] != "in" if kind["direction"] == "in" else self.owners.get(g["name"]) is None):
+                raise DesignError(f"simulator: {node_name(node)} is outside the iteration domain but would "
+                                  f"{'read partial results' if kind['direction'] == 'in' else 'drain a box'} "
+                                  f"of {kind['array']}")
         reads = tuple(Op(f, self.pe_iters) for f, _, _ in self.ins.get(node, []))
         return Thread(node_name(node), "PE_sink", iter([Segment(self.pe_iters, reads, ())]))
 
