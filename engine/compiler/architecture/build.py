@@ -20,7 +20,7 @@ from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe, carried_depth
-from engine.compiler.architecture.pe_set import occupied_pes, pe_set_count
+from engine.compiler.architecture.pe_set import occupied_pes, pe_set_count, when_one_tile
 from engine.compiler.architecture.symbols import DesignSymbols, sizes_are_symbolic
 from engine.compiler.band import runs_several_statements
 from engine.compiler.design import Design
@@ -64,7 +64,7 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth,
                  count=occupied_pe_count(space, design, syms, pes))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
-    fifos += local_fifos(on_chip, syms)
+    fifos += local_fifos(on_chip, syms, space, pes)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
                         (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering,
                         tuple(on_chip), pe_set=None if pes is None else pes.to_str())
@@ -86,12 +86,7 @@ def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols,
     box = syms.pe_count
     if pes is None:
         return box
-    occupied = pe_set_count(pes)
-    extents = [space.band.extents[space.band.index(loop)] for loop in design.space_loops]
-    if all(design.param(f"{loop}_t1").lower >= n for loop, n in zip(design.space_loops, extents)):
-        return sympy.Integer(occupied)  # the bounds allow one tile only (LU's designs): no condition
-    whole = sympy.And(*(sympy.Ge(syms.t1(loop), n) for loop, n in zip(design.space_loops, extents)))
-    return sympy.Piecewise((occupied, whole), (box, True))
+    return when_one_tile(space, design, syms, pe_set_count(pes), box)
 
 
 def compute_info(space: DesignSpace, statements) -> dict:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import islpy as isl
 import networkx as nx
+import sympy
 
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
@@ -61,6 +62,26 @@ def occupied_pes(space: DesignSpace, design: Design) -> isl.Set | None:
 
 def pe_set_count(pes: isl.Set) -> int:
     return ih.count_points(pes)
+
+
+def neighbour_pairs(pes: isl.Set, loop: str) -> int:
+    """How many PEs of `pes` have their next neighbour along `loop` in `pes` too: the PE-to-PE FIFOs
+    of a chain along that loop among the PEs held (LU [k,j] at N = 12: 66 along k, not 132)."""
+    names = [pes.get_dim_name(isl.dim_type.set, d) for d in range(pes.dim(isl.dim_type.set))]
+    shifted = [f"{n} + 1" if n == loop else n for n in names]
+    step = isl.Map(f"{{ {PE_TUPLE}[{', '.join(names)}] -> {PE_TUPLE}[{', '.join(shifted)}] }}")
+    return ih.count_points(pes.intersect(pes.apply(step.reverse())))
+
+
+def when_one_tile(space: DesignSpace, design: Design, syms, held, box) -> sympy.Expr:
+    """`held` (a count over the PEs held) where each space loop has one tile, `box` otherwise: the
+    condition under which `existing_pes` applies, with no condition when the tuning bounds allow one
+    tile only (LU's designs)."""
+    extents = [space.band.extents[space.band.index(loop)] for loop in design.space_loops]
+    if all(design.param(f"{loop}_t1").lower >= n for loop, n in zip(design.space_loops, extents)):
+        return sympy.Integer(held)
+    whole = sympy.And(*(sympy.Ge(syms.t1(loop), n) for loop, n in zip(design.space_loops, extents)))
+    return sympy.Piecewise((held, whole), (box, True))
 
 
 def existing_pes(descriptor: dict, values: dict[str, int]) -> frozenset[tuple[int, ...]] | None:

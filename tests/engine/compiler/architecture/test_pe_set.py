@@ -107,9 +107,14 @@ def test_chains_end_at_the_last_pe_held_and_modules_keep_a_stub(lu):
     graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
     stubs = stub_pes(graph, descriptor, values)
     assert stubs == {(k, j) for k in range(4) for j in range(4) if k > j}
+    chained = {"V": 0, "U_tmp": 0}
     for src, dst, data in graph.edges(data=True):
         if src[0] == dst[0] == "PE":  # V down k, U_tmp along j: only between PEs held
             assert src[1] not in stubs and dst[1] not in stubs, (src, dst, data["array"])
+            chained[data["array"]] += 1
+    # the FIFOs the model charges are those the exporter builds: 4 x 3 / 2 along each, not 4 x 3
+    counted = {f["array"]: f["count"] for f in descriptor["topology"]["fifos"] if f["pattern"] == "pe_chain"}
+    assert chained == {"V": 6, "U_tmp": 6} and counted == {"V": "6", "U_tmp": "6"}
     for pe in stubs:  # a stub is joined to its I/O modules only (A in; U and L drained)
         assert sorted(n[0] for n in graph.predecessors(("PE", pe))) == ["A_L1_in"]
         assert sorted(n[0] for n in graph.successors(("PE", pe))) == ["L_L1_out", "U_L1_out"]
