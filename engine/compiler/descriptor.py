@@ -16,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.7"
+VERSION = "1.8"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -71,6 +71,8 @@ def _hardware(arch: Architecture) -> dict:
         "topology": {
             "space_loops": list(arch.space_loops),
             "pe_grid": [str(e) for e in arch.pe_grid],
+            # since 1.8: the PEs the array holds where not the whole grid (architecture/pe_set.py)
+            "pe_set": arch.pe_set,
             "simd": str(arch.simd),
             "modules": [_module(m, arch) for m in arch.modules],
             "fifos": [_fifo(f) for f in arch.fifos],

@@ -107,7 +107,7 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
         lines = [f"Systolic array for kernel '{d['kernel']['name']}', design {d['design']['id']} ({d['design']['name']})",
                  f"  dataflow: space loops [{', '.join(plan.space)}] (data moves between PEs along them), "
                  f"time loops [{', '.join(d['design']['time_loops'])}]",
-                 f"  PE array: {shape} PEs, {plan.lanes} SIMD lane(s) on loop {plan.simd_loop}",
+                 f"  PE array: {self._pe_array(shape)}, {plan.lanes} SIMD lane(s) on loop {plan.simd_loop}",
                  "  problem: " + ", ".join(f"{l}={b.size}" for l, b in plan.loops.items()),
                  "  parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items()))]
         lines += self._data_paths()
@@ -130,6 +130,16 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
             lines.append(f"  no partial result is read back at these values: modules {', '.join(plan.skipped_modules)} "
                          "are not instantiated")
         return lines
+
+    def _pe_array(self, shape: str) -> str:
+        """The PEs kernel0 calls: the grid, or the PEs of it the array holds (descriptor topology.pe_set)."""
+        missing = len(self.plan.missing_pes)
+        if not missing:
+            return f"{shape} PEs"
+        held = math.prod(self.plan.pe_grid) - missing
+        return (f"{held} PEs of a {shape} grid (where the iteration domain has points: "
+                f"{self.plan.descriptor['topology']['pe_set']}); a sink takes what the I/O modules send each of the "
+                f"other {missing}")
 
     def _data_paths(self) -> list[str]:
         """One line per array: the I/O modules it crosses, instances, words and double buffering."""
@@ -412,7 +422,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
             return (f"Processing element: {plan.lanes} SIMD lane(s) of {plan.update_target} = "
                     f"{plan.update_expression}, accumulated in local registers.")
         if inst.role == "sink":
-            return f"Consumes the {inst.group} words the last PE of a line would pass on."
+            outside = (", or a PE outside the iteration domain (not instantiated) would read"
+                       if plan.missing_pes else "")
+            return f"Consumes the {inst.group} words the last PE of a line would pass on{outside}."
         if inst.role == "head":
             return f"Starts the {inst.group} reduction carried from PE to PE with the identity."
         module = plan.modules[inst.module]

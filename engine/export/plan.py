@@ -23,6 +23,7 @@ from engine.compiler.architecture.passes import (
     reads_partial_results,
     unused_reload_modules,
 )
+from engine.compiler.architecture.pe_set import restrict_to_pe_set, stub_pes
 from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.export.interface import (
@@ -152,6 +153,9 @@ class KernelPlan:
     reloads: bool = False               # the acc group's reload modules are built (partial results read back)
     reload_always: bool = False         # every event reloads (the accumulator's first value is in DRAM)
     statements: bool = False            # the PE runs several (guarded) statements: hls_kernel's _pe_statements
+    # PE indices of the grid the array does not hold (descriptor topology.pe_set): not instantiated,
+    # what their modules send them taken by a sink (engine/compiler/architecture/pe_set.py)
+    missing_pes: frozenset = frozenset()
 
     def group(self, name: str) -> Group:
         return next(g for g in self.groups if g.name == name)
@@ -374,7 +378,8 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
         if len(dims.get(name, [])) != len(m["grid"]):
             raise ExportError(f"cannot place module {name} in the PE grid")
 
-    graph = topology_graph(descriptor, values)
+    # only the PEs the array holds (a triangle for LU along k and j); chains end at the last of them
+    graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
     graph.remove_nodes_from([n for n in list(graph) if n[0] in skipped])
     pe_grid = [_int(g, values) for g in topo["pe_grid"]]
     plan = KernelPlan(descriptor=descriptor, values=values, interface=kernel_interface(descriptor, values),
@@ -384,7 +389,8 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
                       reduce_operand=operand, identity=identity, update_target=target, update_expression=expression, modules=modules,
                       module_dims=dims, instances=[], streams={}, skipped_modules=skipped,
                       pass_loops=list(passes.loops) if passes.active(tiles) else [], reloads=bool(reloads),
-                      reload_always=bool(reloads) and not acc.initialised_on_chip, statements=multi)
+                      reload_always=bool(reloads) and not acc.initialised_on_chip, statements=multi,
+                      missing_pes=stub_pes(graph, descriptor, values))
     _instances(plan, graph)
     for name, stream in list(plan.streams.items()):
         pipe = (crossings or {}).get((*stream.ends, stream.array)) if stream.ends else None
@@ -443,6 +449,8 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
             d.streams["in"] = name
         flow.add_edge(s.name, d.name)
     extra: list[Instance] = []
+    for node in [n for n in by_node if n[0] == "PE" and n[1] in plan.missing_pes]:
+        extra += _stub_sinks(plan, by_node.pop(node), flow)
     for inst in by_node.values():
         if inst.role != "pe":
             has_chain = any(f["pattern"] == "chain" and f["source"] == inst.module
@@ -480,6 +488,31 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
     everything = {i.name: i for i in [*by_node.values(), *extra]}
     order = list(nx.lexicographical_topological_sort(flow, key=lambda n: _order_key(everything[n])))
     plan.instances = [everything[n] for n in order]
+
+
+def _stub_sinks(plan: KernelPlan, stub: Instance, flow: nx.DiGraph) -> list[Instance]:
+    """A PE the array does not hold, still joined to its I/O modules (pe_set.py): a sink takes each
+    input stream (the words the PE would read, one per PE iteration: AutoSA's dummy module); an
+    output's stream is left without a writer, its drain reading nothing from a PE that writes no
+    element (the output's last-writer table gives it none)."""
+    where = f"PE {stub.index} outside the iteration domain"
+    sinks = []
+    for key, name in stub.streams.items():
+        array, side = key.rsplit("_", 1)
+        group = next(g for g in plan.groups if g.array == array)
+        if side == "in" and group.kind == "in":
+            sink = Instance(f"{array}_PE_sink", stub.index, "sink", group.name, streams={"in": name})
+            sinks.append(sink)
+            for source in flow.predecessors(stub.name):
+                flow.add_edge(source, sink.name)
+        elif side == "out" and group.owners is not None and not group.owners.get(stub.index):
+            continue
+        else:
+            raise ExportError(f"{where}: its {array} stream ({key}) would need a module that "
+                              f"{'reads partial results back' if side == 'in' else 'drains a box'}; "
+                              "only inputs and outputs drained by their last writer are exported")
+    flow.remove_node(stub.name)
+    return sinks
 
 
 def _order_key(inst: Instance) -> tuple:

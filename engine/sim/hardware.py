@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 from engine.compiler.architecture.pe import send_stages
+from engine.compiler.architecture.pe_set import restrict_to_pe_set, stub_pes
 from engine.compiler.last_writer import owned_elements
 from engine.compiler.topology import topology_graph
 from engine.errors import DesignError
@@ -80,11 +81,15 @@ class _Builder(PeThreads):
 
     # -- structure ------------------------------------------------------------------------------
     def connect(self) -> None:
-        graph = topology_graph(self.d, self.values)
+        # only the PEs the array holds (descriptor topology.pe_set): PEs outside it that modules still
+        # send to or collect from are stubs, a dummy thread each (`stub_thread`)
+        graph = restrict_to_pe_set(topology_graph(self.d, self.values), self.d, self.values)
         self.nodes = list(graph.nodes)
+        self.stubs = stub_pes(graph, self.d, self.values)
         for kind in self.d["topology"]["fifos"]:
             # one FIFO kind at a time: graph edges do not say which kind (direction) they belong to
-            for src, dst, data in topology_graph(self.d, self.values, [kind]).edges(data=True):
+            kind_graph = restrict_to_pe_set(topology_graph(self.d, self.values, [kind]), self.d, self.values)
+            for src, dst, data in kind_graph.edges(data=True):
                 label = f"{kind['source']}->{kind['target']} {kind['array']} {kind['pattern']}"
                 f = Fifo(f"{node_name(src)}->{node_name(dst)} {kind['array']}", data["depth"])
                 f.width_bits = data["width_bits"]
@@ -179,13 +184,29 @@ class _Builder(PeThreads):
         for node in self.nodes:
             name = node[0]
             module = self.modules[name]
-            if module["kind"] == "pe":
+            if module["kind"] == "pe" and node[1] in self.stubs:
+                threads.append(self.stub_thread(node))
+            elif module["kind"] == "pe":
                 pe_threads = self.pe_thread(node)
                 threads += pe_threads if isinstance(pe_threads, list) else [pe_threads]
             else:
                 direction = "out" if module["kind"] == "drain" else "in"
                 threads += self.io_threads(node, module, direction, memo[direction])
         return threads
+
+    def stub_thread(self, node) -> Thread:
+        """A PE the array does not hold (engine/compiler/architecture/pe_set.py): as the exporter's sink,
+        it reads the word of every input its module sends at each PE iteration; it writes nothing
+        (its drains expect no element from it)."""
+        kinds = {g["array"]: g for g in self.groups.values()}
+        for _, kind, _ in self.ins.get(node, []) + self.outs.get(node, []):
+            g = kinds[kind["array"]]
+            if (g["kind"] != "in" if kind["direction"] == "in" else self.owners.get(g["name"]) is None):
+                raise DesignError(f"simulator: {node_name(node)} is outside the iteration domain but would "
+                                  f"{'read partial results' if kind['direction'] == 'in' else 'drain a box'} "
+                                  f"of {kind['array']}")
+        reads = tuple(Op(f, self.pe_iters) for f, _, _ in self.ins.get(node, []))
+        return Thread(node_name(node), "PE_sink", iter([Segment(self.pe_iters, reads, ())]))
 
     def group_of(self, module: dict) -> str:
         return module["name"].rsplit("_L", 1)[0]

@@ -8,6 +8,7 @@ from collections import Counter
 from fractions import Fraction
 from dataclasses import replace
 
+import islpy as isl
 import networkx as nx
 import sympy
 
@@ -19,6 +20,7 @@ from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
 from engine.compiler.architecture.passes import PassView, architecture_passes
 from engine.compiler.architecture.pe import build_pe, carried_depth
+from engine.compiler.architecture.pe_set import occupied_pes, pe_set_count, when_one_tile
 from engine.compiler.architecture.symbols import DesignSymbols, sizes_are_symbolic
 from engine.compiler.band import runs_several_statements
 from engine.compiler.design import Design
@@ -58,13 +60,14 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     # a read carried from an earlier iteration can hold a statement back beyond the same-iteration chain
     depth = max(depth, carried_depth(compute["statements"], [a.to_json() for a in on_chip], syms,
                                      next(p.ii for p in pe.phases if p.name == "compute")))
+    pes = occupied_pes(space, design)
     pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth,
-                 count=occupied_pe_count(space, design, syms))
+                 count=occupied_pe_count(space, design, syms, pes))
     modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
-    fifos += local_fifos(on_chip, syms)
+    fifos += local_fifos(on_chip, syms, space, pes)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
                         (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering,
-                        tuple(on_chip))
+                        tuple(on_chip), pe_set=None if pes is None else pes.to_str())
     if view is None:
         # outputs several PEs hold drain each element from its last writer
         update = [{"target": str(s.target), "guards": [guard_text(g) for g in s.guards], "bounds": loop_bounds(s)}
@@ -73,23 +76,17 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     return arch
 
 
-def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols) -> sympy.Expr:
-    """The PEs the array holds: one per space-loop value that some iteration takes when each space
-    loop has one tile (`l_t1` at least its extent, one value per PE), so a triangular iteration
-    domain gets a triangle of PEs (LU along k and j at N = 32: 528, not 32 x 32); the box of the
-    grid otherwise (tiles, or PEs split by latency hiding or SIMD, each see other values), and
-    always for a model built for every size (symbols.symbolic_sizes)."""
+def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols,
+                      pes: isl.Set | None) -> sympy.Expr:
+    """The PEs the array holds: `pes` (pe_set.py `occupied_pes`: one PE per space-loop value that
+    some iteration takes, when each space loop has one tile, `l_t1` at least its extent) counted, so
+    a triangular iteration domain gets a triangle of PEs (LU along k and j at N = 32: 528, not
+    32 x 32); the box of the grid otherwise (tiles, or PEs split by latency hiding or SIMD, each see
+    other values), and always for a model built for every size (symbols.symbolic_sizes)."""
     box = syms.pe_count
-    if design.split_space_loops or sizes_are_symbolic():
+    if pes is None:
         return box
-    occupied = space.band.occupied_count(space.model.domains, design.space_loops)
-    extents = [space.band.extents[space.band.index(loop)] for loop in design.space_loops]
-    if occupied == sympy.prod(extents):
-        return box
-    if all(design.param(f"{loop}_t1").lower >= n for loop, n in zip(design.space_loops, extents)):
-        return sympy.Integer(occupied)  # the bounds allow one tile only (LU's designs): no condition
-    whole = sympy.And(*(sympy.Ge(syms.t1(loop), n) for loop, n in zip(design.space_loops, extents)))
-    return sympy.Piecewise((occupied, whole), (box, True))
+    return when_one_tile(space, design, syms, pe_set_count(pes), box)
 
 
 def compute_info(space: DesignSpace, statements) -> dict:

@@ -28,6 +28,7 @@ import sympy
 
 from engine.compiler.architecture.footprint import footprint
 from engine.compiler.architecture.modules import REGISTER_BITS, Buffer, Fifo
+from engine.compiler.architecture.pe_set import neighbour_pairs, when_one_tile
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design_space import DesignSpace
 from engine.compiler.ir import Access, Affine
@@ -200,12 +201,16 @@ def local_buffers(arrays: list[LocalArray]) -> list[Buffer]:
             for a in arrays if a.storage != "none"]
 
 
-def local_fifos(arrays: list[LocalArray], syms: DesignSymbols) -> list[Fifo]:
-    """One FIFO per neighbouring PE pair along each space loop a local array's values cross."""
+def local_fifos(arrays: list[LocalArray], syms: DesignSymbols, space=None, pes=None) -> list[Fifo]:
+    """One FIFO per neighbouring PE pair along each space loop a local array's values cross: between
+    the PEs the array holds where they are not the whole grid (`pes`, pe_set.py `occupied_pes` of
+    `space`), as the exporter builds them."""
     fifos = []
     for a in arrays:
         for loop in a.fifo_along:
             others = sympy.Mul(*(syms.pes(l) for l in syms.design.space_loops if l != loop))
-            fifos.append(Fifo("PE", "PE", a.name, others * (syms.pes(loop) - 1), a.element_bits,
-                              syms.simd, "pe_chain", along=loop))
+            count = others * (syms.pes(loop) - 1)
+            if pes is not None:
+                count = when_one_tile(space, syms.design, syms, neighbour_pairs(pes, loop), count)
+            fifos.append(Fifo("PE", "PE", a.name, count, a.element_bits, syms.simd, "pe_chain", along=loop))
     return fifos

@@ -156,6 +156,8 @@ class Architecture:
     local_arrays: tuple = field(default_factory=tuple)  # LocalArray: arrays declared in the scop (on chip)
     # group name -> isl text of its elements' last writers, for outputs several PEs hold (owned_drain.py)
     last_writers: dict = field(default_factory=dict)
+    # isl text of the PEs the array holds where it is not the whole grid (pe_set.py), else None
+    pe_set: str | None = None
 
     def module(self, name: str) -> Module:
         return next(m for m in self.modules if m.name == name)

@@ -1,0 +1,159 @@
+"""The PEs an array holds (engine/compiler/architecture/pe_set.py, descriptor 1.8 `topology.pe_set`):
+AutoSA's LU along k and j holds the triangle k <= j, and the model, the exported kernel0 and the
+simulator all count that triangle; a rectangular domain holds the whole grid and its topology is
+left as it was."""
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+import pytest
+
+from engine.compiler.architecture.build import build_architecture
+from engine.compiler.architecture.pe_set import existing_pes, restrict_to_pe_set, stub_pes
+from engine.compiler.descriptor import build_descriptor
+from engine.compiler.design_space import compile_kernel
+from engine.compiler.sa_sizes import select
+from engine.compiler.topology import topology_graph
+from engine.export.hls_kernel import kernel_sources
+from engine.models.cache import shared_model
+from engine.models.device import load_device
+from engine.models.report import evaluate_configuration
+from engine.sim import simulate
+
+AUTOSA_COMMAND = "{kernel[]->space_time[3];kernel[]->array_part[-1,-1,-1];kernel[]->latency[]}"
+
+# AutoSA's autosa_tests/lu/kernel.c as it writes it (2-D local arrays rewritten at every step k)
+AUTOSA_LU = """\
+typedef float data_t;
+#define N {n}
+void lu_device(data_t A[N][N], data_t L[N][N], data_t U[N][N])
+{{
+#pragma scop
+  {{
+    data_t prev_V[N][N];
+    data_t V[N][N];
+    data_t U_tmp[N][N];
+    data_t L_tmp[N][N];
+    for (int k = 0; k < N; k++) {{
+      for (int j = k; j < N; j++)
+        for (int i = k; i < N; i++) {{
+          if (k == 0)
+            prev_V[i][j] = A[i][j];
+          else
+            prev_V[i][j] = V[i][j];
+          if (j == k) {{
+            U_tmp[i][j] = prev_V[i][j];
+            U[j][i] = U_tmp[i][j];
+          }} else {{
+            U_tmp[i][j] = U_tmp[i][j - 1];
+            if (i == k) {{
+              L_tmp[i][j] = prev_V[i][j] / U_tmp[i][j];
+              L[i][j] = L_tmp[i][j];
+            }} else {{
+              L_tmp[i][j] = L_tmp[i - 1][j];
+            }}
+            V[i][j] = prev_V[i][j] - L_tmp[i][j] * U_tmp[i][j];
+          }}
+        }}
+    }}
+  }}
+#pragma endscop
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def lu(tmp_path_factory):
+    """lu(n) -> (space, design, descriptor, model report) of AutoSA's command, built once per size."""
+    built = {}
+
+    def get(n: int):
+        if n not in built:
+            path = tmp_path_factory.mktemp("lu") / f"lu{n}.c"
+            path.write_text(AUTOSA_LU.format(n=n))
+            space = compile_kernel(path)
+            chosen = select(space, AUTOSA_COMMAND)
+            model = shared_model(space, chosen.design, load_device("u250"))
+            report = evaluate_configuration(model, chosen.params)
+            built[n] = space, chosen.design, build_descriptor(space, chosen.design, model.architecture), report
+        return built[n]
+    return get
+
+
+def test_descriptor_states_the_triangle_of_lu_k_j(lu):
+    space, design, descriptor, report = lu(4)
+    assert design.id == "k-j__k-j-i"
+    held = existing_pes(descriptor, report["params"])
+    assert held == {(k, j) for k in range(4) for j in range(4) if k <= j}
+    assert report["pes"]["count"] == len(held) == 10
+    assert isl.Set(descriptor["topology"]["pe_set"]).is_equal(isl.Set("{ PE[k, j] : 0 <= k <= j <= 3 }"))
+    # the [j,i] array has points at every (j, i): no set, every PE of the grid
+    other = space.design("j-i__k-j-i")
+    whole = build_descriptor(space, other, build_architecture(space, other))
+    assert whole["version"] == "1.8" and whole["topology"]["pe_set"] is None
+
+
+def test_the_set_applies_only_with_one_tile_per_space_loop():
+    descriptor = {"topology": {"pe_set": "{ PE[i, j] : 0 <= j <= i <= 3 }", "space_loops": ["i", "j"]},
+                  "design": {"problem_size": {"i": 4, "j": 4, "k": 8}}}
+    assert len(existing_pes(descriptor, {"i_t1": 4, "j_t1": 4, "k_t1": 2})) == 10
+    assert existing_pes(descriptor, {"i_t1": 2, "j_t1": 4, "k_t1": 8}) is None  # two tiles along i: the grid
+
+
+def test_chains_end_at_the_last_pe_held_and_modules_keep_a_stub(lu):
+    _, _, descriptor, report = lu(4)
+    values = report["params"]
+    graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
+    stubs = stub_pes(graph, descriptor, values)
+    assert stubs == {(k, j) for k in range(4) for j in range(4) if k > j}
+    chained = {"V": 0, "U_tmp": 0}
+    for src, dst, data in graph.edges(data=True):
+        if src[0] == dst[0] == "PE":  # V down k, U_tmp along j: only between PEs held
+            assert src[1] not in stubs and dst[1] not in stubs, (src, dst, data["array"])
+            chained[data["array"]] += 1
+    # the FIFOs the model charges are those the exporter builds: 4 x 3 / 2 along each, not 4 x 3
+    counted = {f["array"]: f["count"] for f in descriptor["topology"]["fifos"] if f["pattern"] == "pe_chain"}
+    assert chained == {"V": 6, "U_tmp": 6} and counted == {"V": "6", "U_tmp": "6"}
+    for pe in stubs:  # a stub is joined to its I/O modules only (A in; U and L drained)
+        assert sorted(n[0] for n in graph.predecessors(("PE", pe))) == ["A_L1_in"]
+        assert sorted(n[0] for n in graph.successors(("PE", pe))) == ["L_L1_out", "U_L1_out"]
+
+
+def test_kernel0_calls_as_many_pes_as_the_model_counts_at_12(lu):
+    """AutoSA's LU [k,j] at N = 12: 78 PE calls (12 x 13 / 2), the model's count; a sink takes the A
+    words the I/O modules send each of the other 66 grid positions."""
+    _, _, descriptor, report = lu(12)
+    cpp = kernel_sources(descriptor, report["params"])["kernel_kernel.cpp"]
+    top = cpp[cpp.index('extern "C" void kernel0'):]
+    calls = re.findall(r"^\s*PE\((\d+), (\d+),", top, re.M)
+    assert len(calls) == report["pes"]["count"] == 78
+    assert all(int(k) <= int(j) for k, j in calls)
+    assert len(re.findall(r"^\s*A_PE_sink\(", top, re.M)) == 144 - 78
+    assert "78 PEs of a 12 x 12 grid" in cpp
+
+
+def test_simulator_builds_the_pes_held(lu):
+    _, _, descriptor, report = lu(4)
+    result = simulate(descriptor, report["params"])
+    assert result.modules["PE"].instances == 10 and result.modules["PE_sink"].instances == 6
+    assert abs(result.cycles - report["latency_cycles"]) <= 0.05 * report["latency_cycles"]
+
+
+@pytest.mark.parametrize("design", ["i-j__i-j.k", "k__i-j.k"])
+def test_a_rectangular_domain_keeps_its_whole_grid(write_kernel, design):
+    path = write_kernel("""\
+        for (int i = 0; i < 4; i++)
+          for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 4; k++)
+              C[i][j] += A[i][k] * B[k][j];
+        """, prelude="float A[4][4], B[4][4], C[4][4];\n")
+    space = compile_kernel(path)
+    chosen = space.design(design)
+    model = shared_model(space, chosen, load_device("u250"))
+    descriptor = build_descriptor(space, chosen, model.architecture)
+    values = evaluate_configuration(model, {p.name: p.upper if p.role == "array_partition" else 1
+                                            for p in chosen.params if p.tunable})["params"]
+    assert descriptor["topology"]["pe_set"] is None and existing_pes(descriptor, values) is None
+    graph = topology_graph(descriptor, values)
+    assert restrict_to_pe_set(graph, descriptor, values) is graph
