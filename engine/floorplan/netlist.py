@@ -7,7 +7,9 @@ The performance model gives resource totals only (engine/models/symbolic.py buil
 resource section); this module splits them per instance by the same rules, read from the descriptor,
 so the instances add up to the model's totals:
 - a PE: SIMD lanes x the DSP of each operation (resources/operators.json), the PE overhead plus the
-  lanes' LUT / FF, and its buffers;
+  lanes' LUT / FF, and its buffers; only the PEs the array holds (descriptor `topology.pe_set`, e.g.
+  LU's triangle: engine/compiler/architecture/pe_set.py); a PE outside it that a module still feeds is
+  the dummy sink the export puts there, charged as an I/O instance;
 - an I/O or drain instance: the I/O overhead and its buffers (BRAM18K or URAM as engine/models/memory.py
   counts them, doubled when double buffered);
 - a FIFO: LUT / FF per bit, the block RAM of a FIFO the row rule deepens and the shift-register LUTs
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from engine.compiler.architecture.build import OPERATORS
 from engine.compiler.architecture.multipliers import pe_operator_resources
 from engine.compiler.architecture.passes import unused_reload_modules
+from engine.compiler.architecture.pe_set import restrict_to_pe_set, stub_pes
 from engine.compiler.expressions import evaluate
 from engine.compiler.fifo_depths import SRL_WORDS
 from engine.compiler.topology import topology_graph
@@ -90,7 +93,8 @@ def dram_slrs(descriptor: dict, device: Device) -> dict[str, int]:
 
 def build_netlist(descriptor: dict, values: dict[str, int], device: Device) -> Netlist:
     """`values`: every tuning parameter, data-packing factors included."""
-    graph = topology_graph(descriptor, values)
+    graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
+    stubs = stub_pes(graph, descriptor, values)
     unused = unused_reload_modules(descriptor, values)  # not instantiated by the kernel at these values
     graph.remove_nodes_from([n for n in list(graph) if n[0] in unused])
     modules = {m["name"]: m for m in descriptor["topology"]["modules"] if m["name"] not in unused}
@@ -107,7 +111,9 @@ def build_netlist(descriptor: dict, values: dict[str, int], device: Device) -> N
         for k, v in _buffer_blocks(m, values).items():
             use[k] += v
         per_module[name] = use
-    instances = {node: dict(per_module[node[0]]) for node in graph.nodes}
+    sink = {**dict.fromkeys(RESOURCE_NAMES, 0.0), "LUT": overhead["io"]["lut"], "FF": overhead["io"]["ff"]}
+    instances = {node: dict(sink if modules[node[0]]["kind"] == "pe" and node[1] in stubs else per_module[node[0]])
+                 for node in graph.nodes}
     fifos = []
     for src, dst, data in graph.edges(data=True):
         width, depth = data["width_bits"], data["depth"]

@@ -157,3 +157,18 @@ def test_a_rectangular_domain_keeps_its_whole_grid(write_kernel, design):
     assert descriptor["topology"]["pe_set"] is None and existing_pes(descriptor, values) is None
     graph = topology_graph(descriptor, values)
     assert restrict_to_pe_set(graph, descriptor, values) is graph
+
+
+def test_the_floorplan_netlist_charges_the_pes_held(lu):
+    """The floorplan's per-instance resources (engine/floorplan/netlist.py) add up to the model's PEs:
+    the positions outside the triangle are the export's dummy sinks, no DSP; their nodes keep the PE's
+    name and index, which floorplan.tcl places the sinks by."""
+    from engine.floorplan.netlist import build_netlist
+
+    _, _, descriptor, report = lu(4)
+    net = build_netlist(descriptor, report["params"], load_device("u250"))
+    pes = {node: use for node, use in net.instances.items() if node[0] == "PE"}
+    held = {node for node in pes if node[1][0] <= node[1][1]}
+    assert len(pes) == 16 and len(held) == report["pes"]["count"] == 10
+    assert all(pes[n]["DSP"] == 0 for n in pes if n not in held)
+    assert sum(pes[n]["DSP"] for n in held) == pytest.approx(report["dsp"])
