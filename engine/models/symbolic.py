@@ -204,7 +204,11 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
     drain no earlier than its box's crossing plus those words (`_band_tail`)."""
     write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
     start = -_per_event(write) if write is not None else sympy.Integer(0)  # first words leave the first PE
-    ready = sympy.Integer(0)  # the head's own results are all out of its PE
+    # the head's own results are all out of its PE: the last of a reduction chain of PEs along a space
+    # loop (`_results_lag`, found with the cycle simulator on MM 64^3 j-k__i-j.k 64/16/64/8/8, one
+    # output tile: the head of C_L2_out sends from when PE(0,7)'s sums are in, 7 x 17 cycles after
+    # PE(0,0)'s; the model had it send from PE(0,0)'s, 135 cycles early)
+    ready = _results_lag(arch, array)
     end = lag  # the last results are out of the far PEs
     for m in sorted((m for m in arch.modules if m.kind == "drain" and m.array == array), key=lambda m: m.level):
         drain = next(p for p in m.phases if p.name == "drain")
@@ -215,7 +219,9 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
         chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
         members = m.count / (m.count - chain.count) if chain is not None else sympy.Integer(1)
         if any(p.name == "collect" for p in m.phases):
-            start = ready + CHAIN_LEVEL_CYCLES
+            # a box is in once its PE's last word is unpacked into the buffer, an element a cycle
+            unpack = next((f.pack for f in arch.fifos if {f.source, f.target} == {pe.name, m.name}), 1)
+            start = ready + unpack + CHAIN_LEVEL_CYCLES
             # the far member's box still crosses the n - 1 members before the head
             end = smax(start + words, end + CHAIN_LEVEL_CYCLES * members + words / members)
             if late is not None:

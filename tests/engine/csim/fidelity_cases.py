@@ -79,6 +79,10 @@ SEARCHED = (
     # only two blocks ahead of the PEs, which wait for A's first block to cross its feeder rows (model
     # -9.0% of the timed C simulation when B's chain was timed from the DRAM's first read; docs/sim.md 6)
     case("mm", "i-k__i-k.j", MM64, i_t1=16, j_t1=4, k_t1=32, i_t2=8, j_t2=1),
+    # MM 64^3 j-k__i-j.k's searched best, one output tile: C is summed along k from PE to PE, so the head
+    # of C_L2_out sends once the last PE of its k chain has its sums out (model -8.3% of the timed C
+    # simulation's 1,589 when it sent from the first PE's: docs/sim.md item 10)
+    case("mm", "j-k__i-j.k", MM64, i_t1=64, i_t2=16, j_t1=64, j_t2=8, k_t1=8),
 )
 SAMPLE = SAMPLE + SEARCHED
 
