@@ -175,8 +175,16 @@ def _chain_time(phases: list[Phase]) -> sympy.Expr:
     return smax(*(_per_event(p) for p in phases)) + CHAIN_LEVEL_CYCLES * len(phases)
 
 
+def _streams_once(m: Module) -> bool:
+    """A DRAM-facing drain that neither collects a box nor gathers a block: the exporter writes its
+    tile, PE and box loops as one perfect nest, which HLS flattens into one pipelined loop
+    (engine/export/io_modules.py `_drain`), so it is invoked once a run, not once an event."""
+    return m.kind == "drain" and m.dram and not any(p.name in ("collect", "store_block") for p in m.phases)
+
+
 def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sympy.Expr,
-                late: sympy.Expr | None = None, band: list[tuple[int, tuple, Fraction]] = ()) -> sympy.Expr:
+                late: sympy.Expr | None = None, band: list[tuple[int, tuple, Fraction]] = (),
+                unpaced: dict[str, Phase] | None = None) -> sympy.Expr:
     """Cycles from the first PE's last result write (which the PE term counts) to the last word
     reaching the DRAM-facing drain, the PEs fed last finishing `lag` cycles after the first; walking
     the drain levels outwards: a level that streams (the storer, a level that passes words on)
@@ -196,14 +204,24 @@ def _drain_tail(pe: Module, arch: Architecture, group: str, array: str, lag: sym
     drain no earlier than its box's crossing plus those words (`_band_tail`)."""
     write = next((p for p in pe.phases if p.name == f"write_{group}"), None)
     start = -_per_event(write) if write is not None else sympy.Integer(0)  # first words leave the first PE
-    ready = sympy.Integer(0)  # the head's own results are all out of its PE
+    # the head's own results are all out of its PE: the last of a reduction chain of PEs along a space
+    # loop (`_results_lag`, found with the cycle simulator on MM 64^3 j-k__i-j.k 64/16/64/8/8, one
+    # output tile: the head of C_L2_out sends from when PE(0,7)'s sums are in, 7 x 17 cycles after
+    # PE(0,0)'s; the model had it send from PE(0,0)'s, 135 cycles early)
+    ready = _results_lag(arch, array)
     end = lag  # the last results are out of the far PEs
     for m in sorted((m for m in arch.modules if m.kind == "drain" and m.array == array), key=lambda m: m.level):
-        words = _per_event(next(p for p in m.phases if p.name == "drain"))
+        drain = next(p for p in m.phases if p.name == "drain")
+        # a streaming storer runs its events as one pipelined loop (`_streams_once`): the port paces
+        # its words from the first one on, and the last event's words, which come after the PEs'
+        # last computation, go at the loop's own II (its port-paced whole is the storer's own path)
+        words = _per_event((unpaced or {}).get(m.name, drain) if _streams_once(m) else drain)
         chain = next((f for f in arch.fifos if f.source == m.name and f.target == m.name), None)
         members = m.count / (m.count - chain.count) if chain is not None else sympy.Integer(1)
         if any(p.name == "collect" for p in m.phases):
-            start = ready + CHAIN_LEVEL_CYCLES
+            # a box is in once its PE's last word is unpacked into the buffer, an element a cycle
+            unpack = next((f.pack for f in arch.fifos if {f.source, f.target} == {pe.name, m.name}), 1)
+            start = ready + unpack + CHAIN_LEVEL_CYCLES
             # the far member's box still crosses the n - 1 members before the head
             end = smax(start + words, end + CHAIN_LEVEL_CYCLES * members + words / members)
             if late is not None:
@@ -378,6 +396,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
                          port_groups: tuple = ()) -> SymbolicModel:
     """`dram`: the memory system the DRAM-facing modules see (device.dram_ports(layout));
     `port_groups`: the design's I/O groups when `arch` is one of its passes (dram_paced)."""
+    unpaced = {m.name: m.phases[0] for m in arch.modules if m.dram}
     arch = dram_paced(arch, dram, port_groups)
     read_latency = write_latency = dram.axi.latency
     # the PE's compute pipeline is refilled once per event of the results it accumulates
@@ -401,7 +420,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     band = late_band(arch, problem_size, CHAIN_LEVEL_CYCLES)
     late = max([0] + [late for late, _, _ in band])
     late = smax(lag, late) if late != 0 else None
-    drains = [_drain_tail(pe, arch, g.name, g.array, lag, late, [(l, q, f[g.array]) for l, q, f in band])
+    drains = [_drain_tail(pe, arch, g.name, g.array, lag, late, [(l, q, f[g.array]) for l, q, f in band], unpaced)
               for g in arch.groups if g.needs_drain]
     prologue = smax(0, *fills) + read_latency
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement

@@ -313,6 +313,17 @@ class _Builder(PeThreads):
                 yield dataclasses.replace(transfer(b), depth=depth, pace=0.0)  # from the chain, not DRAM
                 yield Segment(words, depth=depth + (dram_last if b == events - 1 else 0), latency=depth, pace=pace)
             return [Thread(name, module["name"], (seg for b in range(events) for seg in store(b)))]
+        if not feeding and module["dram"] and direction == "out" and events > 1 and all(
+                op.first == 0 and op.span in (None, n) for op in transfer_ops[0] + transfer_ops[1]):
+            # the storer's tile loops and its box loops form one perfect nest, which HLS flattens into
+            # one pipelined loop (engine/export/io_modules.py `_drain`): one invocation a run, so its
+            # port paces the words from the first one on and catches up on the words of an event
+            # that arrive after a stall (rule in docs/sim.md, item 9)
+            whole = ([dataclasses.replace(op, count=op.count * events, span=None) for op in ops]
+                     for ops in transfer_ops)
+            reads, writes = whole
+            return [Thread(name, module["name"], iter([Segment(
+                n * events, tuple(reads), tuple(writes), depth=depth + dram_last, latency=depth, pace=pace)]))]
         if not feeding:
             return [Thread(name, module["name"], (transfer(b) for b in range(events)))]
         # the half between the buffer and the PEs

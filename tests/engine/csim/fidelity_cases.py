@@ -79,5 +79,19 @@ SEARCHED = (
     # only two blocks ahead of the PEs, which wait for A's first block to cross its feeder rows (model
     # -9.0% of the timed C simulation when B's chain was timed from the DRAM's first read; docs/sim.md 6)
     case("mm", "i-k__i-k.j", MM64, i_t1=16, j_t1=4, k_t1=32, i_t2=8, j_t2=1),
+    # MM 64^3 j-k__i-j.k's searched best, one output tile: C is summed along k from PE to PE, so the head
+    # of C_L2_out sends once the last PE of its k chain has its sums out (model -8.3% of the timed C
+    # simulation's 1,589 when it sent from the first PE's: docs/sim.md item 10)
+    case("mm", "j-k__i-j.k", MM64, i_t1=64, i_t2=16, j_t1=64, j_t2=8, k_t1=8),
 )
 SAMPLE = SAMPLE + SEARCHED
+
+# partial results read back through a natural port (fo in one-beat bursts, 65/16 cycles a word): the
+# storer's tile and box loops are one flattened pipelined loop a pass, so its port catches up on the
+# last event's words after waiting for the PEs (docs/sim.md item 9); before, the model and the
+# simulator paced every event's words from its own first one: 4,181 / 4,184 against 3,956 (+5.7%)
+READ_BACK = (
+    case("cnn", "h-i__h-w-i-p-q.o", {"O": 10, "I": 4, "H": 4, "W": 2, "P": 3, "Q": 3}, o_t1=5, h_t1=4, w_t1=1,
+         i_t1=2, p_t1=3, q_t1=3, o_t2=1, h_t2=1, w_t2=1, q_t2=1),
+)
+SAMPLE = SAMPLE + READ_BACK
