@@ -5,8 +5,8 @@ widget (app/text_fit.py: measured with the widget's font, a word-wrapped label a
 each visible plot (pyqtgraph draws its text in a scene the widget check
 cannot see) the title and the axis labels must fit the room their layout gives them, and a text
 item placed in the data must lie within its view box. `tests/app/test_window_geometry.py` checks
-every view at 1366x768 and 1920x1080; `python -m app.screenshots` refuses to write pictures of a
-window that does not fit."""
+every view at 1366x768 and 1920x1080, and in presentation mode (F5) at 1366x768; `python -m
+app.screenshots` refuses to write pictures of a window that does not fit."""
 from __future__ import annotations
 
 import sys

@@ -388,6 +388,7 @@ def cold_first_sample(app, seconds: float, stop_at_first: bool = False) -> None:
     window.search.ticked.connect(lambda _: marks.setdefault("first sample", time.perf_counter()))
     wait_until(app, lambda: bool(window.tree_model.design_ids()) and window.search_panel.start_button.isEnabled())
     marks["designs listed"] = time.perf_counter()
+    first = window.tree_model.design_ids()[0]
     status = window.model_status.text()
     window.search_panel.method.setCurrentText("hybrid")
     window.search_panel.seconds.setValue(seconds)
@@ -400,9 +401,10 @@ def cold_first_sample(app, seconds: float, stop_at_first: bool = False) -> None:
     marks["search stopped" if stop_at_first else "search ended"] = time.perf_counter()
     for name, at in sorted(marks.items(), key=lambda kv: kv[1]):
         print(f"  {at - LAUNCHED:6.1f} s  {name}")
-    print(f"  status bar when Start was pressed: {status!r}; models built by the pool: {len(window.models.built)}; "
-          f"best {window.search.result.best.best.throughput_gops if window.search.result else 0:.1f} GOP/s; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    best = window.search.result.best if window.search.result else None  # (None: stopped before a design ended)
+    print(f"  status bar when Start was pressed: {status!r}; models built by the pool: {len(window.models.built)} "
+          f"of {len(window.tree_model.design_ids())} designs (first design's: {first in window.models.built}); "
+          f"best {best.best.throughput_gops if best else 0:.1f} GOP/s; load average {os.getloadavg()[0]:.1f}")
     window.search.shutdown()
     window.close()
 

@@ -31,6 +31,18 @@ from engine.resources import bundled_kernels, kernel_presets
 AS_WRITTEN = "sizes as written"
 
 
+class SizesTable(QTableWidget):
+    """The sizes table, as tall as its header and rows in the current font (`fit`: after a compile and
+    after a font change) and never below its header and one row, scrolling the rest."""
+
+    def fit(self) -> None:
+        self.resizeRowsToContents()  # rows as tall as the current font (presentation mode: larger)
+        header = self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+        rows = [self.rowHeight(r) for r in range(self.rowCount())]
+        self.setMaximumHeight(header + sum(rows))
+        self.setMinimumHeight(header + min(rows[:1] or [0]))
+
+
 class QtKernelPanel(QWidget):
     openRequested = Signal(str)  # a bundled kernel's path picked in the list
 
@@ -80,7 +92,7 @@ class QtKernelPanel(QWidget):
         second.addWidget(self.clock)
         second.addWidget(self.compile_button)
 
-        self.sizes = QTableWidget(0, 2)
+        self.sizes = SizesTable(0, 2)
         self.sizes.setHorizontalHeaderLabels(("size", "value"))
         self.sizes.verticalHeader().setVisible(False)
         self.sizes.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
@@ -210,8 +222,4 @@ class QtKernelPanel(QWidget):
             self.sizes.setItem(row, 0, key)
             self.sizes.setItem(row, 1, QTableWidgetItem(str(value)))
         self._filling = False
-        # no taller than its rows: the rest of the height is the editor's
-        header = self.sizes.horizontalHeader().sizeHint().height() + 2 * self.sizes.frameWidth()
-        rows = [self.sizes.rowHeight(r) for r in range(self.sizes.rowCount())]
-        self.sizes.setMaximumHeight(header + sum(rows))
-        self.sizes.setMinimumHeight(header + min(rows[:1] or [0]))  # one row at least, scrolling the rest
+        self.sizes.fit()  # no taller than its rows: the rest of the height is the editor's

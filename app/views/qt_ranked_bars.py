@@ -14,7 +14,7 @@ from html import escape
 from typing import Callable, NamedTuple
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -95,6 +95,21 @@ class QtRankedBars(QWidget):
         layout.addWidget(self.note)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_note()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.FontChange, QEvent.StyleChange):  # presentation mode: larger fonts
+            self._fit_note()
+
+    def _fit_note(self) -> None:
+        """The wrapped title's and hint's heights at the chart's width (an Ignored width gives a label no height for
+        its width: in presentation mode at 1366x768 its third line was cut); the chart scrolls instead."""
+        for label in (self.legend, self.note):
+            label.setMinimumHeight(label.heightForWidth(max(self.width(), 1)))
+
     def colours(self, bars: list[Bar]) -> dict[str, str]:
         """One colour per dataflow, in the order the groups are drawn."""
         groups = list(dict.fromkeys(b.group for b in bars))
@@ -130,6 +145,7 @@ class QtRankedBars(QWidget):
             self.note.setText("run a search: each design's best appears here; click a bar to load it")
         self.legend.setText(f"{TITLE} " + "&nbsp;&nbsp;".join(
             f"<span style='color:{c}'>&#9632;</span>&nbsp;{escape(g or 'designs')}" for g, c in colour.items()))
+        self._fit_note()
 
     def bar_at(self, x: float, y: float) -> Bar | None:
         """The bar (or its label) at view coordinates (x, y)."""
@@ -152,3 +168,4 @@ class QtRankedBars(QWidget):
             self.note.setText(f"<span style='color:{theme.ERROR}'>{escape(why)}</span>")
         elif self.shown:
             self.note.setText(f"{len(self.shown)} designs; click a bar to load the design's best")
+        self._fit_note()

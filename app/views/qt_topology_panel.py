@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -23,6 +24,8 @@ from app.models.floorplan_session import FloorplanSession
 from app.views import theme
 from app.views.qt_topology import COLOUR_MODES, QtTopology
 from app.models.verification import Verification
+
+SIDE_WIDTH = 190  # the column right of the scene (colours, legend, heat scale, minimap)
 
 
 class QtMinimap(QGraphicsView):
@@ -131,7 +134,13 @@ class QtTopologyPanel(QWidget):
         side.addWidget(self.minimap)
         column = QWidget()
         column.setLayout(side)
-        column.setFixedWidth(190)
+        side_scroll = QScrollArea()  # presentation mode at 1366x768: the legend and the minimap scroll, not clip
+        side_scroll.setWidget(column)
+        side_scroll.setWidgetResizable(True)
+        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        side_scroll.setFrameShape(QScrollArea.NoFrame)
+        side_scroll.setFixedWidth(SIDE_WIDTH + side_scroll.verticalScrollBar().sizeHint().width())
+        column.setFixedWidth(SIDE_WIDTH)
         self.view.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long id never widens it
         left = QVBoxLayout()
         left.setContentsMargins(6, 4, 0, 0)
@@ -140,7 +149,7 @@ class QtTopologyPanel(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(left, 1)
-        layout.addWidget(column)
+        layout.addWidget(side_scroll)
 
     def simulate(self, full: bool = False) -> bool:
         """Simulate the configuration shown, the reduced problem unless `full` (False: nothing valid to

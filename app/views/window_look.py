@@ -50,6 +50,7 @@ class WindowLook:
 
         w = self.window
         w.kernel_panel.editor.setFont(theme.scaled_font(QFontDatabase.systemFont(QFontDatabase.FixedFont)))
+        w.kernel_panel.sizes.fit()  # its header and rows in the new font (else clipped: presentation mode)
         plots = sys.modules.get("pyqtgraph")
         for view in w.findChildren(QGraphicsView):
             if plots is not None and isinstance(view, plots.GraphicsView):

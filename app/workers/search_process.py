@@ -1,7 +1,8 @@
 """The search process: a child started when the window opens that warms up once (the search's
 imports and the compiled Pareto sweeps), then serves what the window sends, in order: a Prepare
-after each compile (the kernel compiled and the first design's model loaded, or built beside the
-model pool's build of it, and kept in memory, so that a Start on a cold cache samples at once), and one SearchRequest after
+after each compile (the kernel compiled and the first design's model loaded, or built and stored
+once for the model pool and the selection process too, and kept in memory, so that a Start on a
+cold cache samples at once), and one SearchRequest after
 another. The MP solver (pyomo, SCIP: ~3-4 s of CPU; pyomo 6.10 no longer
 imports matplotlib) is warmed while the child is idle after a Prepare, and otherwise only by a run that solves a
 seed (SearchRun's warm_up_for, before the budget starts): a short run over many designs never
@@ -102,21 +103,21 @@ def warm_up_solver(method: str = WARM_METHOD) -> None:
         _MP_WARM.append(True)
 
 
-def prepare(message: Prepare) -> None:
-    """Compile the kernel and load the design's model from the cache, or build it (not stored: the
-    model pool stores every design's model, and a second open of the kernel must find each built
-    once, by the pool), kept in memory."""
+def prepare(message: Prepare) -> bool:
+    """Compile the kernel and load the design's model from the cache, or build it and store it,
+    kept in memory; whether it was built here. Right after a compile the model pool and the
+    selection process ask for the same model: whoever comes first builds it, the others wait for
+    its cache entry (engine/models/cache.cached_model), so the first design's model, on the path
+    to a search's first sample, is built once rather than three times on the machine's cores."""
     key = message.source.key(message.design)
     if key in _PREPARED:
-        return
+        return False
     space = compile_source(message.source)
-    model = ModelCache(message.cache_folder).load(key, message.design)
-    if model is None:
-        from engine.models.cache import prepared_model
-
-        model = prepared_model(space, space.design(message.design), message.source.load_device())
+    model, built = cached_model(ModelCache(message.cache_folder), key, space, space.design(message.design),
+                                message.source.load_device())
     _PREPARED.clear()
     _PREPARED[key] = model
+    return built
 
 
 def load_model(request: SearchRequest, design: str, n: int, total: int, queue, spaces: dict):

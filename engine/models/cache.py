@@ -8,7 +8,9 @@ the payload, a cloudpickle of the model (its lambdified functions included, so a
 evaluates at once). The key holds MODEL_VERSION, a digest of the sources that build models
 (engine/compiler, engine/models, the operator costs) and of the Python, sympy, numpy and
 cloudpickle versions: a changed model builder never reads an old entry. An entry whose digest,
-header or contents do not check out is deleted and reported as missing, never trusted.
+header or contents do not check out is deleted and reported as missing, never trusted. A model
+missing from the cache is built once however many processes ask for it at once (`cached_model`
+holds the entry's build lock, an empty `<key>.building` file beside it, while it builds).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import sys
 import tempfile
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -160,16 +163,44 @@ def prepared_model(space, design, device: Device) -> PerformanceModel:
 
 
 def cached_model(cache: ModelCache, key: str, space, design, device: Device) -> tuple[PerformanceModel, bool]:
-    """(model, built): the cached model, or one built now and stored."""
+    """(model, built): the cached model, or one built now and stored. Built once across processes:
+    a caller finding no entry takes the entry's build lock (`building`), so that the others asking
+    for the same model at once (the window's search process, selection process and model pool
+    after a compile) wait for it and read the entry instead of building it again."""
     model = cache.load(key, design.id)
     if model is not None:
         return model, False
-    model = prepared_model(space, design, device)
-    try:
-        cache.store(key, model)
-    except OSError:  # a read-only or full disk: the model still works, it is just not kept
-        pass
+    with building(cache, key):
+        model = cache.load(key, design.id)  # stored while this caller waited for the lock
+        if model is not None:
+            return model, False
+        model = prepared_model(space, design, device)
+        try:
+            cache.store(key, model)
+        except OSError:  # a read-only or full disk: the model still works, it is just not kept
+            pass
     return model, True
+
+
+@contextmanager
+def building(cache: ModelCache, key: str):
+    """Hold the build lock of an entry: an advisory lock (flock) on `<key>.building` beside it,
+    released when the block ends or its process dies. Without flock (Windows) or a writable cache
+    folder, no lock: concurrent callers may then each build the model, as before."""
+    try:
+        import fcntl
+
+        path = cache.path(key).with_suffix(".building")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+b")  # noqa: SIM115 (closed below, after the lock is released)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # waits while another process builds this model
+        yield
+    finally:
+        handle.close()  # releases the lock
 
 
 SHARED_MODELS = 16  # models kept by shared_model (a few MB each); the least recently used goes first

@@ -1,6 +1,6 @@
 """The search process gets ready before Start: a Prepare compiles the kernel and keeps the first
-design's model in memory (loaded from the cache, or built when missing and left for the model pool
-to store), the search then takes that model without reading the cache; the running process serves a Prepare before a request; a hybrid run that
+design's model in memory (loaded from the cache, or built when missing and stored, for the model
+pool and the selection process to read rather than build again), the search then takes that model without reading the cache; the running process serves a Prepare before a request; a hybrid run that
 solves no MP seed (a short share over many designs) never imports the solver, one that solves a seed
 imports it before its budget starts."""
 from __future__ import annotations
@@ -32,16 +32,15 @@ def test_a_prepared_model_is_built_into_the_cache_and_searched_from_memory(tiny_
     monkeypatch.setattr(search_process, "_PREPARED", {})
     source = source_of(tiny_mm)
     design = compile_kernel(tiny_mm).designs[0].id
-    prepare(Prepare(source, design, str(tmp_path)))
+    assert prepare(Prepare(source, design, str(tmp_path)))  # built here
     cache = ModelCache(tmp_path)
     key = source.key(design)
-    assert not cache.has(key)  # built here, stored by the model pool (which counts what it built)
+    assert cache.has(key)  # and stored: the model pool reads it instead of building it again
     request = SearchRequest(source, "mm", "random", 1.0, (design,), cache_folder=str(tmp_path))
     queue = ListQueue()
     model = load_model(request, design, 0, 1, queue, {})
     assert model is search_process._PREPARED[key] and model.design.id == design
     assert queue.messages == []  # nothing to build: no "building the model" phase
-    assert not cache.has(key)
 
 
 def test_the_process_serves_a_prepare_then_a_search(tiny_mm, tmp_path):
@@ -61,7 +60,7 @@ def test_the_process_serves_a_prepare_then_a_search(tiny_mm, tmp_path):
         assert not any(kind == "phase" and "building" in text for kind, text in messages)
         result = next(payload for kind, payload in messages if kind == "result")
         assert [d.design for d in result.designs] == [design] and result.designs[0].samples == 64
-        assert not ModelCache(tmp_path).has(source.key(design))  # the search found its model prepared
+        assert ModelCache(tmp_path).has(source.key(design))  # the Prepare stored it (the "building" phase: none)
     finally:
         host.close()
 

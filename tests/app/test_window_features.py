@@ -95,7 +95,9 @@ def test_a_second_open_of_the_same_kernel_builds_no_model(make_window, matrix_ve
     first = make_window(matrix_vector, background=True)
     compiled(first)
     qtbot.waitUntil(lambda: not first.models.busy, timeout=180000)
-    assert sorted(first.models.built) == sorted(first.tree_model.design_ids())  # built once, in the pool
+    ids = first.tree_model.design_ids()
+    # built once each, in the pool, except the first design's if the search process's Prepare built it first
+    assert set(first.models.built) | {ids[0]} == set(ids) and len(set(first.models.built)) == len(first.models.built)
     assert first.selection.built == []  # the selection waited for the pool instead of building its own
     first.close()
     second = make_window(matrix_vector, background=True)

@@ -2,7 +2,8 @@
 remembered one), every view (each tab of the middle) is shown and no visible widget is clipped by
 its parent or the window, nor smaller than its minimum size, nor any plot's title or axis label
 inside its plot, nor any text cut inside its label, button, check box or group box; the export
-dialog likewise; the window's minimum size fits 1366x768."""
+dialog likewise; the window's minimum size fits 1366x768. Presentation mode (F5: every font
+PRESENTATION_SCALE times larger) fits 1366x768 too, every view and the export dialog."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
@@ -30,12 +31,30 @@ def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm):
             qtbot.waitUntil(page.isVisible, timeout=300_000)
             QApplication.processEvents()  # its layout done
             problems += [f"{window.views.tabText(k)} at {width}x{height}: {line}" for line in misfits(window)]
+    problems += _export_dialog_misfits(window, qtbot, "")
+    window.resize(*SIZES[0])
+    window.fit_docks()
+    window.actions_by_name["presentation"].trigger()  # F5
+    try:
+        qtbot.waitUntil(lambda: window.size().toTuple() == SIZES[0], timeout=300_000)
+        for k in range(window.views.count()):
+            window.views.setCurrentIndex(k)
+            qtbot.waitUntil(window.views.currentWidget().isVisible, timeout=300_000)
+            QApplication.processEvents()
+            problems += [f"{window.views.tabText(k)} presenting at 1366x768: {line}" for line in misfits(window)]
+        problems += _export_dialog_misfits(window, qtbot, " presenting")
+    finally:
+        window.actions_by_name["presentation"].trigger()  # the fonts back for the tests after this one
+    assert problems == [], "\n".join(problems)
+
+
+def _export_dialog_misfits(window, qtbot, mode: str) -> list[str]:
     dialog = window.show_export()  # the export dialog (its buttons were squeezed to a fixed 560 px width)
     qtbot.waitUntil(dialog.isVisible, timeout=300_000)
     QApplication.processEvents()
-    problems += [f"export dialog: {line}" for line in misfits(dialog)]
+    problems = [f"export dialog{mode}: {line}" for line in misfits(dialog)]
     dialog.close()
-    assert problems == [], "\n".join(problems)
+    return problems
 
 
 def test_a_clipped_widget_is_reported(qtbot):
