@@ -4,7 +4,8 @@ next to the model's latency; `--check-values` also C-simulates the exported code
 compares the values with the loop nest (exit 1 when they differ). A configuration whose simulator
 state would not fit in the available memory is refused up front with the estimate (engine/limits.py).
 `--project DIR` charges the SLR crossings of an exported project (its design.json floorplan): the
-crossing FIFOs are deeper and delay their words by their pipeline latency, as its timed C simulation."""
+crossing FIFOs are deeper and delay their words by their pipeline latency, as its timed C simulation,
+and the model latency printed beside adds their longest path (engine/models/crossings.py)."""
 from __future__ import annotations
 
 import argparse
@@ -26,6 +27,7 @@ from engine.errors import EngineError
 from engine.export.plan import build_plan
 from engine.floorplan.pipeline import CrossingPipeline
 from engine.limits import check_simulator_memory
+from engine.models.crossings import crossing_cycles
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -107,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     descriptor = build_descriptor(space, model.design, model.architecture, model.pass_architectures)
     check_simulator_memory(descriptor, values)  # before building a state that would not fit
     crossings = read_project_crossings(args.project, model.design.id, values) if args.project else None
+    if crossings:  # the model charges them too (engine/models/crossings.py)
+        report = evaluate_configuration(model, params, crossing_cycles=crossing_cycles(descriptor, values, crossings))
     try:
         result = simulate(descriptor, values, max_cycles=args.max_cycles,
                           dram=DramModel(model.device.dram_ports(model.layout)), crossings=crossings)

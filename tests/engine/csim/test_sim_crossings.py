@@ -4,12 +4,14 @@ FIFOs through the topology edge the export's plan names each stream after) are d
 words by their pipeline latency. A small MM whose floorplan puts three FIFOs across SLRs: the cycles
 the crossings add to the simulator equal those they add to the timed C simulation within a cycle per
 crossing, and the simulator's total stays within two cycles per crossing of the timed C simulation's;
-`systolic simulate --project DIR` reads them from the project, and refuses a project of another
-configuration in one line."""
+the model's rule (engine/models/crossings.py: the largest sum of crossing latencies along a path of
+the dataflow graph) adds exactly what they add to the timed C simulation; `systolic simulate --project
+DIR` reads them from the project, and refuses a project of another configuration in one line."""
 from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 
 from engine.cli.main import main
@@ -17,6 +19,8 @@ from engine.cli.simulate import project_crossings
 from engine.compiler.design_space import compile_kernel
 from engine.csim import run_timed_csim
 from engine.export import export_project
+from engine.floorplan.pipeline import crossing_pipeline
+from engine.models.crossings import crossing_cycles, crossing_path_latency
 from engine.resources import KERNELS
 from engine.sim.simulate import simulate
 
@@ -51,6 +55,7 @@ def test_simulator_charges_the_crossings_like_the_timed_csim(project, timed_cach
     assert added_timed > 0 and added_sim > 0
     assert abs(added_sim - added_timed) <= len(records)
     assert abs(charged.cycles - timed.cycles) <= 2 * len(records)
+    assert crossing_cycles(design["descriptor"], design["values"], crossings) == added_timed
     deeper = {k for k in charged.fifo_depths if charged.fifo_depths[k] != uncharged.fifo_depths[k]}
     assert deeper  # the crossing FIFOs' kinds report the extra depth
 
@@ -66,3 +71,16 @@ def test_cli_project_option_reads_the_crossings(project, capsys):
     assert main([*other, "--project", str(project)]) == 2
     err = capsys.readouterr().err
     assert "--project" in err and "k_t2 (4 there, 2 here)" in err and "Traceback" not in err
+
+
+def test_longest_crossing_path_not_the_sum():
+    """Two crossings on parallel branches count once, two in series add up."""
+    graph = nx.MultiDiGraph()
+    for src, dst in [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e")]:
+        graph.add_edge(src, dst, array="X")
+    one = crossing_pipeline(0, 1)
+    assert crossing_path_latency(graph, {}) == 0
+    assert crossing_path_latency(graph, {("a", "b", "X"): one, ("a", "c", "X"): one}) == one.latency
+    assert crossing_path_latency(graph, {("a", "b", "X"): one, ("d", "e", "X"): crossing_pipeline(0, 2)}) == \
+        one.latency + crossing_pipeline(0, 2).latency
+    assert crossing_path_latency(graph, {("a", "b", "Y"): one}) == 0  # another array's FIFO: not this edge
