@@ -71,6 +71,9 @@ def test_cli_project_option_reads_the_crossings(project, capsys):
     assert main([*other, "--project", str(project)]) == 2
     err = capsys.readouterr().err
     assert "--project" in err and "k_t2 (4 there, 2 here)" in err and "Traceback" not in err
+    assert main([*args, "--project", str(project.parent / "absent")]) == 2
+    err = capsys.readouterr().err
+    assert "--project: cannot read" in err and "design.json" in err and "Traceback" not in err
 
 
 def test_longest_crossing_path_not_the_sum():
