@@ -44,12 +44,18 @@ class _GroupNetwork:
         """Loop ranges of the data one module handles: space loops in `fixed` at one PE's range."""
         return {l: (self.syms.pe_range(l) if l in fixed else self.syms.t1(l)) for l in self.syms.design.band_loops}
 
-    def pack(self, level: int, ranges, rate: sympy.Expr | None = None, *, feeds_pes: bool = False) -> sympy.Symbol:
+    def pack(self, level: int, ranges, rate: sympy.Expr | None = None, *, feeds_pes: bool = False,
+             splits: tuple[str, ...] = ()) -> sympy.Symbol:
         """A level's packing factor. Drains carry results as the PEs' boxes, one after another, so
         their words must not straddle a PE's box at any level; a buffer that feeds the PEs holds
         words of at least the SIMD lanes, so that one buffer word serves one PE iteration. Partial
         results read back (an acc group's input) travel as the same PE boxes through the same DRAM
-        port (one word type), so they are packed as the drain is."""
+        port (one word type), so they are packed as the drain is. An input level whose instances
+        each keep their own box of the block they pass on (`splits`: the space loops its chain
+        runs along) moves words that divide where those boxes start (`split_steps`), as the
+        exporter's loops do (engine/export/io_modules.py moves chunks dividing them): with
+        overlapping boxes (a halo, `w + q`) a wider word would be counted once where the code
+        moves it in pieces."""
         name = f"{self.g.name}_{self.direction}_pack_l{level}"
         if self.direction == "out" or self.g.kind == "acc":
             ranges = self.ranges(self.space)
@@ -58,7 +64,7 @@ class _GroupNetwork:
         self.packing.append(PackingParameter(name, self.g.name, level,
                                              innermost_extent(self.g.access, ranges, self.layout),
                                              AXI_BITS // self.g.element_bits, rate, minimum,
-                                             self.box_steps() if level == self.top else (),
+                                             self.box_steps() if level == self.top else self.split_steps(splits),
                                              innermost_extent(self.g.access, moved, self.layout)
                                              if level == self.top else None,
                                              level == self.top and self.boxes_in_row_order(),
@@ -108,6 +114,15 @@ class _GroupNetwork:
             steps.append(sympy.Integer(abs(subscript.const)))
         return tuple(steps)
 
+    def split_steps(self, loops: tuple[str, ...]) -> tuple[sympy.Expr, ...]:
+        """Where, along the array's innermost stored dimension, the boxes of an input chain's
+        instances along `loops` start in the block it passes on (0 for a loop of one PE)."""
+        if self.direction == "out" or self.g.kind == "acc" or not self.g.access.index:
+            return ()
+        last = self.layout[-1] if self.layout else len(self.g.access.index) - 1
+        return tuple(smin(self.syms.pes(loop) - 1, 1) * abs(c) * self.syms.pe_range(loop)
+                     for loop, c in self.g.access.index[last].terms if loop in loops)
+
     def rate(self, data_per_event: sympy.Expr) -> sympy.Expr:
         """Elements a buffered module must move per cycle of PE computation to keep up with it."""
         return self.events * data_per_event / (self.syms.tile_count * self.syms.pe_iterations_per_tile)
@@ -152,7 +167,7 @@ class _GroupNetwork:
         upstream, upstream_pack = self.name(self.top), dram_pack
         if len(space) == 2:
             s0 = space[0]
-            pack2 = self.pack(2, self.ranges((s0,)))
+            pack2 = self.pack(2, self.ranges((s0,)), splits=(s0,))
             self.modules.append(self.transfer(2, tile, pack2, f"pass {self.g.array} along the {s0} chain",
                                               syms.pes(s0), (syms.pes(s0),)))
             self.link(upstream, self.name(2), 1, upstream_pack, "to_first")
@@ -163,7 +178,8 @@ class _GroupNetwork:
             rows, chain_data = sympy.Integer(1), tile
         feed = self.feed_phase(pe_data)
         # words must not straddle one PE's block
-        pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data), feeds_pes=self.direction == "in")
+        pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data), feeds_pes=self.direction == "in",
+                          splits=space[-1:])
         buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, self.double_buffering)
         self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
                                           syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
@@ -178,7 +194,8 @@ class _GroupNetwork:
         boundary = sympy.Mul(*(syms.pes(l) for l in others))
         if len(self.space) == 2:
             feed = self.feed_phase(slice_data)
-            pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile), feeds_pes=self.direction == "in")
+            pack2 = self.pack(2, self.ranges(others), rate=self.rate(tile), feeds_pes=self.direction == "in",
+                              splits=others)
             buffer = Buffer(f"{self.g.name}_{self.direction}_slice", self.g.array, slice_data, pack2,
                             self.g.element_bits, self.double_buffering)
             self.modules.append(self.transfer(2, tile, pack2, f"keep the {self.g.array} slice of this boundary PE",
