@@ -21,7 +21,9 @@ are within 5%. `--layout` is the export's DRAM layout, charged alike by the thre
 engine/models/dram.py). `--floorplan auto` (default) exports each case with its SLR floorplan (at the
 smallest cap that has one when the default cap has none, the export's own rule; unfloorplanned when no cap up to
 1 has one): the FIFOs that cross SLRs are deeper and the
-timed C simulation delays their words by the crossing's pipeline latency (column `SLR x`: how many).
+timed C simulation and the simulator (`systolic simulate --project`'s reading of design.json) delay
+their words by the crossing's pipeline latency, and the model adds the largest sum of crossing
+latencies along a path of the dataflow graph (engine/models/crossings.py) (column `SLR x`: how many).
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.cli.simulate import project_crossings  # noqa: E402
 from engine.compiler.design_space import compile_kernel  # noqa: E402
 from engine.models.dram import DEFAULT_LAYOUT, LAYOUTS  # noqa: E402
 from engine.search.explore import Budget, explore  # noqa: E402
@@ -41,6 +44,7 @@ from engine.sim.dram import DramModel  # noqa: E402
 from engine.csim.timed import run_timed_csim  # noqa: E402
 from engine.export import export_project  # noqa: E402
 from engine.floorplan import FloorplanError  # noqa: E402
+from engine.models.crossings import crossing_cycles  # noqa: E402
 from engine.models.device import load_device  # noqa: E402
 from engine.models.evaluate import PerformanceModel  # noqa: E402
 from engine.models.report import evaluate_configuration  # noqa: E402
@@ -105,7 +109,7 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: 
     params = dict(case.params)
     device = load_device()
     model = PerformanceModel(space, design, device, layout=layout)
-    report = evaluate_configuration(model, params)
+    evaluate_configuration(model, params)  # refuses a broken configuration before the export
     values = {**params, **{k: int(v) for k, v in model.inferred_packing(params).items()}}
     folder = out / case.label.replace(" ", "_")
     try:
@@ -114,19 +118,20 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: 
     except FloorplanError:  # the export already relaxes to the smallest cap that works: none does up to 1
         project = export_project(space, design, params, folder, force=True, allow_over_budget=True, layout=layout,
                                  floorplan="none")
-    crossing = json.loads((project / "design.json").read_text()).get("floorplan", {}).get("crossing_fifos", [])
+    design_json = json.loads((project / "design.json").read_text())
+    crossing = (design_json.get("floorplan") or {}).get("crossing_fifos", [])
+    crossings = project_crossings(design_json)
+    report = evaluate_configuration(model, params,
+                                    crossing_cycles=crossing_cycles(design_json["descriptor"], values, crossings))
     start = time.perf_counter()
     timed = run_timed_csim(project)
     csim_seconds = time.perf_counter() - start
-    sim = simulate(project_descriptor(project), values, dram=DramModel(device.dram_ports(layout)))
+    sim = simulate(design_json["descriptor"], values, dram=DramModel(device.dram_ports(layout)),
+                   crossings=crossings)
     return {"label": case.label, "model": report["latency_cycles"], "sim": sim.cycles, "timed": timed.cycles,
             "passed": timed.passed, "slowest": timed.slowest, "bottleneck": report.get("bottleneck"),
             "csim_s": csim_seconds, "crossings": len(crossing),
             "crossing_cycles": sum(c["latency"] for c in crossing)}
-
-
-def project_descriptor(project: Path) -> dict:
-    return json.loads((project / "design.json").read_text())["descriptor"]
 
 
 def main() -> None:
@@ -183,6 +188,10 @@ def main() -> None:
         for case in misses:
             print(f"  python bench/bench_fidelity.py --floorplan {args.floorplan} --layout {args.layout} "
                   f"--config {config_words(case)}")
+
+
+def project_descriptor(project: Path) -> dict:
+    return json.loads((project / "design.json").read_text())["descriptor"]
 
 
 def config_words(case: FidelityCase) -> str:

@@ -123,6 +123,7 @@ def evaluate_selection(request: SelectionRequest) -> Evaluation:
     """Raises EngineError only if the design's model cannot be built; a configuration that breaks a
     constraint (or that the models cannot evaluate) is an Evaluation with `error`."""
     from engine.compiler.descriptor import build_descriptor
+    from engine.compiler.architecture.pe_set import restrict_to_pe_set, stub_pes
     from engine.compiler.topology import instance_count, topology_graph
     from engine.models.cache import cached_model
     from engine.models.evaluate import PerformanceModel
@@ -148,7 +149,10 @@ def evaluate_selection(request: SelectionRequest) -> Evaluation:
         if count <= MAX_TOPOLOGY_INSTANCES:
             from engine.floorplan import estimate_clock
 
-            graph = topology_graph(descriptor, dict(report["params"]))
+            values = dict(report["params"])
+            # the PEs the array holds (LU's triangle): the grid positions outside it are dummy sinks, not drawn
+            graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
+            graph.remove_nodes_from([("PE", pe) for pe in stub_pes(graph, descriptor, values)])
             clock = estimate_clock(descriptor, dict(report["params"]), model.device, quick=True)
             return Evaluation(request, model, descriptor, report, error, graph, built, levers, "", clock)
         else:  # a size typed by hand (10^9 PEs) must not build a graph that fills the memory

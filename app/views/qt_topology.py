@@ -257,7 +257,7 @@ class QtTopology(QGraphicsView):
         self._tooltip_texts, self._tooltip_context = {}, (modules, values)
         n_pe = sum(1 for n in graph.nodes if n[0] == "PE")
         large = n_pe > LARGE
-        shape = shape_text(pe_extents(graph), simd_lanes(descriptor, values))
+        shape = shape_text(pe_extents(graph), simd_lanes(descriptor, values), n_pe)
         self.title.setText(f"{self.selection.design.id}: {shape}")
 
         def fill_of(name: str) -> QColor:

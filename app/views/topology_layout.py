@@ -200,8 +200,13 @@ def pe_extents(graph) -> list[int]:
     return [max(index[d] for index in indices) + 1 for d in range(len(indices[0]))] if indices else []
 
 
-def shape_text(extents: list[int], lanes: int) -> str:
-    """An array's shape, PE count and SIMD lanes in words: "103 x 2 = 206 PEs x 8 lanes"."""
-    count = math.prod(extents)
+def shape_text(extents: list[int], lanes: int, pes: int | None = None) -> str:
+    """An array's shape, PE count and SIMD lanes in words: "103 x 2 = 206 PEs x 8 lanes"; with `pes`
+    fewer than the grid holds (LU's triangle, descriptor topology.pe_set): "12 x 12 grid, 78 PEs x 1 lane"."""
+    grid = math.prod(extents)
+    count = grid if pes is None else pes
+    lanes_text = f"{lanes} lane{'s' if lanes != 1 else ''}"
+    if count != grid:
+        return f"{' x '.join(str(e) for e in extents)} grid, {count:,} PE{'s' if count != 1 else ''} x {lanes_text}"
     shape = " x ".join(str(e) for e in extents) + (f" = {count:,}" if len(extents) > 1 else "")
-    return f"{shape} PE{'s' if count != 1 else ''} x {lanes} lane{'s' if lanes != 1 else ''}"
+    return f"{shape} PE{'s' if count != 1 else ''} x {lanes_text}"

@@ -35,8 +35,10 @@ def packing_violations(model: PerformanceModel, values: dict[str, int]) -> list[
     return problems
 
 
-def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> dict:
-    """Check the parameters (all problems at once), evaluate, and report as plain data."""
+def evaluate_configuration(model: PerformanceModel, values: dict[str, int], *, crossing_cycles: int = 0) -> dict:
+    """Check the parameters (all problems at once), evaluate, and report as plain data. `crossing_cycles`:
+    what a floorplan's SLR-crossing pipelines add (engine/models/crossings.py), charged to the latency
+    (its epilogue: the last word's path is that much longer) and so to the throughput."""
     known = {p.name for p in model.design.params if p.tunable}
     problems = violations(model.design, {k: v for k, v in values.items() if k in known})
     problems += [f"{k} is not a parameter of {model.design.id}" for k in values
@@ -47,6 +49,11 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         raise DesignError(f"{model.design.id}: " + "; ".join(problems))
     ev = model.evaluate(values)
     scalar = {k: (bool(v) if k == "fits" else float(v)) for k, v in ev.values.items()}
+    if crossing_cycles:
+        plain = scalar["latency_cycles"]
+        scalar["latency_cycles"] += crossing_cycles
+        scalar["epilogue"] += crossing_cycles
+        scalar["throughput_gops"] *= plain / scalar["latency_cycles"]
     modules = {k.split(":", 1)[1]: scalar[k] for k in scalar if k.startswith("module:")}
     bottleneck = max(modules, key=modules.get)
     packing = {k: int(v) for k, v in model.inferred_packing(values).items()}
@@ -57,6 +64,7 @@ def evaluate_configuration(model: PerformanceModel, values: dict[str, int]) -> d
         "prologue": scalar["prologue"],
         "main": scalar["main"],
         "epilogue": scalar["epilogue"],
+        "slr_crossing_cycles": int(crossing_cycles),
         "modules": modules,
         "bottleneck": bottleneck,
         "pes": _pe_counts(model, values),

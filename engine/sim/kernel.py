@@ -6,7 +6,8 @@ iterations. Timing rules (docs/sim.md):
 - iteration i issues at max(previous issue + ii, the read tokens' arrival, the cycle each written
   token finds a free slot); a segment that starts a new loop waits until the previous loop has
   completed (its last issue + its depth);
-- a token written at issue s arrives at s + latency (+ its op's delay); the slot of token w frees one cycle after
+- a token written at issue s arrives at s + latency (+ its op's delay, + its FIFO's `latency`: the
+  relay stages of an SLR crossing, engine/floorplan/pipeline.py); the slot of token w frees one cycle after
   token w - depth was read, and a write that reaches its slot `latency` cycles after issue may
   issue that much earlier.
 
@@ -29,7 +30,7 @@ from engine.sim import kernel_arrays as K
 
 
 class Fifo:
-    __slots__ = ("arrivals", "consumer", "depth", "internal", "name", "peak", "producer", "read",
+    __slots__ = ("arrivals", "consumer", "depth", "internal", "latency", "name", "peak", "producer", "read",
                  "width_bits", "written")
 
     def __init__(self, name: str, depth: int, *, internal: bool = False):
@@ -40,6 +41,7 @@ class Fifo:
         self.consumer: Thread | None = None
         self.peak = 0
         self.width_bits = 0
+        self.latency = 0  # cycles every written token spends in the FIFO's pipeline (an SLR crossing's)
 
     def preload(self, tokens: int) -> None:
         """Tokens present at cycle 0 (free buffers of a ping-pong pair)."""
@@ -136,8 +138,9 @@ def _flatten(threads: list[Thread], fifos: list[Fifo]) -> dict:
             ops = seg.reads + seg.writes
             seg_rows.append((seg.n, seg.ii, int(seg.new_loop), seg.depth, seg.latency, seg.earliest,
                              len(op_rows), len(seg.reads), len(seg.writes), K.pace_units(seg.pace)))
-            op_rows.extend((fifo_index(o.fifo), o.count, o.first, seg.n if o.span is None else o.span, o.delay)
-                           for o in ops)
+            op_rows.extend((fifo_index(o.fifo), o.count, o.first, seg.n if o.span is None else o.span,
+                            o.delay + (o.fifo.latency if k >= len(seg.reads) else 0))
+                           for k, o in enumerate(ops))
             max_ops = max(max_ops, len(ops))
         thread_segs.append((first, len(seg_rows)))
     fifo_rows, ring_size, reads_size = [], 0, 0

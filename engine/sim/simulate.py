@@ -11,6 +11,7 @@ from engine.errors import DesignError, EngineError
 from engine.sim.dram import DramModel
 from engine.sim.hardware import Network, build_network
 from engine.sim.kernel import run
+from engine.sim.segments import node_name
 
 DEFAULT_MAX_CYCLES = 2_000_000_000
 
@@ -98,17 +99,34 @@ def check_values(descriptor: dict, values: dict[str, int]) -> None:
 
 
 def simulate(descriptor: dict, values: dict[str, int], *, max_cycles: int = DEFAULT_MAX_CYCLES,
-             dram: DramModel | None = None) -> SimulationResult:
+             dram: DramModel | None = None, crossings: dict | None = None) -> SimulationResult:
     """`values`: every tuning parameter, data-packing factors included. A design that runs passes
     (engine/compiler/architecture/passes.py) is simulated pass by pass, nothing overlapping across a
     pass boundary: each kind of pass (one that reads partial results back, one that does not) once,
-    its cycles and counts times the number of such passes."""
+    its cycles and counts times the number of such passes. `crossings`: (source node, target node,
+    array) -> the pipeline (`latency`, `extra_depth`: engine/floorplan/pipeline.py CrossingPipeline) of
+    each FIFO a floorplan puts across SLRs; each such FIFO is that much deeper and delays every word
+    by that latency, as the floorplanned export and its timed C simulation do."""
     check_values(descriptor, values)
     runs = pass_runs(descriptor, values)
     if not runs:
-        return _simulate_region(descriptor, values, max_cycles, dram)
-    results = [(count, _simulate_region(variant, values, max_cycles, dram)) for variant, count in runs]
+        return _simulate_region(descriptor, values, max_cycles, dram, crossings)
+    results = [(count, _simulate_region(variant, values, max_cycles, dram, crossings)) for variant, count in runs]
     return _sequential(descriptor, values, results)
+
+
+def apply_crossings(net: Network, crossings: dict) -> int:
+    """Deepen and delay the network's FIFOs that `crossings` names ((source node, target node, array),
+    the topology graph's edge, which hardware.py names its FIFO after); returns how many it found."""
+    by_name = {f"{node_name(src)}->{node_name(dst)} {array}": pipe for (src, dst, array), pipe in crossings.items()}
+    found = 0
+    for f in net.fifos:
+        pipe = None if f.internal else by_name.get(f.name)
+        if pipe is not None:
+            f.depth += pipe.extra_depth
+            f.latency = pipe.latency
+            found += 1
+    return found
 
 
 def pass_runs(descriptor: dict, values: dict[str, int]) -> list[tuple[dict, int]]:
@@ -155,9 +173,11 @@ def _sequential(descriptor: dict, values: dict, results: list[tuple[int, Simulat
 
 
 def _simulate_region(descriptor: dict, values: dict[str, int], max_cycles: int,
-                     dram: DramModel | None) -> SimulationResult:
+                     dram: DramModel | None, crossings: dict | None = None) -> SimulationResult:
     """One run of the dataflow region."""
     net = build_network(descriptor, values, dram or DramModel())
+    if crossings:
+        apply_crossings(net, crossings)
     outcome = run(net.threads, net.fifos, max_cycles)
     result = _result(descriptor, values, net, outcome.cycles)
     if outcome.deadlock is not None:
