@@ -50,8 +50,9 @@ class PerformanceModel:
         self.architecture = build_architecture(space, design, double_buffering=double_buffering)
         self.pass_architectures = pass_architectures(space, design, self.architecture)
         sizes = dict(zip(design.band_loops, design.problem_size))
-        self.symbolic: SymbolicModel = with_passes(build_symbolic_model(self.architecture, sizes, dram, layouts=stored_layouts(design)), design,
-                                                   self.pass_architectures, sizes, dram)
+        self.symbolic: SymbolicModel = with_passes(
+            build_symbolic_model(self.architecture, sizes, dram, layouts=stored_layouts(design)), design,
+            self.pass_architectures, sizes, dram)
         self.tunable = [p.name for p in design.params if p.tunable]
         self.packing = list(self.architecture.packing)
         args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]

@@ -452,7 +452,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # (a group whose chain loads no block at these values, partial results that a single pass never
     # reads back, fills nothing: found with the timed C simulation on MM i__j-k.i at one k tile)
     fills = [_loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                                                     for p in m.phases if p.name == "load"]), _last_row_fill(arch, g, layouts.get(g.array)))
+                                                     for p in m.phases if p.name == "load"]),
+                                        _last_row_fill(arch, g, layouts.get(g.array)))
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
