@@ -21,7 +21,7 @@ from engine.models.device import RESOURCE_NAMES, Device
 from engine.models.packing_inference import PackingInference, lambdify
 from engine.models.passes import with_passes
 from engine.models.dram import DEFAULT_LAYOUT
-from engine.models.symbolic import SymbolicModel, build_symbolic_model
+from engine.models.symbolic import SymbolicModel, build_symbolic_model, stored_layouts
 
 
 class FastEvaluation(NamedTuple):
@@ -50,8 +50,9 @@ class PerformanceModel:
         self.architecture = build_architecture(space, design, double_buffering=double_buffering)
         self.pass_architectures = pass_architectures(space, design, self.architecture)
         sizes = dict(zip(design.band_loops, design.problem_size))
-        self.symbolic: SymbolicModel = with_passes(build_symbolic_model(self.architecture, sizes, dram), design,
-                                                   self.pass_architectures, sizes, dram)
+        self.symbolic: SymbolicModel = with_passes(
+            build_symbolic_model(self.architecture, sizes, dram, layouts=stored_layouts(design)), design,
+            self.pass_architectures, sizes, dram)
         self.tunable = [p.name for p in design.params if p.tunable]
         self.packing = list(self.architecture.packing)
         args = [symbol(n) for n in self.tunable] + [symbol(p.name) for p in self.packing]

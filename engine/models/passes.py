@@ -21,7 +21,7 @@ from engine.compiler.architecture.passes import architecture_passes
 from engine.compiler.architecture.symbols import DesignSymbols
 from engine.compiler.design import Design
 from engine.models.dram import DramPorts
-from engine.models.symbolic import SymbolicModel, build_symbolic_model
+from engine.models.symbolic import SymbolicModel, build_symbolic_model, stored_layouts
 
 
 def with_passes(model: SymbolicModel, design: Design, passes: dict[str, Architecture],
@@ -34,9 +34,11 @@ def with_passes(model: SymbolicModel, design: Design, passes: dict[str, Architec
     syms = DesignSymbols(design)
     count = info.count(syms.tiles)
     revisits = info.reduction_tiles(syms.tiles)
-    later = build_symbolic_model(passes["reload"], problem_size, dram, model.architecture.groups).latency
+    later = build_symbolic_model(passes["reload"], problem_size, dram, model.architecture.groups,
+                                 stored_layouts(design)).latency
     if "first" in passes:
-        first = build_symbolic_model(passes["first"], problem_size, dram, model.architecture.groups).latency
+        first = build_symbolic_model(passes["first"], problem_size, dram, model.architecture.groups,
+                                     stored_layouts(design)).latency
         total = count / revisits * first + (count - count / revisits) * later
     else:
         total = count * later

@@ -331,36 +331,68 @@ def _loads_any(arch: Architecture, group) -> sympy.Expr:
     return smin(1, events[0]) if events else sympy.Integer(1)
 
 
-def _last_row_fill(arch: Architecture, group) -> sympy.Expr:
+def _last_row_fill(arch: Architecture, group, layout: tuple[int, ...] | None = None) -> sympy.Expr:
     """Cycles until the last row of a group's feeders (fed by the level above through
     `to_row_heads`) has its first block: every member of the level above reads the whole block,
-    row-major, and passes its own part down as it arrives, so the last member's part starts that
+    row-major in the array's stored order (`layout`, its SIMD layout: MM j-k__i-k.j__simd-k stores
+    B as [j][k], so the rows along j get their parts a quarter block apart at 4 rows, where [k][j]
+    spread them over the whole block; the timed C simulation's PEs waited 192 cycles for the last
+    row's B at 64^3, and A, passed from row to row through 2-word FIFOs, held the first rows back
+    with it), and passes its own part down as it arrives, so the last member's part starts that
     far into the block ((n - 1) / n of it where the chain's loop is the outer subscript, C[i][j]
     along i; less where it is an inner one), and the row's level takes its block from then on.
     Found with the timed C simulation on MM i-j__i-k.j: in every pass that reads partial results
     back the far PEs' first C box came 48 cycles after the near ones' and, operands passing from PE
     to PE, the whole array waited for them (12 passes: the model's whole 604-cycle gap). 0 where
     no level passes rows their parts."""
+    found = _row_split(arch, group)
+    if found is None:
+        return sympy.Integer(0)
+    upper = found[0]
+    levels = [m for m in arch.modules if m.kind == "io" and m.array == group.array]
+    rows = _chain_time([p for m in levels if m.level < upper.level for p in m.phases if p.name == "load"])
+    return _last_row_lag(arch, group, layout) + rows + CHAIN_LEVEL_CYCLES * sum(
+        1 for m in levels if m.level >= upper.level)
+
+
+def _row_split(arch: Architecture, group) -> tuple[Module, sympy.Expr, Phase] | None:
+    """The level that passes each row of a group's feeders its part (through `to_row_heads`), its
+    chain's members and its load phase; None where no level does."""
     link = next((f for f in arch.fifos if f.array == group.array and f.pattern == "to_row_heads"
                  and not f.reversed), None)
     if link is None:
-        return sympy.Integer(0)
+        return None
     upper = arch.module(link.source)
     chain = next((f for f in arch.fifos if f.source == upper.name and f.target == upper.name), None)
     load = next((p for p in upper.phases if p.name == "load"), None)
     if chain is None or load is None:
+        return None
+    return upper, upper.count / (upper.count - chain.count), load
+
+
+def _fed_by_rows(arch: Architecture, group, module: Module) -> bool:
+    """`module` is one of a group's feeders below the level that splits its rows (`_row_split`)."""
+    found = _row_split(arch, group)
+    return found is not None and module.level is not None and module.level < found[0].level
+
+
+def _last_row_lag(arch: Architecture, group, layout: tuple[int, ...] | None = None) -> sympy.Expr:
+    """Cycles into a block of the level that splits a group's rows (`_row_split`) at which the last
+    row's part starts (`_last_row_fill`); the last row's feeders run that far behind the first
+    row's from block to block. 0 where no level splits rows."""
+    found = _row_split(arch, group)
+    if found is None:
         return sympy.Integer(0)
-    members = upper.count / (upper.count - chain.count)
+    _, members, load = found
     along = arch.space_loops[0]
     extents = subscript_extents(group.access, {l: symbol(f"{l}_t1") for a in group.access.index for l, _ in a.terms})
     offset = sympy.Integer(0)
-    for d, index in enumerate(group.access.index):
+    order = list(layout) if layout else list(range(len(group.access.index)))
+    extents = [extents[d] for d in order]
+    for d, index in enumerate(group.access.index[k] for k in order):
         coeff = dict(index.terms).get(along, 0)
         offset += abs(coeff) * symbol(f"{along}_t1") * (members - 1) / members * sympy.Mul(*extents[d + 1:])
-    levels = [m for m in arch.modules if m.kind == "io" and m.array == group.array]
-    rows = _chain_time([p for m in levels if m.level < upper.level for p in m.phases if p.name == "load"])
-    return offset / sympy.Mul(*extents) * _per_event(load) + rows + CHAIN_LEVEL_CYCLES * sum(
-        1 for m in levels if m.level >= upper.level)
+    return offset / sympy.Mul(*extents) * _per_event(load)
 
 
 def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> Architecture:
@@ -392,10 +424,19 @@ def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> 
     return dataclasses.replace(arch, modules=tuple(modules))
 
 
+def stored_layouts(design) -> dict[str, tuple[int, ...]]:
+    """Array -> the order its dimensions are stored in, for the arrays a SIMD layout reorders (the
+    descriptor's design.simd_layout)."""
+    return dict(design.simd.layout) if design.simd else {}
+
+
 def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram: DramPorts,
-                         port_groups: tuple = ()) -> SymbolicModel:
+                         port_groups: tuple = (), layouts: dict | None = None) -> SymbolicModel:
     """`dram`: the memory system the DRAM-facing modules see (device.dram_ports(layout));
-    `port_groups`: the design's I/O groups when `arch` is one of its passes (dram_paced)."""
+    `port_groups`: the design's I/O groups when `arch` is one of its passes (dram_paced);
+    `layouts`: array -> the order its dimensions are stored in, where it is not declaration order
+    (`stored_layouts(design)`, the SIMD layout the exporter stores and walks blocks in)."""
+    layouts = layouts or {}
     unpaced = {m.name: m.phases[0] for m in arch.modules if m.dram}
     arch = dram_paced(arch, dram, port_groups)
     read_latency = write_latency = dram.axi.latency
@@ -411,7 +452,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # (a group whose chain loads no block at these values, partial results that a single pass never
     # reads back, fills nothing: found with the timed C simulation on MM i__j-k.i at one k tile)
     fills = [_loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                                                     for p in m.phases if p.name == "load"]), _last_row_fill(arch, g))
+                                                     for p in m.phases if p.name == "load"]),
+                                        _last_row_fill(arch, g, layouts.get(g.array)))
              for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
@@ -484,7 +526,8 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
             continue
         # what the PEs still do after this module's last block: one block of the group's computation
         # (for partial results reloaded into an accumulator, one output block of that group)
-        loads = next(g.loads for g in arch.groups if g.array == m.array)
+        group = next(g for g in arch.groups if g.array == m.array)
+        loads = group.loads
         per_block = terms[pe.name] / loads
         if m.kind == "io" and sends is not None:
             # a PE that sends an event's results beside the next event's computation still computes
@@ -498,7 +541,14 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
         if m.kind == "io" and m.overlapped and paced:
             # double buffered: its term runs from its first load to its last feed, which the PEs consume
             # as it goes; it runs at most two blocks ahead of the PEs, which start after the prologue
-            inputs.append(read_latency + above + terms[m.name])
+            # (a row of feeders fed through `to_row_heads` runs behind the first row by where its
+            # part lies in the level above's block, `_last_row_lag`; after its last feed the PEs
+            # still send the last event alone: MM 64^3 j-k__i-k.j__simd-k 13/1/64/16/64/4, B stored
+            # [j][k], the last row's B feeders ended 188 cycles after the first's and the PEs' last
+            # send followed them, timed C simulation 2,282 against the model's 2,139)
+            behind = _last_row_lag(arch, group, layouts.get(m.array)) if _fed_by_rows(arch, group, m) else 0
+            inputs.append(read_latency + above + behind + terms[m.name]
+                          + (sends / events if sends is not None else 0))
             after_start.append(_paired_after_start(m))
         elif m.kind == "io":
             # after its loads, the PEs' last block; without double buffering, its PE-paced feeds

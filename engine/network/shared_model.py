@@ -47,13 +47,14 @@ class SharedModel:
             generic.design, generic.device = design, device
             from engine.compiler.architecture.build import build_architecture, pass_architectures  # noqa: PLC0415
             from engine.models.passes import with_passes  # noqa: PLC0415
-            from engine.models.symbolic import build_symbolic_model  # noqa: PLC0415
+            from engine.models.symbolic import build_symbolic_model, stored_layouts  # noqa: PLC0415
             generic.architecture = build_architecture(space, design)
             # built as PerformanceModel builds it: a design that runs passes gets their latency
             generic.pass_architectures = pass_architectures(space, design, generic.architecture)
             dram = device.dram_ports()
             generic.layout = dram.layout
-            generic.symbolic = with_passes(build_symbolic_model(generic.architecture, {}, dram), design,
+            generic.symbolic = with_passes(build_symbolic_model(generic.architecture, {}, dram,
+                                                                  layouts=stored_layouts(design)), design,
                                            generic.pass_architectures, {}, dram)
         self.model = generic
         self.key = structure_key(design)

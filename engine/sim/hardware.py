@@ -64,7 +64,11 @@ class _Builder(PeThreads):
                          for l in self.band}
         self.modules = {m["name"]: m for m in descriptor["topology"]["modules"]}
         self.groups = {g["name"]: g for g in descriptor["io_groups"]}
-        self.coeffs = {g["name"]: [coefficients(s, self.band) for s in g["subscripts"]]
+        # subscripts in the order the array is stored (its SIMD layout, descriptor design.simd_layout),
+        # the order in which the exported modules walk a block: where an instance's elements lie in it
+        layout = design.get("simd_layout", {})
+        self.coeffs = {g["name"]: [coefficients(g["subscripts"][d], self.band)
+                                   for d in layout.get(g["array"], range(len(g["subscripts"])))]
                        for g in descriptor["io_groups"]}
         # outputs several PEs hold: the elements each PE drains, its last writer's (a table per
         # group, None where every PE drains its box; engine/compiler/last_writer.py)

@@ -83,6 +83,12 @@ SEARCHED = (
     # of C_L2_out sends once the last PE of its k chain has its sums out (model -8.3% of the timed C
     # simulation's 1,589 when it sent from the first PE's: docs/sim.md item 10)
     case("mm", "j-k__i-j.k", MM64, i_t1=64, i_t2=16, j_t1=64, j_t2=8, k_t1=8),
+    # MM 64^3 j-k__i-k.j__simd-k 13/1/64/16/64/4 scaled down: B is stored [j][k] (SIMD along k), so the
+    # 4 rows of B feeders along j get their parts of B_L2_in's block one after the other, and A, passed
+    # from row to row, holds the first rows back with the last (model / simulator -7.4% of the timed
+    # C simulation's 1,235 when the rows' parts were placed in B[k][j] order: docs/sim.md item 6)
+    case("mm", "j-k__i-k.j__simd-k", {"I": 26, "J": 64, "K": 32}, i_t1=13, i_t2=1, j_t1=64, j_t2=16, k_t1=32,
+         k_t2=4),
 )
 SAMPLE = SAMPLE + SEARCHED
 
