@@ -19,7 +19,9 @@ from engine.resources import KERNELS
 
 PARAMS = {"i_t1": 4, "j_t1": 4, "k_t1": 4, "i_t2": 2, "j_t2": 2, "k_t2": 2}
 HEAD = '#include <hls_stream.h>\n#include "kernel_kernel.h"\n'
-TOP = 'extern "C" void kernel0(const A_word *A, const B_word *B, C_word *C) {\n#pragma HLS dataflow\n'
+# kernel0's ports in the types kernel_kernel.h declares them with (a serialized output's bus word)
+TOP = ('extern "C" void kernel0(const A_DRAM_WORD *A, const B_DRAM_WORD *B, C_DRAM_WORD *C) {\n'
+       '#pragma HLS dataflow\n')
 
 
 @pytest.fixture(scope="module")
