@@ -26,8 +26,8 @@ SCRIPT = """
             queue = context.Queue()
             child = context.Process(target=report, args=(queue,))
             child.start()
-            loaded = queue.get(timeout=60)
-            child.join(60)
+            loaded = queue.get()  # the child's report: an event (the run's own cap bounds a hang)
+            child.join()
             print(name, loaded, child.exitcode, flush=True)
 """
 
@@ -36,7 +36,7 @@ def test_children_do_not_rerun_the_main_script(tmp_path):
     script = tmp_path / "studio_like.py"
     script.write_text(textwrap.dedent(SCRIPT))
     (tmp_path / "probe.py").write_text(textwrap.dedent(PROBE))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=1800,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["ours False 0", "spawn True 0"], done.stdout
