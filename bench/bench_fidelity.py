@@ -44,7 +44,7 @@ from engine.sim.dram import DramModel  # noqa: E402
 from engine.csim.timed import run_timed_csim  # noqa: E402
 from engine.export import export_project  # noqa: E402
 from engine.floorplan import FloorplanError  # noqa: E402
-from engine.models.crossings import crossing_cycles  # noqa: E402
+from engine.models.crossings import crossing_cycles, model_fills  # noqa: E402
 from engine.models.device import load_device  # noqa: E402
 from engine.models.evaluate import PerformanceModel  # noqa: E402
 from engine.models.report import evaluate_configuration  # noqa: E402
@@ -121,8 +121,8 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: 
     design_json = json.loads((project / "design.json").read_text())
     crossing = (design_json.get("floorplan") or {}).get("crossing_fifos", [])
     crossings = project_crossings(design_json)
-    report = evaluate_configuration(model, params,
-                                    crossing_cycles=crossing_cycles(design_json["descriptor"], values, crossings))
+    charged = crossing_cycles(design_json["descriptor"], values, crossings, model_fills(model, values))
+    report = evaluate_configuration(model, params, crossing_cycles=charged)
     start = time.perf_counter()
     timed = run_timed_csim(project)
     csim_seconds = time.perf_counter() - start

@@ -27,7 +27,7 @@ from engine.errors import EngineError
 from engine.export.plan import build_plan
 from engine.floorplan.pipeline import CrossingPipeline
 from engine.limits import check_simulator_memory
-from engine.models.crossings import crossing_cycles
+from engine.models.crossings import crossing_cycles, model_fills
 from engine.models.device import load_device
 from engine.models.evaluate import PerformanceModel
 from engine.models.report import evaluate_configuration
@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     check_simulator_memory(descriptor, values)  # before building a state that would not fit
     crossings = read_project_crossings(args.project, model.design.id, values) if args.project else None
     if crossings:  # the model charges them too (engine/models/crossings.py)
-        report = evaluate_configuration(model, params, crossing_cycles=crossing_cycles(descriptor, values, crossings))
+        report = evaluate_configuration(model, params, crossing_cycles=crossing_cycles(
+            descriptor, values, crossings, model_fills(model, values)))
     try:
         result = simulate(descriptor, values, max_cycles=args.max_cycles,
                           dram=DramModel(model.device.dram_ports(model.layout)), crossings=crossings)

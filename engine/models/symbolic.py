@@ -91,6 +91,9 @@ class SymbolicModel:
     fifo_bytes: sympy.Expr
     macs: int  # points of the (unpadded) problem box: multiply-accumulates of a one-statement kernel
     operations: int  # arithmetic operations of the problem (compute.operations.total): the GOP/s numerator
+    # input group's array -> cycles its first block takes to reach the PEs (the prologue's terms);
+    # engine/models/crossings.py reads which fill binds
+    fills: dict[str, sympy.Expr] = dataclasses.field(default_factory=dict)
 
 
 def phase_cycles(module: Module, phase: Phase, invocations: sympy.Expr | None = None) -> sympy.Expr:
@@ -451,10 +454,13 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     # (`_last_row_fill`): the PEs pass operands on to each other, so the array starts with its last row
     # (a group whose chain loads no block at these values, partial results that a single pass never
     # reads back, fills nothing: found with the timed C simulation on MM i__j-k.i at one k tile)
-    fills = [_loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                                                     for p in m.phases if p.name == "load"]),
-                                        _last_row_fill(arch, g, layouts.get(g.array)))
-             for g in arch.groups if g.needs_input_modules and not (g.kind == "acc" and g.exterior)]
+    fills: dict[str, sympy.Expr] = {}
+    for g in arch.groups:
+        if g.needs_input_modules and not (g.kind == "acc" and g.exterior):
+            fill = _loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
+                                                           for p in m.phases if p.name == "load"]),
+                                              _last_row_fill(arch, g, layouts.get(g.array)))
+            fills[g.array] = smax(fills[g.array], fill) if g.array in fills else fill
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
     lag = far_pe_lag(arch)
@@ -464,7 +470,7 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     late = smax(lag, late) if late != 0 else None
     drains = [_drain_tail(pe, arch, g.name, g.array, lag, late, [(l, q, f[g.array]) for l, q, f in band], unpaced)
               for g in arch.groups if g.needs_drain]
-    prologue = smax(0, *fills) + read_latency
+    prologue = smax(0, *fills.values()) + read_latency
     # after the first PE's last results: the far PEs', the drain levels, the DRAM write's acknowledgement
     epilogue = smax(0, *drains) + write_latency
     dtype = arch.compute["dtype"]
@@ -566,5 +572,5 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     latency = _largest([_largest([prologue + _largest(after_start), *inputs]) + epilogue, *paths])
     return SymbolicModel(arch, terms, prologue, epilogue, main, latency,
                          {"DSP": dsp, "BRAM18K": bram, "URAM": ur, "LUT": lut, "FF": ff}, by_array,
-                         offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"])
+                         offchip, offchip_bytes, fifo_bytes, macs, arch.compute["operations"]["total"], fills)
 
