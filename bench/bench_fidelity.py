@@ -22,8 +22,10 @@ engine/models/dram.py). `--floorplan auto` (default) exports each case with its 
 smallest cap that has one when the default cap has none, the export's own rule; unfloorplanned when no cap up to
 1 has one): the FIFOs that cross SLRs are deeper and the
 timed C simulation and the simulator (`systolic simulate --project`'s reading of design.json) delay
-their words by the crossing's pipeline latency, and the model adds the largest sum of crossing
-latencies along a path of the dataflow graph (engine/models/crossings.py) (column `SLR x`: how many).
+their words by the crossing's pipeline latency, and the model adds the sum of crossing
+latencies along the path that sets the design's end (engine/models/crossings.py): column `SLR x` counts
+the crossings, `+model` is the model's charge for them and `+sim` what they add to the simulator (its
+cycles with them less without; the simulator adds what the timed C simulation adds).
 """
 from __future__ import annotations
 
@@ -128,10 +130,14 @@ def run(case: FidelityCase, out: Path, layout: str = DEFAULT_LAYOUT, floorplan: 
     csim_seconds = time.perf_counter() - start
     sim = simulate(design_json["descriptor"], values, dram=DramModel(device.dram_ports(layout)),
                    crossings=crossings)
+    # what the crossings add to the simulator (which adds what the timed C simulation adds, docs/sim.md)
+    uncrossed = simulate(design_json["descriptor"], values, dram=DramModel(device.dram_ports(layout))).cycles \
+        if crossings else sim.cycles
     return {"label": case.label, "model": report["latency_cycles"], "sim": sim.cycles, "timed": timed.cycles,
             "passed": timed.passed, "slowest": timed.slowest, "bottleneck": report.get("bottleneck"),
             "csim_s": csim_seconds, "crossings": len(crossing),
-            "crossing_cycles": sum(c["latency"] for c in crossing)}
+            "crossing_cycles": sum(c["latency"] for c in crossing), "model_crossing": charged,
+            "sim_crossing": sim.cycles - uncrossed}
 
 
 def main() -> None:
@@ -163,7 +169,7 @@ def main() -> None:
         cases = tuple(c for c in cases if any(text in c.label for text in args.only))
     out = args.out or Path(tempfile.mkdtemp(prefix="fidelity-"))
     print(f"{'case':46} {'model':>11} {'simulated':>11} {'timed csim':>11} {'model/csim':>10} {'sim/csim':>9}  "
-          f"{'values':6} {'csim s':>6} {'SLR x':>5}  bottleneck (model / csim)")
+          f"{'values':6} {'csim s':>6} {'SLR x':>5} {'+model':>6} {'+sim':>5}  bottleneck (model / csim)")
     within = {"model": 0, "sim": 0}
     misses = []
     for case in cases:
@@ -178,7 +184,8 @@ def main() -> None:
             misses.append(case)
         print(f"{r['label']:46} {r['model']:>11,.0f} {r['sim']:>11,} {r['timed']:>11,} "
               f"{r['model'] / r['timed'] - 1:>+10.1%} {r['sim'] / r['timed'] - 1:>+9.1%}  "
-              f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f} {r['crossings']:>5}  "
+              f"{'PASS' if r['passed'] else 'FAIL':6} {r['csim_s']:>6.1f} {r['crossings']:>5} {r['model_crossing']:>6} "
+              f"{r['sim_crossing']:>5}  "
               f"{r['bottleneck']} / {r['slowest']}",
               flush=True)
     print(f"\nwithin 5% of the timed C simulation: model {within['model']}/{len(cases)}, "

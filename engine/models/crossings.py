@@ -9,8 +9,9 @@ drain's head leaving for DRAM. Along the dataflow graph (the topology graph, the
 holds), from the DRAM readers to the DRAM writers:
 - fill: a PE starts once every input group's first block has reached it (the model's prologue is
   the slowest group's fill, symbolic.py `fills`); a group whose fill is s cycles shorter than the
-  slowest one absorbs s cycles of crossings on its way (its words wait at the PEs anyway), and a
-  PE never starts earlier than without crossings;
+  slowest one absorbs s cycles of crossings on its way (its words wait at the PEs anyway), partial
+  results read back into a reduction carried from PE to PE (which no fill waits for: they enter the
+  first PE as it drains) absorb theirs, and a PE never starts earlier than without crossings;
 - drain: the head of a chain of drain modules sends its own share first while its successors' words
   queue behind it (symbolic.py `_drain_tail`), so a crossing between two members of the chain, or
   before a member other than the head, is absorbed (it delays words that wait anyway); the head's
@@ -56,8 +57,9 @@ def crossing_path_latency(graph: nx.MultiDiGraph, crossings: dict) -> int:
 def critical_crossing_latency(graph: nx.MultiDiGraph, crossings: dict, fills: dict[str, float] | None = None) -> int:
     """The cycles `crossings` add to one run of `graph` (nodes with a `kind`: io, pe, drain), by the
     module docstring's rule. `fills`: input array -> the model's fill cycles; a group whose fill is
-    shorter than the slowest among the groups `graph` reads from DRAM has the difference as slack
-    (every group binding where not given)."""
+    shorter than the slowest among the groups `graph` reads from DRAM has the difference as slack, a
+    group the fills leave out (the PEs do not wait for it) has no end of slack; every group binds
+    where `fills` is None."""
     if not crossings:
         return 0
     if not nx.is_directed_acyclic_graph(graph):
@@ -65,6 +67,8 @@ def critical_crossing_latency(graph: nx.MultiDiGraph, crossings: dict, fills: di
     kind = nx.get_node_attributes(graph, "kind")
     readers = {graph.nodes[n]["array"] for n in graph if kind[n] == "io" and graph.in_degree(n) == 0}
     slack = fill_slack({a: f for a, f in (fills or {}).items() if a in readers})
+    if fills is not None:  # partial results read back into a reduction's first PE as it drains
+        slack.update({a: float("inf") for a in readers if a not in fills})
     drained = {graph.nodes[n]["array"] for n in graph if kind[n] == "drain"}
     # the latest a word reaches each node, relative to the design without crossings
     late: dict = {}
