@@ -69,7 +69,6 @@ def critical_crossing_latency(graph: nx.MultiDiGraph, crossings: dict, fills: di
     slack = fill_slack({a: f for a, f in (fills or {}).items() if a in readers})
     if fills is not None:  # partial results read back into a reduction's first PE as it drains
         slack.update({a: float("inf") for a in readers if a not in fills})
-    drained = {graph.nodes[n]["array"] for n in graph if kind[n] == "drain"}
     # the latest a word reaches each node, relative to the design without crossings
     late: dict = {}
     for node in nx.topological_sort(graph):
@@ -88,10 +87,8 @@ def critical_crossing_latency(graph: nx.MultiDiGraph, crossings: dict, fills: di
             late[node] = max(arrivals)
         elif kind[node] == "io":  # a DRAM reader: its group's fill has this much slack
             late[node] = -float(slack.get(graph.nodes[node]["array"], 0))
-        elif kind[node] == "drain" and graph.out_degree(node) == 0 and graph.in_degree(node) == 0:
-            late[node] = 0
-    ends = [late[n] for n in graph if kind[n] == "drain" and graph.out_degree(n) == 0 and n in late
-            and graph.nodes[n]["array"] in drained]
+    # the DRAM writers (the graph's, before the drain chains' member links were passed over)
+    ends = [late[n] for n in graph if kind[n] == "drain" and graph.out_degree(n) == 0 and n in late]
     return int(round(max([0, *ends])))
 
 

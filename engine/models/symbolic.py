@@ -457,9 +457,9 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
     fills: dict[str, sympy.Expr] = {}
     for g in arch.groups:
         if g.needs_input_modules and not (g.kind == "acc" and g.exterior):
-            fill = _loads_any(arch, g) * smax(_chain_time([p for m in arch.modules if m.kind == "io" and m.array == g.array
-                                                           for p in m.phases if p.name == "load"]),
-                                              _last_row_fill(arch, g, layouts.get(g.array)))
+            loads = [p for m in arch.modules if m.kind == "io" and m.array == g.array for p in m.phases
+                     if p.name == "load"]
+            fill = _loads_any(arch, g) * smax(_chain_time(loads), _last_row_fill(arch, g, layouts.get(g.array)))
             fills[g.array] = smax(fills[g.array], fill) if g.array in fills else fill
     # (partial results read back into a reduction carried from PE to PE enter its first PE as it
     # drains: the PEs do not wait for them to start)
