@@ -20,7 +20,11 @@ The charge is the largest sum along a path: the fill part (less its group's slac
 plus the drain part. Measured against the timed C simulation of the floorplanned export (docs/sim.md).
 A design that runs sequential passes (engine/compiler/architecture/passes.py) pays it once per pass,
 each pass on its own graph: a pass that reads no partial results back leaves the modules that read
-them idle. The search evaluates without a floorplan, so it never charges this.
+them idle, so its graph and its slack leave them out. The fills are the design's model's: a pass
+moves the same blocks down the same chains (only the pass loops' tile counts change), so its own
+model's fills are the design's less the read-back group where it reads nothing back (MM 64^3
+i-j__j-k.i: A 20, B 68 in the first pass; C 52, A 20, B 68 in the others and the design's). The
+search evaluates without a floorplan, so it never charges this.
 """
 from __future__ import annotations
 
