@@ -106,6 +106,8 @@ class QtProof(QWidget):
     def minimumSizeHint(self):
         """The two-row arrangement's width (the one-row layout's minimum is wider)."""
         hint = super().minimumSizeHint()
+        if self.layout() is None:
+            return hint
         spacing = max(self._controls.horizontalSpacing(), 0)
         margins = self.layout().contentsMargins()
         two_rows = (self.button.sizeHint().width() + max(self._gap_label.sizeHint().width(),
