@@ -390,7 +390,10 @@ class QtSearchPanel(QWidget):
             low_x, high_x = min(low_x, box[0]), max(high_x, box[1])
             low_y, high_y = min(low_y, box[2]), max(high_y, box[3])
         dx, dy = SCATTER_MARGIN * max(high_x - low_x, 0.1), SCATTER_MARGIN * max(high_y - low_y, 1.0)
-        self._scatter_box = (low_x - dx, high_x + dx, low_y - dy, high_y + dy)
+        bottom = low_y - dy
+        if low_y >= 0:  # a resource is never negative: only a sliver below 0 (a point at 0 stays whole)
+            bottom = max(bottom, -0.02 * (high_y + dy))
+        self._scatter_box = (low_x - dx, high_x + dx, bottom, high_y + dy)
         self.scatter_plot.setRange(xRange=self._scatter_box[:2], yRange=self._scatter_box[2:], padding=0.0)
 
     def _clear_lines(self) -> None:

@@ -118,3 +118,12 @@ def test_each_design_s_best_is_a_ranked_bar_grouped_by_dataflow_and_a_click_pick
     session.worker, session.status = None, "finished"
     session.clear()  # another kernel opened: the bars go
     assert bars.shown == [] and not bars.bars.isVisible() and "run a search" in bars.note.text()
+
+
+def test_the_live_scatter_shows_no_negative_resources(running):
+    import numpy as np
+
+    _, panel = running
+    panel._grow_scatter(np.array([[1e6, 0.0], [1e8, 4000.0], [1e9, 9000.0]]))  # (latency, DSP): one at 0 DSP
+    low, high = panel.scatter_plot.getViewBox().viewRange()[1]
+    assert -0.02 * high <= low < 0.0 and high >= 9000.0  # the point at 0 stays whole, no "-2,000" tick
