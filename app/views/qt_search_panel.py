@@ -137,7 +137,7 @@ class QtSearchPanel(QWidget):
             progress.addWidget(widget)
         progress.addWidget(self.status, 1)
 
-        self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
+        self.throughput_plot = make_plot("best throughput", "sampling time (s)", "GOP/s")  # fits 1366x768
         self.legend = HtmlLegend(self.throughput_plot, columns=4)
         self.ranked = QtRankedBars(session)
         self.hover = pg.TextItem(color=theme.TEXT, anchor=(0, 1), fill=pg.mkBrush(38, 42, 49, 220))
@@ -166,7 +166,8 @@ class QtSearchPanel(QWidget):
         self.result_tabs = QTabWidget()
         self.result_tabs.setDocumentMode(True)
         self.result_tabs.addTab(self.scatter_plot, "seen (live)")
-        self.result_tabs.addTab(self.results, "kept, roofline")
+        self.result_tabs.addTab(self.results, "kept")
+        self.result_tabs.addTab(self.results.roofline, "roofline")
         self.result_tabs.addTab(self.rate_plot, "samples / s")
         self.result_tabs.currentChanged.connect(self._tab_shown)
         self.best_tabs = QTabWidget()

@@ -6,7 +6,9 @@ cut by a scroll area that does not scroll that way; the topology's side column u
 room when none shows; the window's minimum size fits 1366x768. Presentation mode (F5: every font
 PRESENTATION_SCALE times larger) fits 1366x768 too, every view and every dialog: export (opened
 before F5 and after, with a refusal shown), stored runs (two runs compared), paste AutoSA sizes
-(with its error) and the user guide, each at its size and at its minimum size, which fits 1366x768."""
+(with its error) and the user guide, each at its size and at its minimum size, which fits 1366x768.
+The search panel's plot tabs (best per design, over time, seen, kept and roofline, samples/s) are
+checked at each size and mode too."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
@@ -56,6 +58,8 @@ def _views_misfits(window, qtbot, where: str) -> list[str]:
         qtbot.waitUntil(window.views.currentWidget().isVisible, timeout=300_000)
         QApplication.processEvents()  # its layout done
         problems += [f"{window.views.tabText(k)} {where}: {line}" for line in misfits(window)]
+        if k == 0:  # the search panel's other plots (kept and roofline, samples/s, best over time) too
+            problems += _search_tabs_misfits(window, qtbot, where)
         if window.views.tabText(k) == "Topology":
             side = window.topology_panel.side_scroll
             bar, column, room = side.verticalScrollBar(), side.widget(), side.viewport().width()
@@ -65,6 +69,19 @@ def _views_misfits(window, qtbot, where: str) -> list[str]:
                 problems.append(f"Topology {where}: the side column's scroll bar is "
                                 f"{'shown' if bar.isVisible() else 'hidden'} for {column.height()} px in "
                                 f"{side.viewport().height()} px")
+    return problems
+
+
+def _search_tabs_misfits(window, qtbot, where: str) -> list[str]:
+    problems = []
+    for tabs in (window.search_panel.result_tabs, window.search_panel.best_tabs):
+        shown = tabs.currentIndex()
+        for k in range(tabs.count()):
+            tabs.setCurrentIndex(k)
+            qtbot.waitUntil(tabs.currentWidget().isVisible, timeout=300_000)
+            QApplication.processEvents()
+            problems += [f"search panel's {tabs.tabText(k)!r} {where}: {line}" for line in misfits(window)]
+        tabs.setCurrentIndex(shown)
     return problems
 
 
