@@ -52,7 +52,6 @@ class QtResultPlots(QWidget):
         self.scatter.addItem(self.dots)
         self.dots.sigClicked.connect(self._clicked)
         self.roofline = make_plot("roofline", "ops per off-chip byte", "GOP/s", log_x=True, log_y=True)
-        self.roofline.addLegend(offset=(-5, 5), labelTextSize="7pt")
         self.roof = self.roofline.plot(pen=pg.mkPen(theme.ERROR, width=2, style=pg.QtCore.Qt.DashLine),
                                        name="device roofs")
         self.roof_dots = pg.ScatterPlotItem(size=7, pen=None, hoverable=True, tip=lambda x, y, data: data)
@@ -117,7 +116,8 @@ class QtResultPlots(QWidget):
             ridge = roofs.compute_gops / roofs.bandwidth_gbs
             xs = np.array([low, ridge, high])
             self.roof.setData(xs, np.minimum(xs * roofs.bandwidth_gbs, roofs.compute_gops))
-            self.roofline.setTitle(f"roofline ({roofs.compute_gops:,.0f} GOP/s, {roofs.bandwidth_gbs:,.1f} GB/s)",
+            # the roofs named in the title, not by a legend over the data
+            self.roofline.setTitle(f"roofs: {roofs.compute_gops:,.0f} GOP/s, {roofs.bandwidth_gbs:,.1f} GB/s",
                                    size="10pt")
 
     @staticmethod
