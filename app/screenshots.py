@@ -3,7 +3,7 @@ of docs/screenshots and the README's picture (docs/screenshot.png), made again b
 1366x768 and 1920x1080: the window on the bundled MM with the default layout (fresh settings,
 nothing remembered), a short search (hybrid, seed 0) whose two best designs are pinned in Compare
 and whose best design is then selected, and one PNG per view (`<width>x<height>-<view>.png`: each
-tab of the middle); the 1920x1080 main view (the Topology tab) is also the README's picture
+tab of the middle; the search panel's other plot tabs are checked too); the 1920x1080 main view (the Topology tab) is also the README's picture
 (written to FOLDER/screenshot.png when a FOLDER is given without --readme-picture). A window in
 which a widget is clipped or squeezed or a text cut (app/window_geometry.py) is reported and the
 command exits 1."""
@@ -45,6 +45,26 @@ def _pin_best_two(app, window) -> None:
         window.compare_view.pin_selected()
 
 
+def _check_search_tabs(app, window, size: str) -> int:
+    """The search panel's other tabs (over time, kept, roofline, samples/s) with the search's data:
+    1 (and what does not fit, on stderr) when one of them does not fit, else 0."""
+    from app.window_geometry import misfits
+
+    code = 0
+    for tabs in (window.search_panel.best_tabs, window.search_panel.result_tabs):
+        shown = tabs.currentIndex()
+        for k in range(tabs.count()):
+            tabs.setCurrentIndex(k)
+            for _ in range(20):
+                app.processEvents()
+            problems = misfits(window)
+            if problems:
+                code = 1
+                print(f"{size} search panel {tabs.tabText(k)!r}: " + "; ".join(problems), file=sys.stderr)
+        tabs.setCurrentIndex(shown)
+    return code
+
+
 def shoot(folder: Path, seconds: float, readme_picture: Path | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
@@ -78,6 +98,7 @@ def shoot(folder: Path, seconds: float, readme_picture: Path | None = None) -> i
         if window.tree_model.best_design():
             _settled(app, window, window.tree_model.best_design())
         _wait(app, lambda: window.points._worker is None)
+        code = max(code, _check_search_tabs(app, window, f"{width}x{height}"))
         for k in range(window.views.count()):
             window.views.setCurrentIndex(k)
             view = window.views.tabText(k).lower()

@@ -34,6 +34,13 @@ class WindowActions:
             self.save(path)
 
     def show_runs(self) -> None:
+        dialog = self.runs_dialog()
+        if dialog is not None and dialog.exec() and dialog.chosen is not None:
+            self.reopen_run(dialog.chosen)
+
+    def runs_dialog(self):
+        """The stored runs dialog, not shown yet (None, and the reason shown, when the database cannot
+        be read)."""
         from app.views.qt_runs_dialog import QtRunsDialog  # sqlite: when asked for, not before the first paint
         from engine.search.run_sizes import run_sizes
         from engine.search.store import RunStore
@@ -44,10 +51,8 @@ class WindowActions:
                 path = store.path
         except EngineError as exc:
             self.show_message(str(exc))
-            return
-        dialog = QtRunsDialog(runs, run_sizes(path), self, database=path)
-        if dialog.exec() and dialog.chosen is not None:
-            self.reopen_run(dialog.chosen)
+            return None
+        return QtRunsDialog(runs, run_sizes(path), self, database=path)
 
     def reopen_run(self, run_id: int) -> None:
         try:

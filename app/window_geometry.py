@@ -1,6 +1,6 @@
 """A shown window -> the widgets that do not fit: every visible widget must lie within its parent
-(unless it is the content of a scroll area, which scrolls) and within the window, and be at least
-its minimum size; each label's, button's, check box's and group box's text must fit inside its
+(unless it is the content of a scroll area, which scrolls, though not past the viewport along a
+direction whose scroll bar is off) and within the window, and be at least its minimum size; each label's, button's, check box's and group box's text must fit inside its
 widget (app/text_fit.py: measured with the widget's font, a word-wrapped label at its width); inside
 each visible plot (pyqtgraph draws its text in a scene the widget check
 cannot see) the title and the axis labels must fit the room their layout gives them, and a text
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
 
 from app.text_fit import text_misfits
 
@@ -51,7 +52,27 @@ def misfits(window: QWidget) -> list[str]:
         at = widget.mapTo(window, widget.rect().topLeft())
         if not frame.contains(widget.rect().translated(at)):
             problems.append(f"{name}: {widget.rect().translated(at).getRect()} outside the window {frame.getRect()}")
-    return problems + text_misfits(window) + plot_misfits(window)
+    return problems + scroll_misfits(window) + text_misfits(window) + plot_misfits(window)
+
+
+def scroll_misfits(window: QWidget) -> list[str]:
+    """One line per visible scroll area whose content is cut along a direction it does not scroll
+    (its scroll bar always off, e.g. a dock that wraps its text to its width): the content's minimum
+    is wider (or taller) than the viewport, so the rest is out of reach."""
+    problems = []
+    areas = ([window] if isinstance(window, QScrollArea) else []) + window.findChildren(QScrollArea)
+    for area in areas:
+        content = area.widget()
+        if not area.isVisible() or content is None or not content.isVisible():
+            continue
+        name = f"{type(content).__name__} {content.objectName()!r}".rstrip(" ''")
+        view = area.viewport()
+        for policy, size, room, along in ((area.horizontalScrollBarPolicy(), content.width(), view.width(), "wide"),
+                                          (area.verticalScrollBarPolicy(), content.height(), view.height(), "tall")):
+            if policy == Qt.ScrollBarAlwaysOff and size > room:
+                problems.append(f"{name}: {size} px {along} in a scroll area of {room} px that does not scroll "
+                                f"that way (in {type(area.parentWidget()).__name__})")
+    return problems
 
 
 def plot_misfits(window: QWidget) -> list[str]:

@@ -1,12 +1,13 @@
-"""QtCompare(compare, selection): the pinned configurations side by side, one column each: a
-topology thumbnail, the latency split, the module terms (longest first, each as a share of that
-configuration's bottleneck), and a table of throughput, latency, resources and traffic in which the
+"""QtCompare(compare, selection): the pinned configurations side by side: first a table of throughput,
+latency, resources and traffic, one column per pin and as tall as its rows (the numbers in view at
+1366x768; the page scrolls), then one column each of a topology thumbnail, the latency split and the
+module terms (longest first, each as a share of that configuration's bottleneck). In the table the
 best value of each row is marked and values that differ from the first pin are coloured (better
 green, worse red), and resource cells above the device's budget are flagged (red background, the
 share of the budget, and the column's title says it does not fit). Pin the selected configuration with the button (or Ctrl+P), unpin per column; the window's Edit menu pins with Ctrl+P."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -47,11 +48,14 @@ class QtCompare(QWidget):
         self.table = QTableWidget(len(METRIC_ROWS), 0)
         self.table.setVerticalHeaderLabels([label for label, _, _ in METRIC_ROWS])
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # as tall as its rows (_fit_table)
+        self.table.horizontalScrollBar().rangeChanged.connect(self._fit_table)  # its scroll bar comes and goes
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(bar)
+        layout.addWidget(self.table)  # the numbers first: every row in view, resources included (1366x768)
         layout.addLayout(self.columns)
-        layout.addWidget(self.table, 1)
+        layout.addStretch(1)
         self._cells: list[QWidget] = []
         self.thumbnails: list[QtTopology] = []
         compare.changed.connect(self.refresh)
@@ -120,4 +124,21 @@ class QtCompare(QWidget):
                     item.setToolTip(f"{label}: {share:.0%} of the budget "
                                     f"({pins[column].report['device']['budget'][label]:,.0f})")
                 self.table.setItem(row, column, item)
-        self.table.resizeColumnsToContents()
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Columns to their contents and the table as tall as its header and every row (again after a
+        font change: presentation mode), so the page scrolls, never the table."""
+        table = self.table
+        table.resizeColumnsToContents()
+        table.resizeRowsToContents()
+        bar = table.horizontalScrollBar()
+        height = (table.horizontalHeader().sizeHint().height() + table.verticalHeader().length()
+                  + 2 * table.frameWidth() + (bar.sizeHint().height() if bar.maximum() > 0 else 0))
+        if table.height() != height:
+            table.setFixedHeight(height)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.FontChange, QEvent.StyleChange):
+            self._fit_table()

@@ -295,7 +295,8 @@ class QtDesignDetail(QWidget):
                                 + ", ".join(f"{n} {c / top:.0%}" for n, c in ranked[1:])
                                 + " of it (Bottleneck tab: every module)")
         device = report["device"]
-        self.resources_box.setTitle(f"resources / usable budget ({device['usable_ratio']:.0%})")
+        # a short title: a group box is at least as wide as its title (presentation mode at 1366x768)
+        self.resources_box.setTitle(f"usable budget ({device['usable_ratio']:.0%})")
         self.resources_box.setToolTip(f"bars divide by the usable budget: {device['usable_ratio']:.0%} of the "
                                       f"{device['name']}'s resources")
         budget = device["budget"]

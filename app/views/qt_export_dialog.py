@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from app.models.design_selection import DesignSelection
 from app.models.verification import plan_for
+from app.views.dialog_fit import fit_height
 from app.workers.task_worker import TaskWorker
 from app.workers.verify_process import VerifyRequest, VerifyRunner
 from engine.export import export_project
@@ -221,6 +222,7 @@ class QtExportDialog(QDialog):
         self.preview_button.clicked.connect(self.show_preview)
         self.csim_button.clicked.connect(self.simulate)
         self.timed_button.clicked.connect(self.simulate_timed)
+        fit_height(self)  # a message wrapped onto more lines makes the dialog taller, never cuts it
         if selection.report is None:
             self._show(False, selection.error or "select a design with a valid configuration first")
             self.export_button.setEnabled(False)

@@ -186,6 +186,9 @@ class QtKernelPanel(QWidget):
         s = self.session
         if s.path is not None and s.path.stem in self.kernels and self.kernels[s.path.stem] == s.path:
             self.picker.setCurrentText(s.path.stem)
+        elif self.picker.currentIndex() != -1 or self.picker.placeholderText() != (s.path.name if s.path else ""):
+            self.picker.setPlaceholderText(s.path.name if s.path else "")  # the user's file, not a bundled name
+            self.picker.setCurrentIndex(-1)
         if self.editor.toPlainText() != s.text:
             self.editor.setPlainText(s.text)
         self.data_type.setEnabled(s.has_type_macro)

@@ -224,6 +224,8 @@ class QtPods(QWidget):
         self.gantt_plot.setLabel("bottom", "slice")
         self.gantt_plot.setLabel("left", "pod")
         self.gantt_plot.invertY(True)
+        for axis in ("left", "bottom"):  # pods and slices are counts: never "pod (x0.001)" on an empty chart
+            self.gantt_plot.getAxis(axis).enableAutoSIPrefix(False)
         self.gantt_image = pg.ImageItem()
         self.gantt_plot.addItem(self.gantt_image)
         self.gantt_legend = QLabel("")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.models.design_selection import DesignSelection
 from app.models.design_tree_model import DesignTreeModel
@@ -61,17 +61,61 @@ class QtProof(QWidget):
         self.refusal.setWordWrap(True)
         self.refusal.setStyleSheet(f"color: {theme.ERROR}")
         self.refusal.setVisible(False)
-        row = QHBoxLayout()
-        for widget in (self.button, QLabel("gap"), self.gap, QLabel("time"), self.seconds):
-            row.addWidget(widget)
-        row.addStretch(1)
+        self._controls = QGridLayout()  # one row, or two when the dock is narrower than one (_arrange)
+        self._controls.setContentsMargins(0, 0, 0, 0)
+        self._gap_label, self._time_label = QLabel("gap"), QLabel("time")
+        self._two_rows: bool | None = None
+        self._arrange(False)
         layout = QVBoxLayout(self)
-        layout.addLayout(row)
+        layout.addLayout(self._controls)
         layout.addWidget(self.text)
         layout.addWidget(self.load_button, 0, Qt.AlignLeft)
         layout.addWidget(self.refusal)
         layout.addStretch(1)
         selection.changed.connect(self._show)
+
+    def _arrange(self, two_rows: bool) -> None:
+        """Prove, gap and time in one row, or the time under the gap (a narrow dock: presentation mode at
+        1366x768), so that the dock never has to be wider than the two-row arrangement."""
+        if two_rows == self._two_rows:
+            return
+        self._two_rows = two_rows
+        grid = self._controls
+        for widget in (self.button, self._gap_label, self.gap, self._time_label, self.seconds):
+            grid.removeWidget(widget)
+        grid.addWidget(self.button, 0, 0)
+        grid.addWidget(self._gap_label, 0, 1)
+        grid.addWidget(self.gap, 0, 2)
+        grid.addWidget(self._time_label, int(two_rows), 1 if two_rows else 3)
+        grid.addWidget(self.seconds, int(two_rows), 2 if two_rows else 4)
+        for column in range(6):
+            grid.setColumnStretch(column, 0)
+        grid.setColumnStretch(3 if two_rows else 5, 1)
+
+    def _one_row_width(self) -> int:
+        spacing = max(self._controls.horizontalSpacing(), 0)
+        widgets = (self.button, self._gap_label, self.gap, self._time_label, self.seconds)
+        margins = self.layout().contentsMargins()
+        return (sum(w.sizeHint().width() for w in widgets) + spacing * (len(widgets) - 1)
+                + margins.left() + margins.right())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange(self.width() < self._one_row_width())
+
+    def minimumSizeHint(self):
+        """The two-row arrangement's width (the one-row layout's minimum is wider)."""
+        hint = super().minimumSizeHint()
+        if self.layout() is None:
+            return hint
+        spacing = max(self._controls.horizontalSpacing(), 0)
+        margins = self.layout().contentsMargins()
+        two_rows = (self.button.sizeHint().width() + max(self._gap_label.sizeHint().width(),
+                                                          self._time_label.sizeHint().width())
+                    + max(self.gap.sizeHint().width(), self.seconds.sizeHint().width()) + 2 * spacing
+                    + margins.left() + margins.right())
+        hint.setWidth(min(hint.width(), max(two_rows, self.text.minimumSizeHint().width())))
+        return hint
 
     @property
     def busy(self) -> bool:

@@ -2,7 +2,8 @@
 DesignPoints) as a scatter whose axes are chosen from latency, DSP, BRAM18K, LUT, off-chip traffic
 and throughput (log axes for latency and traffic), with the points that no other beats on both axes
 joined as a front; and a roofline: throughput against operational intensity (ops per off-chip
-byte) under the device's compute roof and its DRAM roof. Clicking a point emits
+byte) under the device's compute roof and its DRAM roof (`roofline`: the search panel shows it in a tab of
+its own, beside this widget's scatter). Clicking a point emits
 `pointClicked(design, params)`: the window loads that configuration everywhere, or refuses one no
 longer legal (show_refusal: the reason in place of the note above the plots)."""
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.models.design_points import METRICS, DesignPoints, PointTable
 from app.views import theme
+from app.views.elided_label import ElidedLabel
 from app.views.plots import make_plot
 
 
@@ -42,24 +44,21 @@ class QtResultPlots(QWidget):
             combo.addItems(list(METRICS))
             combo.setCurrentText(current)
             combo.currentTextChanged.connect(self.redraw)
-        self.scatter = make_plot("kept configurations (best + Pareto set of each design)", "", "")
+        self.scatter = make_plot("kept configurations", "", "")  # short titles: 1366x768 (window_geometry)
         self.dots = pg.ScatterPlotItem(size=7, pen=None, hoverable=True, hoverSize=11,
                                        tip=lambda x, y, data: data)
         self.front = pg.PlotDataItem(pen=pg.mkPen("#ffb454", width=2), name="front")
         self.scatter.addItem(self.front)
         self.scatter.addItem(self.dots)
         self.dots.sigClicked.connect(self._clicked)
-        self.roofline = make_plot("roofline", "operational intensity (ops / off-chip byte)", "throughput (GOP/s)",
-                                  log_x=True, log_y=True)
-        self.roofline.addLegend(offset=(-5, 5), labelTextSize="7pt")
+        self.roofline = make_plot("roofline", "ops per off-chip byte", "GOP/s", log_x=True, log_y=True)
         self.roof = self.roofline.plot(pen=pg.mkPen(theme.ERROR, width=2, style=pg.QtCore.Qt.DashLine),
                                        name="device roofs")
         self.roof_dots = pg.ScatterPlotItem(size=7, pen=None, hoverable=True, tip=lambda x, y, data: data)
         self.roof_dots.sigClicked.connect(self._clicked)
         self.roofline.addItem(self.roof_dots)
-        self.note = QLabel("run a search: its kept configurations appear here")
-        self.note.setObjectName("muted")
-        self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # long text must not widen the panel
+        self.note = ElidedLabel("run a search: each design's best and Pareto set appear here")
+        self.note.setObjectName("muted")  # one line, elided, the whole text its tooltip: never widens the panel
         axes = QHBoxLayout()
         for text, combo in (("x", self.x_axis), ("y", self.y_axis)):
             caption = QLabel(text)
@@ -67,13 +66,11 @@ class QtResultPlots(QWidget):
             axes.addWidget(caption)
             axes.addWidget(combo)
         axes.addWidget(self.note, 1)
-        plots = QHBoxLayout()
-        plots.addWidget(self.scatter)
-        plots.addWidget(self.roofline)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(axes)
-        layout.addLayout(plots, 1)
+        layout.addWidget(self.scatter, 1)  # the roofline is a tab of its own (the search panel's): each plot
+        # gets the tab's whole width, 1366x768 included
         points.changed.connect(self.redraw)
         self.redraw()
 
@@ -94,8 +91,9 @@ class QtResultPlots(QWidget):
             self.front.setData([], [])
             self.roof.setData([], [])
             return
-        self.note.setText(f"{len(table)} configurations of {len(set(table.designs))} designs; click one to load it")
-        self.note.setToolTip("")
+        self.note.setStyleSheet("")
+        self.note.setText(f"{len(table)} configurations of {len(set(table.designs))} designs (each one's best and "
+                          "Pareto set); click one to load it")
         x, y = table.columns[x_col], table.columns[y_col]
         tips = [f"{d}\n" + " ".join(f"{k}={v}" for k, v in p.items()) for d, p in zip(table.designs, table.params)]
         brushes = self._colours(table)
@@ -118,8 +116,9 @@ class QtResultPlots(QWidget):
             ridge = roofs.compute_gops / roofs.bandwidth_gbs
             xs = np.array([low, ridge, high])
             self.roof.setData(xs, np.minimum(xs * roofs.bandwidth_gbs, roofs.compute_gops))
-            self.roofline.setTitle(f"roofline: {roofs.compute_gops:,.0f} GOP/s compute, "
-                                   f"{roofs.bandwidth_gbs:,.1f} GB/s DRAM", size="10pt")
+            # the roofs named in the title, not by a legend over the data
+            self.roofline.setTitle(f"roofs: {roofs.compute_gops:,.0f} GOP/s, {roofs.bandwidth_gbs:,.1f} GB/s",
+                                   size="10pt")
 
     @staticmethod
     def _axis(values, log: bool):
@@ -133,10 +132,9 @@ class QtResultPlots(QWidget):
     def show_refusal(self, why: str) -> None:
         """Why a clicked point was not loaded ("": it was; the note says what the plots hold)."""
         if why:
-            self.note.setText(f"<span style='color:{theme.ERROR}'>{why}</span>")
-            self.note.setToolTip(why)
-        elif self.note.toolTip():
-            self.note.setToolTip("")
+            self.note.setStyleSheet(f"color: {theme.ERROR}")
+            self.note.setText(why)
+        elif self.note.styleSheet():
             self.redraw()
 
     def click_point(self, index: int) -> None:

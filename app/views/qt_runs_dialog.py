@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.views.dialog_fit import fit_height
 from engine.errors import EngineError
 from engine.search.store import RunStore, RunSummary
 
@@ -79,6 +80,7 @@ class QtRunsDialog(QDialog):
         layout.addWidget(self.message)
         layout.addWidget(self.comparison, 2)
         layout.addWidget(buttons)
+        fit_height(self)  # a message wrapped onto more lines makes the dialog taller, never cuts it
 
     def _fill(self) -> None:
         self.table.setRowCount(len(self.runs))

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout
 
+from app.views.dialog_fit import fit_height
+
 PREFIX = "{kernel[]"
 
 
@@ -43,6 +45,7 @@ class QtSaSizesDialog(QDialog):
         layout.addWidget(self.line)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
+        fit_height(self)  # the refusal shown under the line makes the dialog taller, never cuts it
 
     def accept(self) -> None:
         """OK: loaded, the dialog closes; refused, the reason shows under the line and it stays open."""

@@ -3,9 +3,10 @@ samples, as `systolic search --seconds / --samples`, with a progress bar of what
 (`--seed`: a sample budget and a seed make a search reproducible), all or selected designs, and
 live plots that keep their items and call setData: each design's best as a ranked bar chart grouped
 by dataflow (QtRankedBars, the default) or, on demand, best throughput against time (per design,
-with a legend under the plot and a hover readout, and best overall), samples per second, and latency against DSP for
+with a legend under the plot naming the best overall and the three best designs, the others by a
+hover readout), samples per second, and latency against DSP for
 the configurations seen, Pareto front highlighted; beside the last, the kept configurations with
-chosen axes and the roofline (QtResultPlots). Every plot saves as PNG / SVG / CSV from its context
+chosen axes and the roofline, each a tab (QtResultPlots). Every plot saves as PNG / SVG / CSV from its context
 menu (Export...) or save_plot().
 
 Drawing is kept cheap while a search runs, so that the window answers within 100 ms on a loaded
@@ -53,6 +54,7 @@ SAMPLES_TIME_SPAN = 2.0  # the time axes' first span under a sample budget (they
 FRAME_MS = 200  # while a search runs, the plots are redrawn at most this often, when a tick brought data
 SCATTER_FRAMES = 5  # frames between redraws of the live scatter: thousands of symbols are the costly part
 TIME_MARGIN = 1.1  # the time axes span the budget, this much more
+LEGEND_DESIGNS = 3  # designs named in the over-time plot's legend, the best so far
 HEADROOM = 1.25  # a value axis that must grow grows to this much more than the value: it rescales rarely
 SCATTER_MARGIN = 0.1  # the live scatter's axes grow past the points by this share of their span
 # the plot's items: no re-processing of every curve on each change of the value axis (pyqtgraph's
@@ -137,8 +139,8 @@ class QtSearchPanel(QWidget):
             progress.addWidget(widget)
         progress.addWidget(self.status, 1)
 
-        self.throughput_plot = make_plot("best throughput", "sampling time (s)", "throughput (GOP/s)")
-        self.legend = HtmlLegend(self.throughput_plot, columns=4)
+        self.throughput_plot = make_plot("best throughput", "sampling time (s)", "GOP/s")  # fits 1366x768
+        self.legend = HtmlLegend(self.throughput_plot, columns=2)
         self.ranked = QtRankedBars(session)
         self.hover = pg.TextItem(color=theme.TEXT, anchor=(0, 1), fill=pg.mkBrush(38, 42, 49, 220))
         self.hover.setZValue(10)
@@ -166,7 +168,8 @@ class QtSearchPanel(QWidget):
         self.result_tabs = QTabWidget()
         self.result_tabs.setDocumentMode(True)
         self.result_tabs.addTab(self.scatter_plot, "seen (live)")
-        self.result_tabs.addTab(self.results, "kept, roofline")
+        self.result_tabs.addTab(self.results, "kept")
+        self.result_tabs.addTab(self.results.roofline, "roofline")
         self.result_tabs.addTab(self.rate_plot, "samples / s")
         self.result_tabs.currentChanged.connect(self._tab_shown)
         self.best_tabs = QTabWidget()
@@ -285,7 +288,6 @@ class QtSearchPanel(QWidget):
         # line grow to the present through their tails
         data = s.traces.plot_data(points=False)
         now = s.elapsed if s.running else None
-        added = False
         for design, series in data.per_design.items():
             curve = self.design_curves.get(design)
             if curve is None:
@@ -294,11 +296,9 @@ class QtSearchPanel(QWidget):
                 pen = pg.mkPen(colour, width=1)
                 curve = self.design_curves[design] = self.throughput_plot.plot(pen=pen, name=design, **LIVE)
                 self.tails[design] = self._add_tail(pen)
-                added = True
             self._set(curve, series)
             self._set_tail(self.tails[design], series, now if design in self._active else None)
-        if added:
-            self._label()
+        self._label(data.per_design)  # (the legend's text is set again only when its top designs change)
         self._set(self.overall, data.overall)
         self._set_tail(self.overall_tail, data.overall, now)
         if s.running and s.elapsed > self._time_span:
@@ -390,7 +390,10 @@ class QtSearchPanel(QWidget):
             low_x, high_x = min(low_x, box[0]), max(high_x, box[1])
             low_y, high_y = min(low_y, box[2]), max(high_y, box[3])
         dx, dy = SCATTER_MARGIN * max(high_x - low_x, 0.1), SCATTER_MARGIN * max(high_y - low_y, 1.0)
-        self._scatter_box = (low_x - dx, high_x + dx, low_y - dy, high_y + dy)
+        bottom = low_y - dy
+        if low_y >= 0:  # a resource is never negative: only a sliver below 0 (a point at 0 stays whole)
+            bottom = max(bottom, -0.02 * (high_y + dy))
+        self._scatter_box = (low_x - dx, high_x + dx, bottom, high_y + dy)
         self.scatter_plot.setRange(xRange=self._scatter_box[:2], yRange=self._scatter_box[2:], padding=0.0)
 
     def _clear_lines(self) -> None:
@@ -401,10 +404,17 @@ class QtSearchPanel(QWidget):
         self.design_curves, self.tails, self._drawn, self._active = {}, {}, {}, set()
         self._label()
 
-    def _label(self) -> None:
+    def _label(self, per_design=None) -> None:
+        """The legend under the plot: the overall line and the LEGEND_DESIGNS designs best so far (27
+        entries covered the plot at 1366x768); the others are named by hovering their line."""
+        best = {d: float(series.y[-1]) for d, series in (per_design or {}).items() if len(series.y)}
+        ranked = sorted(self.design_curves, key=lambda d: -best.get(d, 0.0))
+        shown = ranked[:LEGEND_DESIGNS]
+        more = len(ranked) - len(shown)
         self.legend.set_entries([("best overall", theme.ACCENT, "&#9644;")] +
-                                [(design, curve.opts["pen"].color(), "&#9632;")
-                                 for design, curve in self.design_curves.items()])
+                                [(design, self.design_curves[design].opts["pen"].color(), "&#9632;")
+                                 for design in shown] +
+                                ([(f"{more} more: hover a line", theme.MUTED, "")] if more else []))
 
     def _span_time(self, seconds: float) -> None:
         self._time_span = seconds

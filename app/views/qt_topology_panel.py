@@ -5,7 +5,7 @@ reduced problem through the Verification it shares with the Verify tab (app/mode
 a child process, progress, cancel); the load colours follow a simulation of the full problem only."""
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -71,28 +71,41 @@ class QtMinimap(QGraphicsView):
 
 class HeatScale(QWidget):
     """The heat scale: a gradient from 0% to just below 100% of the bottleneck's cycles, and the
-    bottleneck's own colour beside it (theme.heat_colour)."""
+    bottleneck's own colour beside it (theme.heat_colour). Its height and its labels follow the font
+    (presentation mode): "0%" starts at the ramp's left, "50%" is centred on its middle, "90%" ends at
+    its 90% mark and "100%" at the right edge, so the last two never overlap."""
+
+    RAMP = 10  # px
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setFixedHeight(30)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         self.setToolTip("module and FIFO colour: the module's cycles as a share of the bottleneck's; "
                         "the bottleneck (100%) has a colour of its own")
+
+    def sizeHint(self) -> QSize:
+        return QSize(SIDE_WIDTH, 2 + self.RAMP + 2 + self.fontMetrics().height() + 2)
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         width = self.width() - 8
-        ramp = QRectF(4, 2, width * 0.82, 10)
+        ramp = QRectF(4, 2, width * 0.82, self.RAMP)
         gradient = QLinearGradient(ramp.topLeft(), ramp.topRight())
         for stop, rgb in theme.HEAT_STOPS:
             gradient.setColorAt(stop, QColor(*rgb))
         painter.fillRect(ramp, gradient)
-        top = QRectF(ramp.right() + 4, 2, width - ramp.width() - 4, 10)
+        top = QRectF(ramp.right() + 4, 2, width - ramp.width() - 4, self.RAMP)
         painter.fillRect(top, QColor(*theme.BOTTLENECK_RGB))
         painter.setPen(QColor(theme.MUTED))
-        for text, x in (("0%", ramp.left() + 8), ("50%", ramp.left() + ramp.width() * 0.5),
-                        ("90%", ramp.left() + ramp.width() * 0.9), ("100%", top.center().x())):
-            painter.drawText(QRectF(x - 20, 13, 40, 16), Qt.AlignHCenter | Qt.AlignTop, text)
+        y, h, room = ramp.bottom() + 2, self.fontMetrics().height(), self.width()
+        for text, x, align in (("0%", ramp.left(), Qt.AlignLeft),
+                               ("50%", ramp.left() + ramp.width() * 0.5 - room / 2, Qt.AlignHCenter),
+                               ("90%", ramp.left() + ramp.width() * 0.9 - room, Qt.AlignRight),
+                               ("100%", top.right() - room, Qt.AlignRight)):
+            painter.drawText(QRectF(x, y, room, h), align | Qt.AlignTop, text)
 
 
 class QtTopologyPanel(QWidget):
@@ -134,13 +147,16 @@ class QtTopologyPanel(QWidget):
         side.addWidget(self.minimap)
         column = QWidget()
         column.setLayout(side)
-        side_scroll = QScrollArea()  # presentation mode at 1366x768: the legend and the minimap scroll, not clip
+        # presentation mode at 1366x768: the legend and the minimap scroll, not clip. The scroll bar shows
+        # only when the column is taller than its room, and the column follows the viewport's width: the
+        # scroll bar's width when one shows, the whole width when none does (no empty strip beside it)
+        self.side_scroll = side_scroll = QScrollArea()
         side_scroll.setWidget(column)
         side_scroll.setWidgetResizable(True)
         side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         side_scroll.setFrameShape(QScrollArea.NoFrame)
         side_scroll.setFixedWidth(SIDE_WIDTH + side_scroll.verticalScrollBar().sizeHint().width())
-        column.setFixedWidth(SIDE_WIDTH)
+        column.setMinimumWidth(SIDE_WIDTH)
         self.view.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # a long id never widens it
         left = QVBoxLayout()
         left.setContentsMargins(6, 4, 0, 0)

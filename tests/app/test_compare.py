@@ -42,3 +42,23 @@ def test_over_budget_cells_are_flagged_and_a_design_has_one_column(qtbot, settle
     view.pin_selected()  # the same configuration again: refused
     assert len(compare.pins) == 2 and "already" in view.message.text()
     selection.shutdown()
+
+
+def test_the_table_comes_first_with_every_row_in_view(qtbot, settle):
+    selection = DesignSelection()
+    selection.set_space(compile_kernel(KERNELS / "mm.c", defines={"I": 64, "J": 64, "K": 64}))
+    compare = CompareSession()
+    view = QtCompare(compare, selection)
+    qtbot.addWidget(view)
+    for design in ("i-j__i-j.k", "i-k__i-k.j"):
+        selection.select(design, None)
+        settle(selection)
+        view.pin_selected()
+    view.resize(700, 900)
+    view.show()
+    qtbot.waitUntil(view.isVisible)
+    table = view.table
+    last = table.rowCount() - 1  # off-chip traffic, under the resources
+    assert table.visualRect(table.model().index(last, 0)).bottom() < table.viewport().height()
+    assert table.verticalScrollBar().maximum() == 0
+    assert table.geometry().bottom() < view.thumbnails[0].mapTo(view, view.thumbnails[0].rect().topLeft()).y()

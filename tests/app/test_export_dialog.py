@@ -191,3 +191,19 @@ def test_the_kernel_is_previewed_without_writing_and_an_export_shows_what_it_wro
     assert dialog.preview.toPlainText() == (out / "src" / "kernel_kernel.cpp").read_text() == text
     # the C simulation of what was exported is the full problem: its estimate is said, and where a reduced one runs
     assert "should take about" in dialog.outcome.text() and "Verify tab" in dialog.outcome.text()
+
+
+def test_a_folder_that_cannot_be_written_is_a_message_in_place_and_the_last_export_stays(qtbot, tmp_path, selection):
+    dialog = QtExportDialog(selection, tmp_path / "first")
+    qtbot.addWidget(dialog)
+    _export(dialog, qtbot)
+    assert dialog.project_dir == tmp_path / "first", dialog.outcome.text()
+    blocker = tmp_path / "a-file"  # a plain file where a folder would have to be made (root ignores modes)
+    blocker.write_text("not a folder\n")
+    dialog.folder.setText(str(blocker / "project"))
+    _export(dialog, qtbot)
+    message = dialog.outcome.text()
+    assert message and "\n" not in message and str(blocker) in message and "Traceback" not in message
+    assert dialog.outcome.objectName() == "error"
+    assert dialog.project_dir == tmp_path / "first" and dialog.open_button.isEnabled()  # the last export stays
+    assert dialog.export_button.isEnabled()

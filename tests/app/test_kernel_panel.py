@@ -88,3 +88,10 @@ def test_the_editor_scrolls_to_the_marked_error_line(panel, bundled, qtbot):
     panel.compile_button.click()
     assert panel.editor.error_line == target + 301
     assert target + 301 in panel.editor.visible_lines() and panel.editor.visible_lines().start > 1
+
+
+def test_the_picker_names_the_users_file_not_a_bundled_kernel(panel, tiny_mm, bundled):
+    panel.session.open(tiny_mm)
+    assert panel.picker.currentIndex() == -1 and panel.picker.placeholderText() == "tiny.c"
+    panel.session.open(bundled("mm"))
+    assert panel.picker.currentText() == "mm"

@@ -52,7 +52,7 @@ def test_ticks_are_drawn_by_the_next_frame_and_lines_grow_through_tails(running,
     session._tick([snapshot("b", 300.0, 40, 0.6)], 0.6)  # the next design: its own line, a's tail ends
     qtbot.waitUntil(lambda: "b" in panel.design_curves, timeout=10 * FRAME_MS)
     assert len(panel.tails["a"].getData()[0]) == 0
-    assert panel.legend.names() == ["best overall", "a", "b"]
+    assert panel.legend.names() == ["best overall", "b", "a"]  # the best designs first
 
 
 def test_value_axes_grow_only_and_hidden_tabs_are_drawn_when_shown(running, qtbot):
@@ -118,3 +118,24 @@ def test_each_design_s_best_is_a_ranked_bar_grouped_by_dataflow_and_a_click_pick
     session.worker, session.status = None, "finished"
     session.clear()  # another kernel opened: the bars go
     assert bars.shown == [] and not bars.bars.isVisible() and "run a search" in bars.note.text()
+
+
+def test_the_live_scatter_shows_no_negative_resources(running):
+    import numpy as np
+
+    _, panel = running
+    panel._grow_scatter(np.array([[1e6, 0.0], [1e8, 4000.0], [1e9, 9000.0]]))  # (latency, DSP): one at 0 DSP
+    low, high = panel.scatter_plot.getViewBox().viewRange()[1]
+    assert -0.02 * high <= low < 0.0 and high >= 9000.0  # the point at 0 stays whole, no "-2,000" tick
+
+
+def test_the_over_time_legend_names_the_best_designs_and_counts_the_others(running, qtbot):
+    from app.views.qt_search_panel import LEGEND_DESIGNS
+
+    session, panel = running
+    gops = {f"d{n}": 100.0 * (n + 1) for n in range(LEGEND_DESIGNS + 3)}
+    session._tick([snapshot(d, g, 100, 0.5) for d, g in gops.items()], 0.5)
+    qtbot.waitUntil(lambda: len(panel.design_curves) == len(gops), timeout=10 * FRAME_MS)
+    best = sorted(gops, key=lambda d: -gops[d])[:LEGEND_DESIGNS]
+    qtbot.waitUntil(lambda: panel.legend.names()[1:LEGEND_DESIGNS + 1] == best, timeout=10 * FRAME_MS)
+    assert panel.legend.names() == ["best overall", *best, "3 more: hover a line"]

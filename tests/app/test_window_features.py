@@ -152,6 +152,11 @@ def test_at_1366x768_four_pins_fit_and_the_editor_has_the_kernel_dock_s_width(wi
     window.show()
     qtbot.waitExposed(window)
     window.fit_docks()
+    table, page = window.compare_view.table, window.views.currentWidget()  # the Compare tab's scroll area
+    qtbot.waitUntil(table.isVisible)
+    last = table.visualRect(table.model().index(table.rowCount() - 1, 0))
+    bottom = table.viewport().mapTo(page.viewport(), last.bottomLeft()).y()
+    assert 0 < bottom <= page.viewport().height(), (bottom, page.viewport().height())  # every number in view
     panel = window.kernel_panel
     qtbot.waitUntil(lambda: panel.editor.width() >= 0.9 * panel.width())  # not beside the sizes table any more
     assert panel.editor.width() >= 35 * panel.editor.fontMetrics().horizontalAdvance("x")

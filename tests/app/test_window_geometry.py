@@ -1,9 +1,14 @@
 """Issue 29: the window fits a projector. At 1366x768 and 1920x1080, with the default layout (no
 remembered one), every view (each tab of the middle) is shown and no visible widget is clipped by
 its parent or the window, nor smaller than its minimum size, nor any plot's title or axis label
-inside its plot, nor any text cut inside its label, button, check box or group box; the export
-dialog likewise; the window's minimum size fits 1366x768. Presentation mode (F5: every font
-PRESENTATION_SCALE times larger) fits 1366x768 too, every view and the export dialog."""
+inside its plot, nor any text cut inside its label, button, check box or group box, nor any content
+cut by a scroll area that does not scroll that way; the topology's side column uses the scroll bar's
+room when none shows; the window's minimum size fits 1366x768. Presentation mode (F5: every font
+PRESENTATION_SCALE times larger) fits 1366x768 too, every view and every dialog: export (opened
+before F5 and after, with a refusal shown), stored runs (two runs compared), paste AutoSA sizes
+(with its error) and the user guide, each at its size and at its minimum size, which fits 1366x768.
+The search panel's plot tabs (best per design, over time, seen, kept and roofline, samples/s) are
+checked at each size and mode too."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
@@ -12,8 +17,9 @@ from app.views import theme
 from app.window_geometry import SIZES, misfits
 
 
-def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm):
+def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm, run_database, tmp_path):
     theme.apply(QApplication.instance(), "dark")  # as the application starts: its stylesheet pads buttons and boxes
+    _store_two_runs(run_database)  # for the runs dialog
     window = make_window(tiny_mm, background=False)
     compiled(window)
     window.show()
@@ -25,36 +31,128 @@ def test_every_view_fits_at_both_sizes(make_window, qtbot, compiled, tiny_mm):
         window.resize(width, height)
         window.fit_docks()
         qtbot.waitUntil(lambda: window.size().toTuple() == (width, height), timeout=300_000)
-        for k in range(window.views.count()):
-            window.views.setCurrentIndex(k)
-            page = window.views.currentWidget()
-            qtbot.waitUntil(page.isVisible, timeout=300_000)
-            QApplication.processEvents()  # its layout done
-            problems += [f"{window.views.tabText(k)} at {width}x{height}: {line}" for line in misfits(window)]
-    problems += _export_dialog_misfits(window, qtbot, "")
+        problems += _views_misfits(window, qtbot, f"at {width}x{height}")
+    problems += _dialogs_misfits(window, qtbot, "", tmp_path)
     window.resize(*SIZES[0])
     window.fit_docks()
+    export = _shown(window.show_export(), qtbot)  # open while F5 is pressed: its fonts grow in place
     window.actions_by_name["presentation"].trigger()  # F5
     try:
         qtbot.waitUntil(lambda: window.size().toTuple() == SIZES[0], timeout=300_000)
-        for k in range(window.views.count()):
-            window.views.setCurrentIndex(k)
-            qtbot.waitUntil(window.views.currentWidget().isVisible, timeout=300_000)
-            QApplication.processEvents()
-            problems += [f"{window.views.tabText(k)} presenting at 1366x768: {line}" for line in misfits(window)]
-        problems += _export_dialog_misfits(window, qtbot, " presenting")
+        QApplication.processEvents()
+        problems += [f"export dialog open across F5: {line}" for line in _dialog_problems(export)]
+        export.close()
+        problems += _views_misfits(window, qtbot, "presenting at 1366x768")
+        problems += _dialogs_misfits(window, qtbot, " presenting", tmp_path)
     finally:
         window.actions_by_name["presentation"].trigger()  # the fonts back for the tests after this one
     assert problems == [], "\n".join(problems)
 
 
-def _export_dialog_misfits(window, qtbot, mode: str) -> list[str]:
-    dialog = window.show_export()  # the export dialog (its buttons were squeezed to a fixed 560 px width)
+def _views_misfits(window, qtbot, where: str) -> list[str]:
+    """Every view's misfits, and the topology's side column at the width of its viewport (scroll bar
+    shown or not: no strip left empty beside the column when nothing scrolls)."""
+    problems = []
+    for k in range(window.views.count()):
+        window.views.setCurrentIndex(k)
+        qtbot.waitUntil(window.views.currentWidget().isVisible, timeout=300_000)
+        QApplication.processEvents()  # its layout done
+        problems += [f"{window.views.tabText(k)} {where}: {line}" for line in misfits(window)]
+        if k == 0:  # the search panel's other plots (kept and roofline, samples/s, best over time) too
+            problems += _search_tabs_misfits(window, qtbot, where)
+        if window.views.tabText(k) == "Topology":
+            side = window.topology_panel.side_scroll
+            bar, column, room = side.verticalScrollBar(), side.widget(), side.viewport().width()
+            if column.width() != room:
+                problems.append(f"Topology {where}: the side column is {column.width()} px wide in {room} px")
+            if bar.isVisible() != (column.height() > side.viewport().height()):
+                problems.append(f"Topology {where}: the side column's scroll bar is "
+                                f"{'shown' if bar.isVisible() else 'hidden'} for {column.height()} px in "
+                                f"{side.viewport().height()} px")
+    return problems
+
+
+def _search_tabs_misfits(window, qtbot, where: str) -> list[str]:
+    problems = []
+    for tabs in (window.search_panel.result_tabs, window.search_panel.best_tabs):
+        shown = tabs.currentIndex()
+        for k in range(tabs.count()):
+            tabs.setCurrentIndex(k)
+            qtbot.waitUntil(tabs.currentWidget().isVisible, timeout=300_000)
+            QApplication.processEvents()
+            problems += [f"search panel's {tabs.tabText(k)!r} {where}: {line}" for line in misfits(window)]
+        tabs.setCurrentIndex(shown)
+    return problems
+
+
+def _shown(dialog, qtbot):
+    qtbot.addWidget(dialog)
+    dialog.show()
     qtbot.waitUntil(dialog.isVisible, timeout=300_000)
     QApplication.processEvents()
-    problems = [f"export dialog{mode}: {line}" for line in misfits(dialog)]
-    dialog.close()
+    return dialog
+
+
+def _dialog_problems(dialog) -> list[str]:
+    """A shown dialog's misfits at its size, then at its minimum size (the narrowest: the most wrapped
+    lines), which must fit the smaller screen."""
+    QApplication.processEvents()  # a message just shown: its layout done
+    problems = misfits(dialog)
+    smallest = dialog.minimumSizeHint().expandedTo(dialog.minimumSize())
+    if smallest.width() > SIZES[0][0] or smallest.height() > SIZES[0][1]:
+        problems.append(f"its minimum size {smallest.width()}x{smallest.height()} does not fit {SIZES[0]}")
+    dialog.resize(smallest)
+    QApplication.processEvents()
+    problems += [f"at its minimum size: {line}" for line in misfits(dialog)]
     return problems
+
+
+def _dialogs_misfits(window, qtbot, mode: str, tmp_path) -> list[str]:
+    """The export dialog (fresh, then refusing a non-empty folder), the stored runs (two compared),
+    paste AutoSA sizes (a string it refuses) and the user guide."""
+    problems = []
+
+    def check(name: str, dialog) -> None:
+        problems.extend(f"{name}{mode}: {line}" for line in _dialog_problems(dialog))
+
+    export = _shown(window.show_export(), qtbot)
+    check("export dialog", export)
+    full = tmp_path / f"full{mode.strip()}"
+    full.mkdir()
+    (full / "kept.txt").write_text("not empty\n")
+    export.folder.setText(str(full))
+    export.export_button.click()  # refused in place, naming the checkbox
+    assert "not empty" in export.outcome.text()
+    check("export dialog refusing a folder", export)
+    export.close()
+    runs = _shown(window.runs_dialog(), qtbot)
+    runs.table.selectAll()
+    assert runs.compare_selected()
+    check("runs dialog comparing", runs)
+    runs.close()
+    paste = _shown(window.paste_sa_sizes(), qtbot)
+    paste.line.setText("{kernel[]->space_time[99]}")
+    paste.buttons.button(paste.buttons.StandardButton.Ok).click()  # refused: the reason in place
+    assert paste.isVisible() and paste.message.isVisible()
+    check("paste AutoSA sizes refusing", paste)
+    paste.close()
+    guide = _shown(window.menus.open_docs(), qtbot)
+    check("user guide", guide)
+    guide.close()
+    return problems
+
+
+def _store_two_runs(database) -> None:
+    from engine.search.progress import Candidate, DesignResult, ExplorationResult
+    from engine.search.store import RunStore
+
+    with RunStore(database) as store:
+        for method, seed, gops in (("random", 1, {"i__i-j.k": 10.0, "j__i-j.k": 30.0}), ("hybrid", 2, {"i__i-j.k": 20.0})):
+            designs = tuple(DesignResult(d, method, 10, 1.0, Candidate({"i_t1": 4}, 1000.0 / g, 1.0, 1.0, g), ())
+                            for d, g in gops.items())
+            store.save(kernel_path="tiny.c", kernel_text="", sizes={"I": 32, "J": 32, "K": 32}, device="u250",
+                       method=method, seed=seed, budget={"seconds": None, "samples": 100},
+                       result=ExplorationResult("tiny", method, seed, designs))
 
 
 def test_a_clipped_widget_is_reported(qtbot):
