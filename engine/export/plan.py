@@ -358,6 +358,10 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
     if len({g.array for g in groups}) != len(groups):
         raise ExportError("an array referenced twice in the statement is not exported yet")
     written = [g for g in groups if g.kind != "in"]
+    if not multi and any(g.reach is not None for g in groups):
+        # the guarded read of an input the network brings to some PEs only is pe_statements.py's
+        raise ExportError("an I/O network that reaches some PEs only (io_groups[].pe_reach) is exported for a PE "
+                          "running several statements only")
     if multi:
         _check_statements(descriptor, loops, groups)
         acc = written[0]

@@ -10,6 +10,8 @@ For a 2-D array with space loops (s0, s1):
 - an accumulated array whose partial results leave the array between tiles also gets input
   modules (`C_in`); one initialised on chip and finished within a tile gets none (pruned).
 A 1-D array has one level less: its L2 module is the DRAM-facing one.
+An interior network whose array is read (written) at some PEs only counts the L1 modules of those
+PEs and the L2 modules of their rows (`reach`, io_reach.py).
 """
 from __future__ import annotations
 

@@ -14,10 +14,12 @@ modules take what a chain brings to a PE it does not hold):
   on the line are chained in order instead, and the line's I/O module (`to_boundary_pe`) feeds its
   first / collects from its last remaining PE. A local array's values go from a point of the domain
   to a point of the domain, so none crosses into a missing PE: the edge PEs keep an unused stream.
-- a FIFO between a missing PE and a module (`to_pe`, or `to_boundary_pe` of a line with no PE left)
-  stays, its PE end a *stub*: the exporter ends it with a dummy (a sink reading what the PE would
-  read; an output's stream the drain reads nothing from, the missing PE owning no element), the
-  simulator with a thread doing the same.
+- an I/O group's network that reaches some PEs only (io_reach.py, descriptor `io_groups[].pe_reach`:
+  LU's A, U and L) is built over those first, so none of its FIFOs touches a missing PE;
+- a FIFO between a missing PE and a module that remains (`to_pe`, or `to_boundary_pe` of a line with
+  no PE left) stays, its PE end a *stub*: the exporter ends it with a dummy (a sink reading what the
+  PE would read; an output's stream the drain reads nothing from, the missing PE owning no element),
+  the simulator with a thread doing the same.
 """
 from __future__ import annotations
 
