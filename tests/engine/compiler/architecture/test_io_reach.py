@@ -19,6 +19,7 @@ from engine.compiler import isl_helpers as ih
 from engine.csim import run_csim
 from engine.export.hls_kernel import kernel_sources
 from engine.export.project import export_project
+from engine.floorplan.netlist import build_netlist
 from engine.models.cache import shared_model
 from engine.models.device import load_device
 from engine.models.report import evaluate_configuration
@@ -109,6 +110,15 @@ def test_simulator_and_model_count_the_same_instances(lu):
         assert result.modules[m["name"]].instances == int(evaluate(m["count"], report["params"])), m["name"]
     assert "PE_sink" not in result.modules
     assert abs(result.cycles - report["latency_cycles"]) <= 0.05 * report["latency_cycles"]
+
+
+def test_the_floorplan_netlist_holds_the_same_instances(lu):
+    _, _, descriptor, report = lu(4)
+    net = build_netlist(descriptor, report["params"], load_device("u250"))
+    held = Counter(node[0] for node in net.instances)
+    for m in descriptor["topology"]["modules"]:
+        assert held[m["name"]] == int(evaluate(m["count"], report["params"])), m["name"]
+    assert sorted(node[1] for node in net.instances if node[0] == "A_L1_in") == [(0, j) for j in range(4)]
 
 
 def test_the_export_c_simulates(lu, tmp_path):
