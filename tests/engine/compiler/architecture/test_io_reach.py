@@ -11,39 +11,24 @@ import islpy as isl
 import pytest
 
 from app.models.selection_evaluation import SelectionRequest, evaluate_selection
-from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
 from engine.compiler.expressions import evaluate
-from engine.compiler.sa_sizes import select
 from engine.compiler import isl_helpers as ih
 from engine.csim import run_csim
 from engine.export.hls_kernel import kernel_sources
 from engine.export.project import export_project
 from engine.floorplan.netlist import build_netlist
-from engine.models.cache import shared_model
 from engine.models.device import load_device
-from engine.models.report import evaluate_configuration
 from engine.resources import KERNELS
 from engine.sim import simulate
-from test_pe_set import AUTOSA_COMMAND, AUTOSA_LU
+
+from autosa_lu_cases import autosa_lu
 
 
 @pytest.fixture(scope="module")
-def lu(tmp_path_factory):
-    """lu(n) -> (space, design, descriptor, model report) of AutoSA's LU [k,j], built once per size."""
-    built = {}
-
-    def get(n: int):
-        if n not in built:
-            path = tmp_path_factory.mktemp("lu") / f"lu{n}.c"
-            path.write_text(AUTOSA_LU.format(n=n))
-            space = compile_kernel(path)
-            chosen = select(space, AUTOSA_COMMAND)
-            model = shared_model(space, chosen.design, load_device("u250"))
-            report = evaluate_configuration(model, chosen.params)
-            built[n] = space, chosen.design, build_descriptor(space, chosen.design, model.architecture), report
-        return built[n]
-    return get
+def lu():
+    """lu(n) -> (space, design, descriptor, model report) of AutoSA's command, built once per size."""
+    return autosa_lu
 
 
 def reading_pes(space, array: str) -> int:

@@ -9,11 +9,11 @@ import re
 import islpy as isl
 import pytest
 
+from autosa_lu_cases import autosa_lu
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.architecture.pe_set import existing_pes, restrict_to_pe_set, stub_pes
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.sa_sizes import select
 from engine.compiler.topology import topology_graph
 from engine.export.hls_kernel import kernel_sources
 from engine.models.cache import shared_model
@@ -21,64 +21,10 @@ from engine.models.device import load_device
 from engine.models.report import evaluate_configuration
 from engine.sim import simulate
 
-AUTOSA_COMMAND = "{kernel[]->space_time[3];kernel[]->array_part[-1,-1,-1];kernel[]->latency[]}"
-
-# AutoSA's autosa_tests/lu/kernel.c as it writes it (2-D local arrays rewritten at every step k)
-AUTOSA_LU = """\
-typedef float data_t;
-#define N {n}
-void lu_device(data_t A[N][N], data_t L[N][N], data_t U[N][N])
-{{
-#pragma scop
-  {{
-    data_t prev_V[N][N];
-    data_t V[N][N];
-    data_t U_tmp[N][N];
-    data_t L_tmp[N][N];
-    for (int k = 0; k < N; k++) {{
-      for (int j = k; j < N; j++)
-        for (int i = k; i < N; i++) {{
-          if (k == 0)
-            prev_V[i][j] = A[i][j];
-          else
-            prev_V[i][j] = V[i][j];
-          if (j == k) {{
-            U_tmp[i][j] = prev_V[i][j];
-            U[j][i] = U_tmp[i][j];
-          }} else {{
-            U_tmp[i][j] = U_tmp[i][j - 1];
-            if (i == k) {{
-              L_tmp[i][j] = prev_V[i][j] / U_tmp[i][j];
-              L[i][j] = L_tmp[i][j];
-            }} else {{
-              L_tmp[i][j] = L_tmp[i - 1][j];
-            }}
-            V[i][j] = prev_V[i][j] - L_tmp[i][j] * U_tmp[i][j];
-          }}
-        }}
-    }}
-  }}
-#pragma endscop
-}}
-"""
-
-
 @pytest.fixture(scope="module")
-def lu(tmp_path_factory):
+def lu():
     """lu(n) -> (space, design, descriptor, model report) of AutoSA's command, built once per size."""
-    built = {}
-
-    def get(n: int):
-        if n not in built:
-            path = tmp_path_factory.mktemp("lu") / f"lu{n}.c"
-            path.write_text(AUTOSA_LU.format(n=n))
-            space = compile_kernel(path)
-            chosen = select(space, AUTOSA_COMMAND)
-            model = shared_model(space, chosen.design, load_device("u250"))
-            report = evaluate_configuration(model, chosen.params)
-            built[n] = space, chosen.design, build_descriptor(space, chosen.design, model.architecture), report
-        return built[n]
-    return get
+    return autosa_lu
 
 
 def test_descriptor_states_the_triangle_of_lu_k_j(lu):
