@@ -321,16 +321,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
             return inst.module
         # the head of a chain talks to the level above (its own word width), the last one forwards nothing
         key = "next" if inst.role == "io" else "successor"
-        if key not in inst.streams and inst.first and self._lone_and_last(inst.module, key):
-            # alone in its line (a network over the PEs it reaches, io_reach.py) where other lines end
-            # in a member fed by the one before: its own variant, reading from the level above
+        if inst.alone:
             return inst.module + "_alone"
         return inst.module + ("_boundary" if key not in inst.streams else "_head" if inst.first else "")
-
-    def _lone_and_last(self, module: str, key: str) -> bool:
-        """Does `module` have both instances alone in their chain and last members of a longer one?"""
-        last = [i.first for i in self.plan.instances if i.module == module and key not in i.streams]
-        return any(last) and not all(last)
 
     def _stream_arg(self, key: str, stream_name: str, c_name: str) -> str:
         s = self.plan.streams[stream_name]

@@ -111,6 +111,9 @@ class Instance:
     group: str | None
     boundary: bool = False      # last of its chain: nothing to forward
     first: bool = False         # first of its chain: talks to the level above
+    # alone in its chain where other chains of its module end in a member fed by the one before (a
+    # network over the PEs it reaches, io_reach.py): a variant of its own, reading from the level above
+    alone: bool = False
     streams: dict[str, str] = field(default_factory=dict)   # argument role -> stream name
 
     @property
@@ -494,6 +497,13 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
                 head = Instance(f"{g.array}_PE_head", inst.index, "head", g.name, streams={"out": name})
                 extra.append(head)
                 flow.add_edge(head.name, inst.name)
+    ends: dict[str, set[bool]] = {}  # module -> whether its chains' last members are also their first
+    last = [i for i in by_node.values() if i.role in ("io", "drain") and i.boundary
+            and ("next" if i.role == "io" else "successor") not in i.streams]
+    for inst in last:
+        ends.setdefault(inst.module, set()).add(inst.first)
+    for inst in last:
+        inst.alone = inst.first and len(ends[inst.module]) == 2
     for inst in by_node.values():
         if inst.role != "pe":
             continue
