@@ -16,7 +16,7 @@ from engine.compiler.golden import golden_loop_nest
 from engine.compiler.tuning import DTYPE_BITS
 
 SCHEMA = "systolic-studio/design-descriptor"
-VERSION = "1.8"
+VERSION = "1.9"
 
 
 def build_descriptor(space: DesignSpace, design: Design, arch: Architecture,
@@ -66,7 +66,9 @@ def _hardware(arch: Architecture) -> dict:
                        "initialised_on_chip": g.initialised_on_chip,
                        "subscripts": [str(e) for e in g.access.index],
                        # an output several PEs hold: which PE writes each element last (drains it)
-                       **({"last_writer": arch.last_writers[g.name]} if g.name in arch.last_writers else {})}
+                       **({"last_writer": arch.last_writers[g.name]} if g.name in arch.last_writers else {}),
+                       # since 1.9: the PEs its I/O network reaches where fewer than those held (io_reach.py)
+                       "pe_reach": arch.io_reach.get(g.name)}
                       for g in arch.groups],
         "topology": {
             "space_loops": list(arch.space_loops),

@@ -137,9 +137,10 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
         if not missing:
             return f"{shape} PEs"
         held = math.prod(self.plan.pe_grid) - missing
+        sinks = {i.index for i in self.plan.instances if i.role == "sink" and i.index in self.plan.missing_pes}
         return (f"{held} PEs of a {shape} grid (where the iteration domain has points: "
-                f"{self.plan.descriptor['topology']['pe_set']}); a sink takes what the I/O modules send each of the "
-                f"other {missing}")
+                f"{self.plan.descriptor['topology']['pe_set']})" +
+                (f"; a sink takes what the I/O modules send each of {len(sinks)} others" if sinks else ""))
 
     def _data_paths(self) -> list[str]:
         """One line per array: the I/O modules it crosses, instances, words and double buffering."""
@@ -149,7 +150,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
             ins = [m for m in plan.modules.values() if m.get("array") == g.array and m["kind"] == "io"]
             outs = [m for m in plan.modules.values() if m.get("array") == g.array and m["kind"] == "drain"]
             def describe(m):
-                count = math.prod(self._value(x) for x in m["grid"]) if m["grid"] else 1
+                # the instances built (fewer than the grid where a network reaches some PEs only)
+                count = (sum(1 for i in plan.instances if i.module == m["name"])
+                         or (math.prod(self._value(x) for x in m["grid"]) if m["grid"] else 1))
                 words = {s.pack for i in plan.instances if i.module == m["name"] for s in
                          (plan.streams[n] for k, n in i.streams.items() if k in ("in", "next", "out", "successor"))}
                 width = "/".join(str(w) for w in sorted(words)) or str(plan.interface.port(g.array).word_elements)
@@ -318,7 +321,9 @@ class VitisHLSTarget(AccumulatorPE, StatementsPE, OwnedDrain, DrainModules, IOMo
             return inst.module
         # the head of a chain talks to the level above (its own word width), the last one forwards nothing
         key = "next" if inst.role == "io" else "successor"
-        return inst.module + ("_boundary" if key not in inst.streams else "_head" if inst.index[-1] == 0 else "")
+        if inst.alone:
+            return inst.module + "_alone"
+        return inst.module + ("_boundary" if key not in inst.streams else "_head" if inst.first else "")
 
     def _stream_arg(self, key: str, stream_name: str, c_name: str) -> str:
         s = self.plan.streams[stream_name]

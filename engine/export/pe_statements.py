@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import re
 
+import islpy as isl
+
+from engine.compiler.architecture.local_arrays import c_condition
 from engine.export.cpp import product, total
 from engine.export.interface import ExportError, affine
 from engine.export.plan import Instance
@@ -64,7 +67,13 @@ class StatementsPE:
             words = {}
             for g in ins:
                 stream = plan.streams[inst.streams[f"{g.array}_in"]]
-                c.line(f"const {g.array}_x{stream.pack} {g.array}_data = {g.array}_in.read();")
+                if g.reach is not None:
+                    # only the PEs its network reaches read it (io_reach.py); the others' guards never use it
+                    c.line(f"{g.array}_x{stream.pack} {g.array}_data;")
+                    with c.block(f"if ({self._reach_condition(g)})"):
+                        c.line(f"{g.array}_data = {g.array}_in.read();")
+                else:
+                    c.line(f"const {g.array}_x{stream.pack} {g.array}_data = {g.array}_in.read();")
                 if f"{g.array}_out" in inst.streams:
                     c.line(f"{g.array}_out.write({g.array}_data);")
                 words[g.array] = f"{g.array}_data.lane[0]"
@@ -110,6 +119,20 @@ class StatementsPE:
             with c.loops(self._box_loops(f"drain_{g.array}", box), pipeline=True):
                 c.line(f"{g.array}_result.put({g.array}_out, local_{g.array}{''.join(f'[d{k}]' for k in range(len(box)))});")
             c.line(f"{g.array}_result.flush({g.array}_out);")
+
+    def _reach_condition(self, g) -> str:
+        """The PEs a group's network reaches (descriptor io_groups[].pe_reach), as a C condition over
+        this PE's grid indices (one tile per loop: a PE index is the space loop's value)."""
+        text = next(d["pe_reach"] for d in self.plan.descriptor["io_groups"] if d["name"] == g.name)
+        pes = isl.Set(text)
+        loops = [pes.get_dim_name(isl.dim_type.set, d) for d in range(pes.dim(isl.dim_type.set))]
+        grid = isl.Set(f"{{ PE[{', '.join(loops)}] : " + " and ".join(
+            f"0 <= {l} < {self.plan.loops[l].pes}" for l in loops) + " }")
+        # the grid's bounds go without saying: A at k = 0 in LU [k,j] reads `k_pe == 0`
+        condition = c_condition(pes.gist(grid), tuple(f"{l}_pe" for l in loops))
+        if condition is None:
+            raise ExportError(f"the PEs {g.array}'s I/O network reaches ({text}) need a division to describe")
+        return condition
 
     def _local_stores(self, update: list[dict], local: dict, band: list[str]) -> dict:
         """Per local array: (lowest subscript value per dimension, extent per dimension) over the

@@ -23,7 +23,8 @@ from engine.compiler.architecture.passes import (
     reads_partial_results,
     unused_reload_modules,
 )
-from engine.compiler.architecture.pe_set import restrict_to_pe_set, stub_pes
+from engine.compiler.architecture.io_reach import existing_reach
+from engine.compiler.architecture.pe_set import existing_pes, restrict_to_pe_set
 from engine.compiler.expressions import evaluate
 from engine.compiler.last_writer import owned_elements
 from engine.export.interface import (
@@ -97,6 +98,9 @@ class Group:
     # an output whose subscripts miss a space loop: PE index -> the elements it writes last and
     # drains (engine/compiler/last_writer.py); None: every PE drains its whole box
     owners: dict | None = None
+    # the PE indices its I/O network reaches where fewer than the PEs held (descriptor
+    # io_groups[].pe_reach, engine/compiler/architecture/io_reach.py); None: every PE held
+    reach: frozenset | None = None
 
 
 @dataclass
@@ -106,6 +110,10 @@ class Instance:
     role: str                   # pe | io | drain | sink | head
     group: str | None
     boundary: bool = False      # last of its chain: nothing to forward
+    first: bool = False         # first of its chain: talks to the level above
+    # alone in its chain where other chains of its module end in a member fed by the one before (a
+    # network over the PEs it reaches, io_reach.py): a variant of its own, reading from the level above
+    alone: bool = False
     streams: dict[str, str] = field(default_factory=dict)   # argument role -> stream name
 
     @property
@@ -341,17 +349,22 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
     design, topo = descriptor["design"], descriptor["topology"]
     band = list(design["problem_size"])
     loops, tile_order, point_order = _band_loops(descriptor, values)
+    reach = existing_reach(descriptor, values)
     groups = [Group(name=g["name"], array=g["array"], kind=g["kind"], exterior=g["exterior_loop"],
                     reference=_reference(g["array"], g["subscripts"], band, stored_layout(descriptor, g["array"])),
                     ctype=c_type(descriptor["kernel"]["arrays"][g["array"]]["dtype"]),
                     initialised_on_chip=g["initialised_on_chip"], reloads=g["reload_events"] != "0",
-                    owners=_owners(descriptor, g, values))
+                    owners=_owners(descriptor, g, values), reach=reach.get(g["name"]))
               for g in descriptor["io_groups"]]
     update = descriptor["compute"]["update"]
     multi = descriptor["compute"]["several_statements"]
     if len({g.array for g in groups}) != len(groups):
         raise ExportError("an array referenced twice in the statement is not exported yet")
     written = [g for g in groups if g.kind != "in"]
+    if not multi and any(g.reach is not None for g in groups):
+        # the guarded read of an input the network brings to some PEs only is pe_statements.py's
+        raise ExportError("an I/O network that reaches some PEs only (io_groups[].pe_reach) is exported for a PE "
+                          "running several statements only")
     if multi:
         _check_statements(descriptor, loops, groups)
         acc = written[0]
@@ -390,13 +403,19 @@ def build_plan(descriptor: dict, values: dict[str, int], *, crossings: dict | No
                       module_dims=dims, instances=[], streams={}, skipped_modules=skipped,
                       pass_loops=list(passes.loops) if passes.active(tiles) else [], reloads=bool(reloads),
                       reload_always=bool(reloads) and not acc.initialised_on_chip, statements=multi,
-                      missing_pes=stub_pes(graph, descriptor, values))
+                      missing_pes=_missing_pes(descriptor, values, pe_grid))
     _instances(plan, graph)
     for name, stream in list(plan.streams.items()):
         pipe = (crossings or {}).get((*stream.ends, stream.array)) if stream.ends else None
         if pipe is not None:
             plan.streams[name] = replace(stream, depth=stream.depth + pipe.extra_depth, crossing=pipe)
     return plan
+
+
+def _missing_pes(descriptor: dict, values: dict[str, int], pe_grid: list[int]) -> frozenset:
+    """The PE indices of the grid the array does not hold (descriptor topology.pe_set)."""
+    held = existing_pes(descriptor, values)
+    return frozenset() if held is None else frozenset(indices(pe_grid)) - held
 
 
 def _stream_name(array: str, src: tuple, dst: tuple, drain: bool) -> str:
@@ -451,11 +470,16 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
     extra: list[Instance] = []
     for node in [n for n in by_node if n[0] == "PE" and n[1] in plan.missing_pes]:
         extra += _stub_sinks(plan, by_node.pop(node), flow)
-    for inst in by_node.values():
+    for node, inst in by_node.items():
         if inst.role != "pe":
             has_chain = any(f["pattern"] == "chain" and f["source"] == inst.module
                             for f in plan.descriptor["topology"]["fifos"])
             inst.boundary = has_chain  # a chain member: head, middle or last (see hls_kernel)
+            # the head talks to the level above: no chain FIFO of its own module reaches it
+            # (index 0 of its line, or the first instance left of a network over the PEs it reaches)
+            inst.first = not any(graph.edges[e]["pattern"] == "chain"
+                                 for e in (graph.in_edges(node, keys=True) if inst.role == "io"
+                                           else graph.out_edges(node, keys=True)))
             continue
         for g in plan.groups:
             key_in, key_out = f"{g.array}_in", f"{g.array}_out"
@@ -473,9 +497,24 @@ def _instances(plan: KernelPlan, graph: nx.MultiDiGraph) -> None:
                 head = Instance(f"{g.array}_PE_head", inst.index, "head", g.name, streams={"out": name})
                 extra.append(head)
                 flow.add_edge(head.name, inst.name)
+    ends: dict[str, set[bool]] = {}  # module -> whether its chains' last members are also their first
+    last = [i for i in by_node.values() if i.role in ("io", "drain") and i.boundary
+            and ("next" if i.role == "io" else "successor") not in i.streams]
+    for inst in last:
+        ends.setdefault(inst.module, set()).add(inst.first)
+    for inst in last:
+        inst.alone = inst.first and len(ends[inst.module]) == 2
     for inst in by_node.values():
         if inst.role != "pe":
             continue
+        for g in plan.groups:
+            # a PE outside the PEs a group's network reaches (io_reach.py): its guards never read
+            # (write) the group there, but every PE instance has the same arguments
+            key = f"{g.array}_{'in' if g.kind == 'in' else 'out'}"
+            if g.reach is not None and inst.index not in g.reach and key not in inst.streams:
+                name = f"{g.array}_unused_{key.rsplit('_', 1)[1]}_" + "_".join(map(str, inst.index))
+                plan.streams[name] = Stream(name, g.array, _pe_side_pack(plan, g.array, graph), 2)
+                inst.streams[key] = name
         for a in plan.descriptor.get("local_arrays", []):
             for key in (f"{a['name']}_in", f"{a['name']}_out") if a["channels"] else ():
                 if key not in inst.streams:
@@ -529,6 +568,14 @@ def _pe_pack(plan: KernelPlan, array: str, graph: nx.MultiDiGraph) -> int:
         if dst[0] == "PE" and data["array"] == array:
             return plan.streams[_stream_name(array, src, dst, False)].pack
     raise ExportError(f"no stream brings {array} to the PEs")
+
+
+def _pe_side_pack(plan: KernelPlan, array: str, graph: nx.MultiDiGraph) -> int:
+    """Elements per word of the FIFOs between the PEs and an array's I/O modules (either way)."""
+    for src, dst, data in graph.edges(data=True):
+        if data["array"] == array and (src[0] == "PE") != (dst[0] == "PE"):
+            return data["width_bits"] // plan.descriptor["kernel"]["arrays"][array]["element_bits"]
+    raise ExportError(f"no stream joins {array} to the PEs")
 
 
 def grid_of(plan: KernelPlan, module: str) -> list[int]:

@@ -27,6 +27,8 @@ class PeThreads:
         inputs, forwards, accs = [], [], []
         operands = []  # (Op, is a read) in the body's order: each input read, then passed on
         for g in self.groups.values():
+            if g.get("pe_reach") and (g["array"], "in" if g["kind"] == "in" else "out") not in {**ins, **outs}:
+                continue  # a PE the group's I/O network does not reach (io_reach.py): no FIFO, no word
             if g["kind"] == "in":
                 inputs.append(Op(ins[(g["array"], "in")], self.pe_iters))
                 operands.append((inputs[-1], True))

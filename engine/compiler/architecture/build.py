@@ -15,6 +15,7 @@ import sympy
 from engine.compiler.architecture.dram_runs import dram_pack_name
 from engine.compiler.architecture.io_groups import io_groups
 from engine.compiler.architecture.io_network import build_io_network
+from engine.compiler.architecture.io_reach import io_reach, reach_counts
 from engine.compiler.architecture.modules import Architecture
 from engine.compiler.architecture.multipliers import multiplier_pairing
 from engine.compiler.architecture.owned_drain import with_owned_drains
@@ -63,17 +64,32 @@ def build_architecture(space: DesignSpace, design: Design, *, double_buffering: 
     pes = occupied_pes(space, design)
     pe = replace(pe, buffers=pe.buffers + tuple(local_buffers(on_chip)), depth=depth,
                  count=occupied_pe_count(space, design, syms, pes))
-    modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering)
+    # each interior network over the PEs that read (write) its array from outside (io_reach.py)
+    reach = io_reach(space, design, groups, pes)
+    modules, fifos, packing = build_io_network(syms, groups, double_buffering=double_buffering,
+                                               reach={name: reached_counts(space, design, syms, r)
+                                                      for name, r in reach.items()})
     fifos += local_fifos(on_chip, syms, space, pes)
     arch = Architecture(design.id, design.name, space.kernel.name, design.space_loops, syms.pe_grid, syms.simd,
                         (pe, *modules), tuple(fifos), compute, tuple(groups), tuple(packing), double_buffering,
-                        tuple(on_chip), pe_set=None if pes is None else pes.to_str())
+                        tuple(on_chip), pe_set=None if pes is None else pes.to_str(),
+                        io_reach={name: r.to_str() for name, r in reach.items()})
     if view is None:
         # outputs several PEs hold drain each element from its last writer
         update = [{"target": str(s.target), "guards": [guard_text(g) for g in s.guards], "bounds": loop_bounds(s)}
                   for s in statements]
         arch = with_owned_drains(arch, update, design)
     return arch
+
+
+def reached_counts(space: DesignSpace, design: Design, syms: DesignSymbols,
+                   reach: isl.Set) -> tuple[sympy.Expr, sympy.Expr]:
+    """(L1 instances, rows of them) of a network over `reach` (io_reach.py), under the one-tile
+    condition of the PE set (pe_set.py `when_one_tile`)."""
+    pes, rows = reach_counts(reach)
+    box_rows = syms.pes(design.space_loops[0]) if len(design.space_loops) == 2 else sympy.Integer(1)
+    return (when_one_tile(space, design, syms, pes, syms.pe_count),
+            when_one_tile(space, design, syms, rows, box_rows))
 
 
 def occupied_pe_count(space: DesignSpace, design: Design, syms: DesignSymbols,

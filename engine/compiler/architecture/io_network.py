@@ -10,6 +10,8 @@ For a 2-D array with space loops (s0, s1):
 - an accumulated array whose partial results leave the array between tiles also gets input
   modules (`C_in`); one initialised on chip and finished within a tile gets none (pruned).
 A 1-D array has one level less: its L2 module is the DRAM-facing one.
+An interior network whose array is read (written) at some PEs only counts the L1 modules of those
+PEs and the L2 modules of their rows (`reach`, io_reach.py).
 """
 from __future__ import annotations
 
@@ -29,10 +31,14 @@ class _GroupNetwork:
     """Builds the modules and FIFOs of one group in one direction (`in` or `out`)."""
 
     def __init__(self, syms: DesignSymbols, group: IOGroup, direction: str, events: sympy.Expr,
-                 double_buffering: bool):
+                 double_buffering: bool, reach: tuple[sympy.Expr, sympy.Expr] | None = None):
         self.syms, self.g, self.direction, self.events = syms, group, direction, events
         self.double_buffering = double_buffering
         self.space = syms.design.space_loops
+        # an interior network over the PEs the group reaches (io_reach.py): its L1 instances and
+        # the rows of them an L2 level serves; every PE and every row otherwise
+        self.reached, self.rows = reach if reach is not None else (
+            syms.pe_count, syms.pes(self.space[0]) if len(self.space) == 2 else sympy.Integer(1))
         self.top = len(self.space) + 1  # DRAM-facing level
         self.layout = (syms.design.simd.layout.get(group.array) if syms.design.simd else None)
         self.modules: list[Module] = []
@@ -165,27 +171,28 @@ class _GroupNetwork:
         syms, space = self.syms, self.space
         pe_data = footprint(self.g.access, self.ranges(space))
         upstream, upstream_pack = self.name(self.top), dram_pack
+        rows = self.rows
         if len(space) == 2:
             s0 = space[0]
             pack2 = self.pack(2, self.ranges((s0,)), splits=(s0,))
             self.modules.append(self.transfer(2, tile, pack2, f"pass {self.g.array} along the {s0} chain",
-                                              syms.pes(s0), (syms.pes(s0),)))
+                                              rows, (syms.pes(s0),)))
             self.link(upstream, self.name(2), 1, upstream_pack, "to_first")
-            self.link(self.name(2), self.name(2), syms.pes(s0) - 1, pack2, "chain")
-            upstream, upstream_pack, rows = self.name(2), pack2, syms.pes(s0)
+            self.link(self.name(2), self.name(2), rows - 1, pack2, "chain")
+            upstream, upstream_pack = self.name(2), pack2
             chain_data = footprint(self.g.access, self.ranges((s0,)))
         else:
-            rows, chain_data = sympy.Integer(1), tile
+            chain_data = tile
         feed = self.feed_phase(pe_data)
         # words must not straddle one PE's block
         pack1 = self.pack(1, self.ranges(space), rate=self.rate(chain_data), feeds_pes=self.direction == "in",
                           splits=space[-1:])
         buffer = Buffer(f"{self.g.name}_{self.direction}_tile", self.g.array, pe_data, pack1, self.g.element_bits, self.double_buffering)
         self.modules.append(self.transfer(1, chain_data, pack1, f"keep this PE's {self.g.array} tile, pass the rest",
-                                          syms.pe_count, syms.pe_grid, buffer=buffer, feed=feed))
+                                          self.reached, syms.pe_grid, buffer=buffer, feed=feed))
         self.link(upstream, self.name(1), rows, upstream_pack, "to_row_heads" if len(space) == 2 else "to_first")
-        self.link(self.name(1), self.name(1), syms.pe_count - rows, pack1, "chain")
-        self.link(self.name(1), "PE", syms.pe_count, self.simd_pack(), "to_pe")
+        self.link(self.name(1), self.name(1), self.reached - rows, pack1, "chain")
+        self.link(self.name(1), "PE", self.reached, self.simd_pack(), "to_pe")
 
     def build_exterior(self, tile, dram_pack) -> None:
         syms, d = self.syms, self.g.exterior_loop
@@ -238,8 +245,10 @@ class _GroupNetwork:
                                reversed=self.direction == "out"))
 
 
-def build_io_network(syms: DesignSymbols, groups: list[IOGroup], *, double_buffering: bool = True):
-    """All I/O and drain modules, their FIFOs and their packing parameters."""
+def build_io_network(syms: DesignSymbols, groups: list[IOGroup], *, double_buffering: bool = True,
+                     reach: dict[str, tuple[sympy.Expr, sympy.Expr]] | None = None):
+    """All I/O and drain modules, their FIFOs and their packing parameters. `reach`: group name ->
+    (PEs, rows of them) its interior network reaches where not every PE (io_reach.py)."""
     modules, fifos, packing = [], [], []
     for g in groups:
         directions = []
@@ -250,7 +259,7 @@ def build_io_network(syms: DesignSymbols, groups: list[IOGroup], *, double_buffe
         if g.needs_drain:
             directions.append(("out", g.loads))
         for direction, events in directions:
-            net = _GroupNetwork(syms, g, direction, events, double_buffering)
+            net = _GroupNetwork(syms, g, direction, events, double_buffering, (reach or {}).get(g.name))
             net.build()
             modules += net.modules
             fifos += net.fifos

@@ -133,13 +133,13 @@ def _channel(space: DesignSpace, array: str, loop: str) -> dict:
     if reads & local_reads or len(values) > 1:
         uniform = False
     return {"along": loop, "uniform": uniform,
-            "send_when": _c_condition(send, band.loops) if send is not None else "0",
-            "receive_when": _c_condition(receive, band.loops) if receive is not None else "0",
+            "send_when": c_condition(send, band.loops) if send is not None else "0",
+            "receive_when": c_condition(receive, band.loops) if receive is not None else "0",
             "value": next(iter(values)) if len(values) == 1 else None,
             "reads": [{"statement": s, "reference": r} for s, r in sorted(reads)]}
 
 
-def _c_condition(points: isl.Set, loops: tuple[str, ...]) -> str | None:
+def c_condition(points: isl.Set, loops: tuple[str, ...]) -> str | None:
     """A set of band points as a C condition over the band loop names (null if it needs divisions)."""
     pieces = []
     for piece in points.coalesce().get_basic_sets():
@@ -160,7 +160,7 @@ _TERM = re.compile(r"(.+?)\s*(>=|==)\s*0")
 
 
 def parse_c_condition(condition: str | None) -> list[list[tuple[str, str]]]:
-    """The inverse of `_c_condition`, for the descriptor's readers (the model's recurrence term, the
+    """The inverse of `c_condition`, for the descriptor's readers (the model's recurrence term, the
     simulator): `||` of parenthesised `&&`-joined affine `>= 0` / `== 0` terms, or 0 / 1, as
     [[(affine text, ">=" | "=="), ...], ...]; [] holds nowhere. ValueError on anything else."""
     text = (condition or "0").strip()

@@ -158,6 +158,8 @@ class Architecture:
     last_writers: dict = field(default_factory=dict)
     # isl text of the PEs the array holds where it is not the whole grid (pe_set.py), else None
     pe_set: str | None = None
+    # group name -> isl text of the PEs its I/O network reaches, where fewer than those held (io_reach.py)
+    io_reach: dict = field(default_factory=dict)
 
     def module(self, name: str) -> Module:
         return next(m for m in self.modules if m.name == name)

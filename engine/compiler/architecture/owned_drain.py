@@ -32,8 +32,7 @@ def with_owned_drains(arch: Architecture, update: list[dict], design: Design) ->
     modules = list(arch.modules)
     writers = {}
     for g in arch.groups:
-        used = {l for a in g.access.index for l, _ in a.terms}
-        if g.kind != "out" or all(l in used for l in spaced):
+        if not drained_by_last_writer(g, spaced):
             continue
         text = last_writer(update, band, sizes, g.array, spaced)
         if text is None:
@@ -47,6 +46,13 @@ def with_owned_drains(arch: Architecture, update: list[dict], design: Design) ->
                              *(sympy.Eq(e, sizes[l]) for e, l in zip(arch.pe_grid, spaced)))
         modules = [_owned(m, g, owners, spaced, sizes, one_tile, arch) for m in modules]
     return replace(arch, modules=tuple(modules), last_writers=writers)
+
+
+def drained_by_last_writer(group, space_loops) -> bool:
+    """An output whose subscripts miss a space loop (several PEs write its elements): each element
+    leaves once, from its last writer, where the configuration allows (`with_owned_drains`)."""
+    used = {l for a in group.access.index for l, _ in a.terms}
+    return group.kind == "out" and not all(l in used for l in space_loops)
 
 
 def _owned(m: Module, g, owners: dict, spaced: list[str], sizes: dict, one_tile, arch: Architecture) -> Module:

@@ -14,10 +14,12 @@ modules take what a chain brings to a PE it does not hold):
   on the line are chained in order instead, and the line's I/O module (`to_boundary_pe`) feeds its
   first / collects from its last remaining PE. A local array's values go from a point of the domain
   to a point of the domain, so none crosses into a missing PE: the edge PEs keep an unused stream.
-- a FIFO between a missing PE and a module (`to_pe`, or `to_boundary_pe` of a line with no PE left)
-  stays, its PE end a *stub*: the exporter ends it with a dummy (a sink reading what the PE would
-  read; an output's stream the drain reads nothing from, the missing PE owning no element), the
-  simulator with a thread doing the same.
+- an I/O group's network that reaches some PEs only (io_reach.py, descriptor `io_groups[].pe_reach`:
+  LU's A, U and L) is built over those first, so none of its FIFOs touches a missing PE;
+- a FIFO between a missing PE and a module that remains (`to_pe`, or `to_boundary_pe` of a line with
+  no PE left) stays, its PE end a *stub*: the exporter ends it with a dummy (a sink reading what the
+  PE would read; an output's stream the drain reads nothing from, the missing PE owning no element),
+  the simulator with a thread doing the same.
 """
 from __future__ import annotations
 
@@ -27,11 +29,9 @@ import sympy
 
 from engine.compiler.design import Design
 from engine.compiler.design_space import DesignSpace
+from engine.compiler.architecture.io_reach import PE_TUPLE, on_space_loops, one_tile_each, restrict_io_networks, set_points
 from engine.compiler.architecture.symbols import sizes_are_symbolic
 from engine.compiler import isl_helpers as ih
-
-PE_TUPLE = "PE"
-
 
 def occupied_pes(space: DesignSpace, design: Design) -> isl.Set | None:
     """The space-loop value tuples some band point takes, as an isl set `PE[<space loops>]`, when a
@@ -40,19 +40,7 @@ def occupied_pes(space: DesignSpace, design: Design) -> isl.Set | None:
     if design.split_space_loops or sizes_are_symbolic():
         return None
     band = space.band
-    points = band.points(space.model.domains)
-    for d in reversed(range(len(band.loops))):
-        if band.loops[d] not in design.space_loops:
-            points = points.project_out(isl.dim_type.set, d, 1)
-    # the remaining dimensions are the space loops in band order: name them, in the design's order
-    order = [l for l in band.loops if l in design.space_loops]
-    points = points.set_tuple_name(PE_TUPLE)
-    for d, loop in enumerate(order):
-        points = points.set_dim_name(isl.dim_type.set, d, loop)
-    if order != list(design.space_loops):
-        text = f"{{ {PE_TUPLE}[{', '.join(order)}] -> {PE_TUPLE}[{', '.join(design.space_loops)}] }}"
-        points = points.apply(isl.Map(text))
-    points = points.coalesce()
+    points = on_space_loops(space, design, band.points(space.model.domains))
     extents = [band.extents[band.index(l)] for l in design.space_loops]
     box = 1
     for n in extents:
@@ -89,25 +77,18 @@ def existing_pes(descriptor: dict, values: dict[str, int]) -> frozenset[tuple[in
     holds every PE of `pe_grid`: the set applies when each space loop has one tile (`l_t1` at least
     the loop's size, one PE per value)."""
     text = descriptor["topology"].get("pe_set")
-    if not text:
+    if not text or not one_tile_each(descriptor, values):
         return None
-    sizes = descriptor["design"]["problem_size"]
-    space = descriptor["topology"]["space_loops"]
-    if any(int(values[f"{l}_t1"]) < int(sizes[l]) for l in space):
-        return None
-    found: list[tuple[int, ...]] = []
-
-    def take(point: isl.Point) -> None:
-        found.append(tuple(int(point.get_coordinate_val(isl.dim_type.set, d).to_python())
-                           for d in range(len(space))))
-    isl.Set(text).foreach_point(take)
-    return frozenset(found)
+    return set_points(text)
 
 
 def restrict_to_pe_set(graph: nx.MultiDiGraph, descriptor: dict, values: dict[str, int]) -> nx.MultiDiGraph:
     """`graph` (topology_graph's, or its edges of some FIFO kinds) with the PEs outside
-    `existing_pes` left out as the module docstring says; the same graph when every PE exists. The
-    missing PEs still joined to a module remain as stub nodes (`stub_pes` lists them)."""
+    `existing_pes` left out as the module docstring says, and each I/O group's network built over
+    the PEs it reaches (io_reach.py `restrict_io_networks`); the same graph when every PE exists and
+    every network reaches every PE. The missing PEs still joined to a module remain as stub nodes
+    (`stub_pes` lists them)."""
+    graph = restrict_io_networks(graph, descriptor, values)
     existing = existing_pes(descriptor, values)
     if existing is None:
         return graph

@@ -66,7 +66,7 @@ def test_unknown_design_and_device_are_one_line_errors(bundled, capsys):
 def test_descriptor_is_printed_on_request(bundled, capsys):
     assert main(["model", str(bundled("mm")), "--design", "i-j__i-j.k", "--descriptor"]) == 0
     descriptor = json.loads(capsys.readouterr().out)
-    assert descriptor["version"] == "1.8" and descriptor["design"]["id"] == "i-j__i-j.k"
+    assert descriptor["version"] == "1.9" and descriptor["design"]["id"] == "i-j__i-j.k"
     assert [m["name"] for m in descriptor["topology"]["modules"]][0] == "PE"
 
 

@@ -85,7 +85,7 @@ def test_trisolve_every_statement_and_local_array_on_chip(trisolve):
         assert report["dsp"] == pes * dsp
         assert set(report["offchip_elements"]) == {"L", "b", "x"}
         descriptor = build_descriptor(space, design, arch)
-        assert descriptor["version"] == "1.8"
+        assert descriptor["version"] == "1.9"
         assert {n for n, a in descriptor["kernel"]["arrays"].items() if a["local"]} == {"s_in", "s_out", "xv"}
         local = {a["name"]: a for a in descriptor["local_arrays"]}
         assert set(local) == {"s_in", "s_out", "xv"}

@@ -28,7 +28,7 @@ def test_operations_per_iteration_are_the_statements_arithmetic(kernel, defines,
     assert kernel_operations(space) == {"total": per_point * points, "per_iteration": per_point}
     design = space.designs[0]
     descriptor = build_descriptor(space, design, build_architecture(space, design))
-    assert descriptor["version"] == "1.8"
+    assert descriptor["version"] == "1.9"
     assert descriptor["compute"]["operations"] == {"total": per_point * points, "per_iteration": per_point}
 
 

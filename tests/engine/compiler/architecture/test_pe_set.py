@@ -9,11 +9,11 @@ import re
 import islpy as isl
 import pytest
 
+from autosa_lu_cases import autosa_lu
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.architecture.pe_set import existing_pes, restrict_to_pe_set, stub_pes
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
-from engine.compiler.sa_sizes import select
 from engine.compiler.topology import topology_graph
 from engine.export.hls_kernel import kernel_sources
 from engine.models.cache import shared_model
@@ -21,64 +21,10 @@ from engine.models.device import load_device
 from engine.models.report import evaluate_configuration
 from engine.sim import simulate
 
-AUTOSA_COMMAND = "{kernel[]->space_time[3];kernel[]->array_part[-1,-1,-1];kernel[]->latency[]}"
-
-# AutoSA's autosa_tests/lu/kernel.c as it writes it (2-D local arrays rewritten at every step k)
-AUTOSA_LU = """\
-typedef float data_t;
-#define N {n}
-void lu_device(data_t A[N][N], data_t L[N][N], data_t U[N][N])
-{{
-#pragma scop
-  {{
-    data_t prev_V[N][N];
-    data_t V[N][N];
-    data_t U_tmp[N][N];
-    data_t L_tmp[N][N];
-    for (int k = 0; k < N; k++) {{
-      for (int j = k; j < N; j++)
-        for (int i = k; i < N; i++) {{
-          if (k == 0)
-            prev_V[i][j] = A[i][j];
-          else
-            prev_V[i][j] = V[i][j];
-          if (j == k) {{
-            U_tmp[i][j] = prev_V[i][j];
-            U[j][i] = U_tmp[i][j];
-          }} else {{
-            U_tmp[i][j] = U_tmp[i][j - 1];
-            if (i == k) {{
-              L_tmp[i][j] = prev_V[i][j] / U_tmp[i][j];
-              L[i][j] = L_tmp[i][j];
-            }} else {{
-              L_tmp[i][j] = L_tmp[i - 1][j];
-            }}
-            V[i][j] = prev_V[i][j] - L_tmp[i][j] * U_tmp[i][j];
-          }}
-        }}
-    }}
-  }}
-#pragma endscop
-}}
-"""
-
-
 @pytest.fixture(scope="module")
-def lu(tmp_path_factory):
+def lu():
     """lu(n) -> (space, design, descriptor, model report) of AutoSA's command, built once per size."""
-    built = {}
-
-    def get(n: int):
-        if n not in built:
-            path = tmp_path_factory.mktemp("lu") / f"lu{n}.c"
-            path.write_text(AUTOSA_LU.format(n=n))
-            space = compile_kernel(path)
-            chosen = select(space, AUTOSA_COMMAND)
-            model = shared_model(space, chosen.design, load_device("u250"))
-            report = evaluate_configuration(model, chosen.params)
-            built[n] = space, chosen.design, build_descriptor(space, chosen.design, model.architecture), report
-        return built[n]
-    return get
+    return autosa_lu
 
 
 def test_descriptor_states_the_triangle_of_lu_k_j(lu):
@@ -91,7 +37,7 @@ def test_descriptor_states_the_triangle_of_lu_k_j(lu):
     # the [j,i] array has points at every (j, i): no set, every PE of the grid
     other = space.design("j-i__k-j-i")
     whole = build_descriptor(space, other, build_architecture(space, other))
-    assert whole["version"] == "1.8" and whole["topology"]["pe_set"] is None
+    assert whole["version"] == "1.9" and whole["topology"]["pe_set"] is None
 
 
 def test_the_set_applies_only_with_one_tile_per_space_loop():
@@ -101,12 +47,15 @@ def test_the_set_applies_only_with_one_tile_per_space_loop():
     assert existing_pes(descriptor, {"i_t1": 2, "j_t1": 4, "k_t1": 8}) is None  # two tiles along i: the grid
 
 
-def test_chains_end_at_the_last_pe_held_and_modules_keep_a_stub(lu):
+def test_chains_end_at_the_last_pe_held_and_no_module_reaches_a_pe_outside(lu):
+    """Every I/O network of LU [k,j] reaches the PEs held only (io_reach.py: A at k = 0, U on the
+    diagonal, L above it), so no PE outside the triangle is left as a stub."""
     _, _, descriptor, report = lu(4)
     values = report["params"]
     graph = restrict_to_pe_set(topology_graph(descriptor, values), descriptor, values)
     stubs = stub_pes(graph, descriptor, values)
-    assert stubs == {(k, j) for k in range(4) for j in range(4) if k > j}
+    assert stubs == frozenset()
+    assert sorted(n[1] for n in graph if n[0] == "PE") == sorted(existing_pes(descriptor, values))
     chained = {"V": 0, "U_tmp": 0}
     for src, dst, data in graph.edges(data=True):
         if src[0] == dst[0] == "PE":  # V down k, U_tmp along j: only between PEs held
@@ -115,28 +64,25 @@ def test_chains_end_at_the_last_pe_held_and_modules_keep_a_stub(lu):
     # the FIFOs the model charges are those the exporter builds: 4 x 3 / 2 along each, not 4 x 3
     counted = {f["array"]: f["count"] for f in descriptor["topology"]["fifos"] if f["pattern"] == "pe_chain"}
     assert chained == {"V": 6, "U_tmp": 6} and counted == {"V": "6", "U_tmp": "6"}
-    for pe in stubs:  # a stub is joined to its I/O modules only (A in; U and L drained)
-        assert sorted(n[0] for n in graph.predecessors(("PE", pe))) == ["A_L1_in"]
-        assert sorted(n[0] for n in graph.successors(("PE", pe))) == ["L_L1_out", "U_L1_out"]
 
 
 def test_kernel0_calls_as_many_pes_as_the_model_counts_at_12(lu):
-    """AutoSA's LU [k,j] at N = 12: 78 PE calls (12 x 13 / 2), the model's count; a sink takes the A
-    words the I/O modules send each of the other 66 grid positions."""
+    """AutoSA's LU [k,j] at N = 12: 78 PE calls (12 x 13 / 2), the model's count; no I/O module
+    sends to the other 66 grid positions (io_reach.py), so no dummy sink stands there."""
     _, _, descriptor, report = lu(12)
     cpp = kernel_sources(descriptor, report["params"])["kernel_kernel.cpp"]
     top = cpp[cpp.index('extern "C" void kernel0'):]
     calls = re.findall(r"^\s*PE\((\d+), (\d+),", top, re.M)
     assert len(calls) == report["pes"]["count"] == 78
     assert all(int(k) <= int(j) for k, j in calls)
-    assert len(re.findall(r"^\s*A_PE_sink\(", top, re.M)) == 144 - 78
+    assert len(re.findall(r"^\s*A_PE_sink\(", top, re.M)) == 0
     assert "78 PEs of a 12 x 12 grid" in cpp
 
 
 def test_simulator_builds_the_pes_held(lu):
     _, _, descriptor, report = lu(4)
     result = simulate(descriptor, report["params"])
-    assert result.modules["PE"].instances == 10 and result.modules["PE_sink"].instances == 6
+    assert result.modules["PE"].instances == 10 and "PE_sink" not in result.modules
     assert abs(result.cycles - report["latency_cycles"]) <= 0.05 * report["latency_cycles"]
 
 
@@ -161,14 +107,12 @@ def test_a_rectangular_domain_keeps_its_whole_grid(write_kernel, design):
 
 def test_the_floorplan_netlist_charges_the_pes_held(lu):
     """The floorplan's per-instance resources (engine/floorplan/netlist.py) add up to the model's PEs:
-    the positions outside the triangle are the export's dummy sinks, no DSP; their nodes keep the PE's
-    name and index, which floorplan.tcl places the sinks by."""
+    the positions outside the triangle hold nothing (no I/O module reaches them, io_reach.py)."""
     from engine.floorplan.netlist import build_netlist
 
     _, _, descriptor, report = lu(4)
     net = build_netlist(descriptor, report["params"], load_device("u250"))
     pes = {node: use for node, use in net.instances.items() if node[0] == "PE"}
     held = {node for node in pes if node[1][0] <= node[1][1]}
-    assert len(pes) == 16 and len(held) == report["pes"]["count"] == 10
-    assert all(pes[n]["DSP"] == 0 for n in pes if n not in held)
+    assert len(pes) == len(held) == report["pes"]["count"] == 10
     assert sum(pes[n]["DSP"] for n in held) == pytest.approx(report["dsp"])

@@ -26,7 +26,7 @@ def mm():
 def test_descriptor_states_the_space_simd(mm):
     design = mm.design("k__i-j.k__simd-k")
     descriptor = build_descriptor(mm, design, build_architecture(mm, design))
-    assert VERSION == "1.8"
+    assert VERSION == "1.9"
     assert descriptor["design"]["simd_on_space"] is True and descriptor["design"]["split_space_loops"] == ["k"]
     assert descriptor["design"]["latency_hiding_loops"] == ["i", "j"]
     assert descriptor["topology"]["pe_grid"] == ["k_t1/k_t2"] and descriptor["topology"]["simd"] == "k_t2"
