@@ -2,7 +2,7 @@
 same budget, and the event loop's longest stall while searching, clicking through designs and
 compiling a kernel, with the window shown.
 
-    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py [--seconds 6] [--designs all|3] [--runs 1] [--trace]
+    QT_QPA_PLATFORM=offscreen python bench/bench_gui.py [--seconds 6 | --samples N] [--seed S] [--designs all|3] [--runs 1] [--trace]
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --select
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --compile cnn
     QT_QPA_PLATFORM=offscreen python bench/bench_gui.py --floorplan
@@ -216,10 +216,12 @@ class BusyLoads:
         self.processes = []
 
 
-def cli_best(seconds: float, designs: list[str]) -> tuple[float, int, float]:
+def cli_best(seconds: float, designs: list[str], samples: int | None = None,
+             seed: int = 0) -> tuple[float, int, float]:
     """(best GOP/s, designs searched, wall s) of `systolic search` on the bundled MM, niced like the
-    window's search process."""
-    command = [sys.executable, "-m", "engine.cli.main", "search", str(DEFAULT_KERNEL), "--seconds", f"{seconds:g}",
+    window's search process, with the window's seed and budget (`samples`: a sample budget)."""
+    budget = ["--samples", str(samples)] if samples else ["--seconds", f"{seconds:g}"]
+    command = [sys.executable, "-m", "engine.cli.main", "search", str(DEFAULT_KERNEL), *budget, "--seed", str(seed),
                "--json", "--no-store"] + [a for d in designs for a in ("--design", d)]
     started = time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True, check=True,
@@ -230,10 +232,15 @@ def cli_best(seconds: float, designs: list[str]) -> tuple[float, int, float]:
     return (data["best"]["throughput_gops"] if data["best"] else 0.0), searched, wall
 
 
-def run_once(app, window, seconds: float, designs: str, trace: bool) -> dict:
+def run_once(app, window, seconds: float, designs: str, trace: bool, samples: int | None = None,
+             seed: int = 0) -> dict:
     panel = window.search_panel
     panel.method.setCurrentText("hybrid")
+    panel.budget_kind.setCurrentText("samples" if samples else "seconds")
+    if samples:
+        panel.samples.setValue(samples)
     panel.seconds.setValue(seconds)
+    panel.seed.setText(str(seed))
     ids = window.tree_model.design_ids()
     if designs == "all":
         chosen = ids
@@ -476,6 +483,10 @@ def screenshot_against_cli(path: str, seconds: float, runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--samples", type=int, default=None,
+                        help="a sample budget instead of --seconds, for the window and the CLI alike: with one seed "
+                             "the two must find the same best (GUI/CLI 1.000)")
+    parser.add_argument("--seed", type=int, default=0, help="the search's seed, the window's and the CLI's")
     parser.add_argument("--designs", default="all", help="'all', or how many designs (every 7th)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--trace", action="store_true", help="list events slower than 20 ms")
@@ -566,12 +577,13 @@ def main() -> None:
           f"{'designs':>8} {'GUI GOP/s':>10} {'CLI GOP/s':>10} {'CLI des.':>8} {'CLI s':>6} {'GUI/CLI':>8} {'load':>5}  status")
     for n in range(args.runs):
         with profiled(args.profile), BusyLoads(args.load):
-            r = run_once(app, window, args.seconds, args.designs, args.trace)
+            r = run_once(app, window, args.seconds, args.designs, args.trace, args.samples, args.seed)
             load = os.getloadavg()[0]
-        cli, cli_searched, cli_wall = (0.0, 0, 0.0) if args.no_cli else cli_best(args.seconds, r["designs"])
+        cli, cli_searched, cli_wall = ((0.0, 0, 0.0) if args.no_cli
+                                       else cli_best(args.seconds, r["designs"], args.samples, args.seed))
         ratio = f"{r['best'] / cli:8.3f}" if cli else f"{'-':>8}"
         print(f"{n:>3} {r['worst_ms']:>9.0f} {r['worst_cpu_ms']:>6.0f} {r['over_100']:>6} {r['rate_hz']:>8.1f} "
-              f"{r['wall_s']:>7.2f} {args.seconds:>7.1f} {r['searched']:>3}/{len(r['designs']):<4} {r['best']:>10.1f} {cli:>10.1f} "
+              f"{r['wall_s']:>7.2f} {f'{args.samples}x' if args.samples else f'{args.seconds:.1f}':>7} {r['searched']:>3}/{len(r['designs']):<4} {r['best']:>10.1f} {cli:>10.1f} "
               f"{cli_searched:>8} {cli_wall:>6.1f} {ratio} {load:>5.1f}  {r['status']} {r['message']}")
         if args.trace:
             print(f"      search started at perf_counter {r['started']:.3f}; main thread busy {r['cpu']:.2f} s CPU "
