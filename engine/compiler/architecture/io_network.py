@@ -80,14 +80,18 @@ class _GroupNetwork:
 
     def row_of_boxes(self, ranges) -> tuple:
         """(rows of a PE's box, PEs along the innermost stored dimension, tiles along it) when the
-        storer's innermost PE loop (the last space loop) runs along that dimension, else Nones."""
+        storer's innermost PE loop runs along that dimension, else Nones. The storer walks the PEs
+        of the space loops that index the array; a space loop that does not index an output sums it
+        from PE to PE (a reduction chain), so the storer's innermost PE loop is the last space loop
+        that indexes the array, not necessarily the design's last (docs/sim.md item 11)."""
         index = self.g.access.index
         if not index:
             return None, None, None
         last = self.layout[-1] if self.layout else len(index) - 1
         loops = [loop for loop, _ in index[last].terms]
         spatial = [loop for loop in loops if loop in self.space]
-        if spatial != [self.space[-1]]:
+        indexing = [loop for loop in self.space if any(loop == l for subscript in index for l, _ in subscript.terms)]
+        if not indexing or spatial != [indexing[-1]]:
             return None, None, None
         rows = footprint(self.g.access, ranges) / innermost_extent(self.g.access, ranges, self.layout)
         return rows, self.syms.pes(spatial[0]), sympy.Mul(*(self.syms.tiles(loop) for loop in loops))
