@@ -29,7 +29,8 @@ Latency (cycles):
   which overlaps the two where a level can send while the far PEs finish), then the last DRAM write's
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
-  input module: the DRAM latency and the levels above it, its term, then its last block computed
+  input module: the DRAM latency and the levels above it, its term (at or above a level that splits
+  rows, then the last row's load of its part: `_last_row_tail`), then its last block computed
   (the PE term over the group's blocks; a PE that sends an event's results beside the next
   computation computes the block and then sends the last event alone) and the epilogue; a
   double-buffered input module also no earlier than the prologue and then its feeds (it loads two
@@ -401,11 +402,12 @@ def _last_row_tail(arch: Architecture, group, module: Module, layout: tuple[int,
     `_last_row_lag` into the level's block (in the array's stored order, `layout`) and the row's
     head level takes its own per-block load from when the part starts arriving, so the row ends
     that load less the rest of the level's block after the level does (the levels below pass it on
-    a hop a member, which `far_pe_lag` counts; a part spread over the whole block adds nothing). Found with
-    the cycle simulator on MM 64^3 i-k__j-k.i 18/1/32/1/64 (i_t1/i_t2/j_t1/j_t2/k_t1): A's loader is
-    the bottleneck, and after its last word row 17's A_L1_in head unpacks its 4 words of the 72 into
-    64 elements, 64 cycles before the last feeders of the row start their last feed (model 992 against
-    1,057, as the timed C simulation). 0 where no level splits rows or `module` is below the split."""
+    a hop a member, which `far_pe_lag` counts; a part spread over the whole block adds nothing).
+    Found with the cycle simulator on MM 64^3 i-k__j-k.i 18/1/32/1/64 (i_t1/i_t2/j_t1/j_t2/k_t1):
+    A's loader is the bottleneck, and after its last word row 17's A_L1_in head unpacks its 4 words
+    of the 72 into 64 elements, 64 cycles before the row's last feeders start their last feed (model
+    992 against 1,057, as the timed C simulation). 0 where no level splits rows or `module` is below
+    the split."""
     found = _row_split(arch, group)
     if found is None or module.level is None or module.level < found[0].level:
         return sympy.Integer(0)
