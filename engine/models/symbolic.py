@@ -29,7 +29,8 @@ Latency (cycles):
   which overlaps the two where a level can send while the far PEs finish), then the last DRAM write's
   acknowledgement; a design that runs passes pays it in every pass;
 - latency = the longest of the paths through each module: PE: prologue + its term + epilogue; an
-  input module: the DRAM latency and the levels above it, its term, then its last block computed
+  input module: the DRAM latency and the levels above it, its term (at or above a level that splits
+  rows, then the last row's load of its part: `_last_row_tail`), then its last block computed
   (the PE term over the group's blocks; a PE that sends an event's results beside the next
   computation computes the block and then sends the last event alone) and the epilogue; a
   double-buffered input module also no earlier than the prologue and then its feeds (it loads two
@@ -398,6 +399,29 @@ def _last_row_lag(arch: Architecture, group, layout: tuple[int, ...] | None = No
     return offset / sympy.Mul(*extents) * _per_event(load)
 
 
+def _last_row_tail(arch: Architecture, group, module: Module, layout: tuple[int, ...] | None = None) -> sympy.Expr:
+    """Cycles the last row's feeders still load after `module`, at or above the level that splits a
+    group's rows (`_row_split`), has passed on the last block: that row's part starts
+    `_last_row_lag` into the level's block (in the array's stored order, `layout`) and the row's
+    head level takes its own per-block load from when the part starts arriving, so the row ends
+    that load less the rest of the level's block after the level does (the levels below pass it on
+    a hop a member, which `far_pe_lag` counts; a part spread over the whole block adds nothing).
+    Found with the cycle simulator on MM 64^3 i-k__j-k.i 18/1/32/1/64 (i_t1/i_t2/j_t1/j_t2/k_t1):
+    A's loader is the bottleneck, and after its last word row 17's A_L1_in head unpacks its 4 words
+    of the 72 into 64 elements, 64 cycles before the row's last feeders start their last feed (model
+    992 against 1,057, as the timed C simulation). 0 where no level splits rows or `module` is below
+    the split."""
+    found = _row_split(arch, group)
+    if found is None or module.level is None or module.level < found[0].level:
+        return sympy.Integer(0)
+    load = found[2]
+    link = next(f for f in arch.fifos if f.array == group.array and f.pattern == "to_row_heads" and not f.reversed)
+    head = next((p for p in arch.module(link.target).phases if p.name == "load"), None)
+    if head is None:
+        return sympy.Integer(0)
+    return smax(0, _per_event(head) - _per_event(load) + _last_row_lag(arch, group, layout))
+
+
 def dram_paced(arch: Architecture, dram: DramPorts, port_groups: tuple = ()) -> Architecture:
     """The architecture with each DRAM-facing module's transfer loop at the II its AXI port sustains:
     smax(its II, the port's cycles per word for the runs it touches in `dram.layout`). `port_groups`:
@@ -557,9 +581,11 @@ def build_symbolic_model(arch: Architecture, problem_size: dict[str, int], dram:
                           + (sends / events if sends is not None else 0))
             after_start.append(_paired_after_start(m))
         elif m.kind == "io":
-            # after its loads, the PEs' last block; without double buffering, its PE-paced feeds
+            # after its loads, the PEs' last block; without double buffering, its PE-paced feeds; at or
+            # above the level that splits rows, after the last row's feeders have their last block
+            # (`_last_row_tail`)
             work = transfer + (per_block if not paced else sympy.Add(*paced))
-            inputs.append(read_latency + above + work)
+            inputs.append(read_latency + above + _last_row_tail(arch, group, m, layouts.get(m.array)) + work)
         else:
             first = per_block
             if sends is not None:

@@ -89,6 +89,11 @@ SEARCHED = (
     # C simulation's 1,235 when the rows' parts were placed in B[k][j] order: docs/sim.md item 6)
     case("mm", "j-k__i-k.j__simd-k", {"I": 26, "J": 64, "K": 32}, i_t1=13, i_t2=1, j_t1=64, j_t2=16, k_t1=32,
          k_t2=4),
+    # MM 64^3 i-k__j-k.i 18/1/32/1/64 scaled down: A's DRAM loader is the longest stage, and after its last
+    # word the last of the 18 rows still unpacks its part of the block (4 words into 64 elements) before
+    # its feeders along j have it (model -5.5% of the timed C simulation's 704 when A's path ended one PE
+    # block after the loader: docs/sim.md item 11)
+    case("mm", "i-k__j-k.i", {"I": 18, "J": 8, "K": 64}, i_t1=18, i_t2=1, j_t1=2, j_t2=1, k_t1=64),
 )
 SAMPLE = SAMPLE + SEARCHED
 
