@@ -4,18 +4,13 @@ index), the exported storer walks only the PE loops of the space loops that inde
 with PE boxes of one row and one tile along the row it writes C row after row, one incrementing
 address: one long burst a run, a word a cycle. The model and the simulator take their runs from the
 compiler (engine/compiler/architecture/dram_runs.py, the storer's `box_rows` from io_network.py
-`row_of_boxes`), which only treats a storer's boxes as following each other along the row when its
-innermost PE loop is the design's last space loop; here it charges one-beat bursts (65/16 cycles a
-word) and names the storer the bottleneck.
+`row_of_boxes`), which took the storer's innermost PE loop to be the design's last space loop (k)
+and so charged one-beat bursts (65/16 cycles a word), naming the storer the bottleneck.
 
-The fix belongs to the compiler (not this branch's): `row_of_boxes` should compare the array's
-innermost-dimension space loops with the last space loop that indexes the array. Until it does,
-this test is expected to fail; it passes with that change (model / simulator / timed C simulation
-1,478 / 1,474 / 1,373 before, 1,371 / 1,373 / 1,373 after), and strict xfail then says to drop the
-marker."""
+`row_of_boxes` now compares the array's innermost-dimension space loops with the last space loop
+that indexes the array (model / simulator / timed C simulation 1,478 / 1,474 / 1,373 before,
+1,371 / 1,373 / 1,373 after); the test fails without it."""
 from __future__ import annotations
-
-import pytest
 
 from engine.compiler.descriptor import build_descriptor
 from engine.compiler.design_space import compile_kernel
@@ -26,8 +21,6 @@ from engine.resources import KERNELS
 from engine.sim import DramModel, simulate
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: io_network.py row_of_boxes takes the design's last space loop "
-                                       "(k, a reduction) for the storer's innermost PE loop (docs/sim.md item 11)")
 def test_a_storer_of_whole_rows_behind_a_reduction_chain_writes_a_word_a_cycle():
     """MM 32x128x32 j-k__j-k.i__simd-k 1/1/128/16/32/16 (i_t1/i_t2/j_t1/j_t2/k_t1/k_t2): C's port is
     natural (partial results could be read back), its storer writes 32 rows of 8 words, one
