@@ -1,6 +1,8 @@
 """Designs exported and simulated by the C-simulation tests: every MM and CNN design and designs of
 the tensor kernels, with random legal configurations that include non-divisor partitioning factors,
-spread over float, int16 and int8. Built and run two at a time, once per test session."""
+spread over float, int16 and int8. Built and run two at a time, once per test session. The default
+suite C-simulates a stratified subset (`default_cases`: every kernel, space loop set, array shape and
+permutation class, SIMD variant, element type and size set); `pytest -m slow` every case."""
 from __future__ import annotations
 
 import concurrent.futures
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.design_space import compile_kernel
@@ -111,6 +114,45 @@ def space_simd_cases() -> tuple[Case, ...]:
                                                   "DATA_T": "int16_t"},
               104, o_t1=4, h_t1=4, w_t1=8, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=2, w_t2=4, i_t2=8),
     )
+
+
+@functools.cache
+def design_cases() -> tuple[Case, ...]:
+    """Every case test_csim_designs simulates (`pytest -m slow`), and its default subset."""
+    return (*mm_cases(), *cnn_cases(), *tensor_cases(), *space_simd_cases())
+
+
+def strata(case: Case) -> set[tuple]:
+    """What a case stands for: its kernel, space loops, array dimensions with permutation class, SIMD
+    variant, element type, and its sizes (or SIMD lanes for a given configuration)."""
+    space, _, rest = case.design.partition("__")
+    permutation, _, simd = rest.partition("__")
+    dtype = dict(case.defines).get("DATA_T", "float")
+    out = {("kernel", case.kernel), ("space", case.kernel, space), ("simd", case.kernel, simd),
+           ("array", case.kernel, space.count("-") + 1, permutation), ("type", case.kernel, dtype)}
+    if case.params:
+        out.add(("lanes", case.kernel, dict(case.params)[simd.removeprefix("simd-") + "_t2"]))
+    else:
+        out.add(("sizes", case.kernel, tuple(v for k, v in case.defines if k != "DATA_T")))
+    return out
+
+
+def default_cases(cases, prefer=()) -> tuple[Case, ...]:
+    """The fewest cases (greedy cover, in the given order) whose strata cover every case's; `prefer`:
+    cases to take first when they cover as much (those another module simulates anyway)."""
+    cases, preferred = list(cases), {c.id for c in prefer}
+    left, chosen = set().union(*map(strata, cases)), []
+    while left:
+        best = max(cases, key=lambda c: (len(strata(c) & left), c.id in preferred))
+        chosen.append(best)
+        left -= strata(best)
+    return tuple(c for c in cases if c in chosen)
+
+
+def params(cases, default) -> list:
+    """pytest parameters of `cases`, those outside `default` marked slow (`default` stands for them:
+    same strata, test_csim_designs.test_the_default_cases_cover_every_stratum)."""
+    return [pytest.param(c, id=c.id, marks=() if c in default else pytest.mark.slow) for c in cases]
 
 
 def export_case(case: Case, root: Path) -> Path:
