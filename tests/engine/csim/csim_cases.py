@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from design_strata import cover, design_strata
 
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.design_space import compile_kernel
@@ -123,30 +124,22 @@ def design_cases() -> tuple[Case, ...]:
 
 
 def strata(case: Case) -> set[tuple]:
-    """What a case stands for: its kernel, space loops, array dimensions with permutation class, SIMD
-    variant, element type, and its sizes (or SIMD lanes for a given configuration)."""
-    space, _, rest = case.design.partition("__")
-    permutation, _, simd = rest.partition("__")
+    """What a case stands for: its design's strata (design_strata.py), element type, and its sizes
+    (or SIMD lanes for a given configuration)."""
     dtype = dict(case.defines).get("DATA_T", "float")
-    out = {("kernel", case.kernel), ("space", case.kernel, space), ("simd", case.kernel, simd),
-           ("array", case.kernel, space.count("-") + 1, permutation), ("type", case.kernel, dtype)}
+    out = design_strata(case.kernel, case.design) | {("type", case.kernel, dtype)}
     if case.params:
-        out.add(("lanes", case.kernel, dict(case.params)[simd.removeprefix("simd-") + "_t2"]))
+        simd = case.design.partition("__simd-")[2]
+        out.add(("lanes", case.kernel, dict(case.params)[simd + "_t2"]))
     else:
         out.add(("sizes", case.kernel, tuple(v for k, v in case.defines if k != "DATA_T")))
     return out
 
 
 def default_cases(cases, prefer=()) -> tuple[Case, ...]:
-    """The fewest cases (greedy cover, in the given order) whose strata cover every case's; `prefer`:
-    cases to take first when they cover as much (those another module simulates anyway)."""
-    cases, preferred = list(cases), {c.id for c in prefer}
-    left, chosen = set().union(*map(strata, cases)), []
-    while left:
-        best = max(cases, key=lambda c: (len(strata(c) & left), c.id in preferred))
-        chosen.append(best)
-        left -= strata(best)
-    return tuple(c for c in cases if c in chosen)
+    """The fewest cases whose strata cover every case's (design_strata.cover); `prefer`: cases to
+    take first when they cover as much (those another module simulates anyway)."""
+    return cover(cases, strata, prefer)
 
 
 def params(cases, default) -> list:
