@@ -5,6 +5,7 @@ wait for a DesignSelection's worker."""
 from __future__ import annotations
 
 import gc
+import os
 import weakref
 
 import pytest
@@ -63,6 +64,13 @@ def run_database(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def model_cache_folder(tmp_path_factory):
+    """Under xdist, one folder for the run's workers (their temporary folders' parent): entries are
+    keyed by content and written whole, and a model is built once however many processes ask for it
+    (engine/models/cache.py), so a worker reads the bundled kernel's models another one built."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "model-cache"
+        folder.mkdir(exist_ok=True)
+        return folder
     return tmp_path_factory.mktemp("model-cache")
 
 

@@ -25,6 +25,18 @@ class Simulated:
             self._done.update(simulate_all(missing, self.root))
         return {c.id: self._done[c.id] for c in cases}
 
+    @staticmethod
+    def selected(request) -> list[Case]:
+        """The `case` parameters of the requesting module's tests that this session runs (after -m
+        and -k): a module fixture simulates those, not the slow cases it deselected."""
+        module = request.node.getparent(pytest.Module)
+        chosen = []
+        for item in request.session.items:
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            if item.getparent(pytest.Module) is module and "case" in params:
+                chosen.append(params["case"])
+        return chosen
+
     def project(self, case: Case) -> Path:
         """The export the simulation ran on; the export's error when there is none."""
         result = self([case])[case.id]

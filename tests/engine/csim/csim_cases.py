@@ -1,6 +1,8 @@
 """Designs exported and simulated by the C-simulation tests: every MM and CNN design and designs of
 the tensor kernels, with random legal configurations that include non-divisor partitioning factors,
-spread over float, int16 and int8. Built and run two at a time, once per test session."""
+spread over float, int16 and int8. Built and run two at a time, once per test session. The default
+suite C-simulates a stratified subset (`default_cases`: every kernel, space loop set, array shape and
+permutation class, SIMD variant, element type and size set); `pytest -m slow` every case."""
 from __future__ import annotations
 
 import concurrent.futures
@@ -9,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
+from design_strata import cover, design_strata
 
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.design_space import compile_kernel
@@ -111,6 +115,37 @@ def space_simd_cases() -> tuple[Case, ...]:
                                                   "DATA_T": "int16_t"},
               104, o_t1=4, h_t1=4, w_t1=8, i_t1=16, p_t1=3, q_t1=3, o_t2=2, h_t2=2, w_t2=4, i_t2=8),
     )
+
+
+@functools.cache
+def design_cases() -> tuple[Case, ...]:
+    """Every case test_csim_designs simulates (`pytest -m slow`), and its default subset."""
+    return (*mm_cases(), *cnn_cases(), *tensor_cases(), *space_simd_cases())
+
+
+def strata(case: Case) -> set[tuple]:
+    """What a case stands for: its design's strata (design_strata.py), element type, and its sizes
+    (or SIMD lanes for a given configuration)."""
+    dtype = dict(case.defines).get("DATA_T", "float")
+    out = design_strata(case.kernel, case.design) | {("type", case.kernel, dtype)}
+    if case.params:
+        simd = case.design.partition("__simd-")[2]
+        out.add(("lanes", case.kernel, dict(case.params)[simd + "_t2"]))
+    else:
+        out.add(("sizes", case.kernel, tuple(v for k, v in case.defines if k != "DATA_T")))
+    return out
+
+
+def default_cases(cases, prefer=()) -> tuple[Case, ...]:
+    """The fewest cases whose strata cover every case's (design_strata.cover); `prefer`: cases to
+    take first when they cover as much (those another module simulates anyway)."""
+    return cover(cases, strata, prefer)
+
+
+def params(cases, default) -> list:
+    """pytest parameters of `cases`, those outside `default` marked slow (`default` stands for them:
+    same strata, test_csim_designs.test_the_default_cases_cover_every_stratum)."""
+    return [pytest.param(c, id=c.id, marks=() if c in default else pytest.mark.slow) for c in cases]
 
 
 def export_case(case: Case, root: Path) -> Path:

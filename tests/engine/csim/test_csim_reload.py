@@ -10,31 +10,32 @@ import re
 from dataclasses import replace
 
 import pytest
-from csim_cases import Case, _space, cnn_cases, configuration, mm_cases
+from csim_cases import Case, _space, cnn_cases, configuration, default_cases, design_cases, mm_cases, params, strata
 
 from engine.compiler.architecture.passes import descriptor_passes, descriptor_tiles
 from engine.compiler.architecture.build import build_architecture
 from engine.compiler.descriptor import build_descriptor
 
 
+@functools.cache
 def _descriptor(case: Case) -> dict:
-    return _design_descriptor(case.kernel, case.defines, case.design)
-
-
-@functools.cache  # asked twice per reload case while the module is collected (_reloads, _with_passes)
-def _design_descriptor(kernel: str, defines, design_id: str) -> dict:
-    space = _space(kernel, defines)
-    design = space.design(design_id)
+    space = _space(case.kernel, case.defines)
+    design = space.design(case.design)
     return build_descriptor(space, design, build_architecture(space, design))
 
 
 def _reloads(case: Case) -> bool:
-    acc = next(g for g in _descriptor(case)["io_groups"] if g["kind"] == "acc")
-    return acc["reload_events"] != "0"
+    """The design reads its partial results back (the architecture's output group reloads): what the
+    descriptor's acc group states as reload_events, without building the descriptor while collecting."""
+    space = _space(case.kernel, case.defines)
+    acc = next(g for g in build_architecture(space, space.design(case.design)).groups if g.kind != "in")
+    return str(acc.reloads) != "0"
 
 
+@functools.cache
 def _with_passes(case: Case) -> Case:
-    """The case at a seed whose configuration has more than one reduction tile among the pass loops."""
+    """The case at a seed whose configuration has more than one reduction tile among the pass loops
+    (asked when a test runs, not while collecting)."""
     descriptor = _descriptor(case)
     passes = descriptor_passes(descriptor)
     for seed in range(case.seed, case.seed + 200):
@@ -44,23 +45,31 @@ def _with_passes(case: Case) -> Case:
     raise AssertionError(f"no configuration of {case.id} revisits an output block")
 
 
-RELOAD_MM = tuple(_with_passes(c) for c in mm_cases() if _reloads(c))
-RELOAD_CNN = tuple(_with_passes(c) for c in cnn_cases() if c.design in ("o-h__o-i-p-q.h-w", "o-i__h-w-i-p-q.o"))
+RELOAD_MM = tuple(c for c in mm_cases() if _reloads(c))
+RELOAD_CNN = tuple(c for c in cnn_cases() if c.design in ("o-h__o-i-p-q.h-w", "o-i__h-w-i-p-q.o"))
 CASES = RELOAD_MM + RELOAD_CNN
+# the default suite: every space loop set, array shape and permutation class, SIMD variant and element
+# type of the reload designs (csim_cases.strata), preferring cases test_csim_designs simulates anyway
+DEFAULT = default_cases(CASES, prefer=default_cases(design_cases()))
 
 
 def test_every_mm_design_that_reloads_is_covered():
     assert len(RELOAD_MM) == 18  # 12, and the 6 SIMD-on-k variants of the k-space ones
+    assert all(_reloads(c) for c in RELOAD_CNN)
+    assert set().union(*map(strata, DEFAULT)) == set().union(*map(strata, CASES)) and len(DEFAULT) < len(CASES) / 2
 
 
 @pytest.fixture(scope="module")
-def results(simulated):
+def results(simulated, request):
     """The same exports and simulations as test_csim_designs.py's (every reload case is one of its
-    cases: simulated once a session, conftest.py)."""
-    return simulated(CASES)
+    cases: simulated once a session, conftest.py), of the cases this session runs."""
+    chosen = simulated.selected(request)
+    done = simulated([_with_passes(c) for c in chosen])
+    return {c.id: done[_with_passes(c).id] for c in chosen}
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+# the cases outside DEFAULT are slow: DEFAULT covers their strata (test_every_mm_design_that_reloads_is_covered)
+@pytest.mark.parametrize("case", params(CASES, DEFAULT))
 def test_reload_design_passes_c_simulation(results, case):
     result = results[case.id]
     if isinstance(result, Exception):
@@ -80,11 +89,12 @@ def _functions(source: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_no_read_modify_write_of_the_written_array(simulated, case):
+# the cases outside DEFAULT are slow, as above
+@pytest.mark.parametrize("case", params(CASES, DEFAULT))
+def test_no_read_modify_write_of_the_written_array(results, simulated, case):
     """The written array's DRAM port is read only by the reload loader (a `const` pointer) and written
     only by the storer, which reads nothing from it; the region runs once per pass."""
-    project = simulated.project(case)
+    project = simulated.project(_with_passes(case))
     source = (project / "src" / "kernel_kernel.cpp").read_text()
     array = next(g for g in _descriptor(case)["io_groups"] if g["kind"] == "acc")["array"]
     word = f"{array}_word"
