@@ -45,22 +45,28 @@ def _pin_best_two(app, window) -> None:
         window.compare_view.pin_selected()
 
 
+def _misfits_shown(app, window, label: str) -> int:
+    """Once what was just shown is laid out: 1 (and what does not fit, on stderr, after `label`) when
+    something in the window does not fit, else 0."""
+    from app.window_geometry import misfits
+
+    for _ in range(20):
+        app.processEvents()
+    problems = misfits(window)
+    if problems:
+        print(f"{label}: " + "; ".join(problems), file=sys.stderr)
+    return int(bool(problems))
+
+
 def _check_search_tabs(app, window, size: str) -> int:
     """The search panel's other tabs (over time, kept, roofline, samples/s) with the search's data:
     1 (and what does not fit, on stderr) when one of them does not fit, else 0."""
-    from app.window_geometry import misfits
-
     code = 0
     for tabs in (window.search_panel.best_tabs, window.search_panel.result_tabs):
         shown = tabs.currentIndex()
         for k in range(tabs.count()):
             tabs.setCurrentIndex(k)
-            for _ in range(20):
-                app.processEvents()
-            problems = misfits(window)
-            if problems:
-                code = 1
-                print(f"{size} search panel {tabs.tabText(k)!r}: " + "; ".join(problems), file=sys.stderr)
+            code = max(code, _misfits_shown(app, window, f"{size} search panel {tabs.tabText(k)!r}"))
         tabs.setCurrentIndex(shown)
     return code
 
@@ -72,7 +78,7 @@ def shoot(folder: Path, seconds: float, readme_picture: Path | None = None) -> i
 
     from app.main_window import MainWindow
     from app.views import theme
-    from app.window_geometry import SIZES, misfits
+    from app.window_geometry import SIZES
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     theme.apply(app, "dark")
@@ -103,12 +109,7 @@ def shoot(folder: Path, seconds: float, readme_picture: Path | None = None) -> i
             window.views.setCurrentIndex(k)
             view = window.views.tabText(k).lower()
             _wait(app, lambda: window.views.currentWidget().isVisible())
-            for _ in range(20):
-                app.processEvents()
-            problems = misfits(window)
-            if problems:
-                code = 1
-                print(f"{width}x{height} {view}: " + "; ".join(problems), file=sys.stderr)
+            code = max(code, _misfits_shown(app, window, f"{width}x{height} {view}"))
             picture = window.grab()
             paths = [folder / f"{width}x{height}-{view}.png"]
             if readme_picture is not None and ((width, height), view) == (README_SIZE, README_VIEW):
