@@ -54,6 +54,7 @@ from engine.resources import KERNELS  # noqa: E402
 from engine.sim.simulate import simulate  # noqa: E402
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # design_strata, which csim_cases reads
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine" / "csim"))
 from csim_cases import cnn_cases, configuration, mm_cases, tensor_cases  # noqa: E402
 from fidelity_cases import FULL_SIZE, RELOAD, SAMPLE, FidelityCase  # noqa: E402
